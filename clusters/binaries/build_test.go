@@ -1,0 +1,84 @@
+package binaries
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const sampleKubeGoMod = `module k8s.io/kubernetes
+
+go 1.25.0
+
+godebug default=go1.25
+
+require (
+	k8s.io/api v0.0.0
+	k8s.io/client-go v0.0.0
+)
+
+replace (
+	k8s.io/api => ./staging/src/k8s.io/api
+	k8s.io/client-go => ./staging/src/k8s.io/client-go
+	example.com/fork v1.0.0 => example.com/fork v1.0.1
+)
+`
+
+func TestWrapperGoMod(t *testing.T) {
+	out, err := wrapperGoMod([]byte(sampleKubeGoMod), "v1.35.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"module skewcheck.local/build\n",
+		"go 1.25.0\n",
+		"godebug default=go1.25\n",
+		"require k8s.io/kubernetes v1.35.4\n",
+		"\tk8s.io/api => k8s.io/api v0.35.4\n",
+		"\tk8s.io/client-go => k8s.io/client-go v0.35.4\n",
+		"\texample.com/fork v1.0.0 => example.com/fork v1.0.1\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("wrapper go.mod lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "staging") {
+		t.Errorf("wrapper go.mod still points at staging:\n%s", s)
+	}
+}
+
+func TestWrapperGoModPrerelease(t *testing.T) {
+	out, err := wrapperGoMod([]byte(sampleKubeGoMod), "v1.37.0-rc.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "k8s.io/api => k8s.io/api v0.37.0-rc.1\n") {
+		t.Errorf("prerelease staging version wrong:\n%s", out)
+	}
+}
+
+func TestWrapperGoModRejectsOtherLocalReplace(t *testing.T) {
+	mod := sampleKubeGoMod + "replace example.com/x => ./third_party/x\n"
+	if _, err := wrapperGoMod([]byte(mod), "v1.35.4"); err == nil || !strings.Contains(err.Error(), "third_party/x") {
+		t.Fatalf("got %v, want an error naming ./third_party/x", err)
+	}
+}
+
+func TestVersionLDFlags(t *testing.T) {
+	date := time.Date(2026, 7, 22, 18, 7, 38, 0, time.UTC)
+	got := versionLDFlags("v1.36.3", date, "abc123")
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		for _, kv := range []string{"gitVersion=v1.36.3", "gitMajor=1", "gitMinor=36", "gitTreeState=clean", "buildDate=2026-07-22T18:07:38Z", "gitCommit=abc123"} {
+			if !strings.Contains(got, "-X "+pkg+"."+kv) {
+				t.Errorf("ldflags lack -X %s.%s: %s", pkg, kv, got)
+			}
+		}
+	}
+	if !strings.HasPrefix(got, "-s -w ") {
+		t.Errorf("ldflags do not strip symbols: %s", got)
+	}
+	if pre := versionLDFlags("v1.37.0-rc.1", date, ""); !strings.Contains(pre, "gitMinor=37 ") || strings.Contains(pre, "gitCommit") {
+		t.Errorf("prerelease ldflags wrong: %s", pre)
+	}
+}

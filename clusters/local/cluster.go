@@ -1,0 +1,259 @@
+// Package local is skewcheck's embedded default: one embedded etcd and N real kube-apiserver
+// processes of the versions asked for, each its own host (hostname and loopback address),
+// with the mixed version proxy wired up between them. No Docker, nothing downloaded but Go
+// modules, and bring-up in seconds once the binaries are cached.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/pki"
+)
+
+// Config says what cluster to make. Only Servers is required.
+type Config struct {
+	// Name labels the cluster in hostnames and kubeconfig contexts. Default "skewcheck".
+	Name    string
+	Servers []ServerSpec
+	// Dir holds certificates, etcd data, logs and the kubeconfig. Default: a new temporary
+	// directory, removed by Delete. A Dir given by the caller is left in place.
+	Dir string
+	// Port is every apiserver's secure port (each has its own address). Default 6443.
+	Port int
+	// Slot picks the loopback block 127.77.<Slot>.0/24; 0 takes the first free one.
+	Slot     int
+	Binaries binaries.Options
+	// Progress receives one line per step of minutes-long work; nil discards it.
+	Progress io.Writer
+	// StartTimeout bounds one server's wait for /readyz; ConvergeTimeout the proxy's
+	// convergence; StopTimeout a graceful stop before SIGKILL.
+	StartTimeout, ConvergeTimeout, StopTimeout time.Duration
+}
+
+func (c *Config) setDefaults() {
+	if c.Name == "" {
+		c.Name = "skewcheck"
+	}
+	if c.Port == 0 {
+		c.Port = 6443
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = 90 * time.Second
+	}
+	if c.ConvergeTimeout == 0 {
+		c.ConvergeTimeout = 90 * time.Second
+	}
+	if c.StopTimeout == 0 {
+		c.StopTimeout = 20 * time.Second
+	}
+	if c.Binaries.Progress == nil {
+		c.Binaries.Progress = c.Progress
+	}
+}
+
+// Timings are how long bring-up took, reported because readiness is not convergence.
+type Timings struct {
+	Ready     time.Duration `json:"ready"`     // from first start to every /readyz 200
+	Converged time.Duration `json:"converged"` // from first start to every proxy path live
+}
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	Name       string
+	Dir        string
+	Servers    []*Server
+	PKI        *pki.Bundle
+	Kubeconfig string
+	Timings    Timings
+
+	cfg         Config
+	ownDir      bool
+	slot        *slot
+	etcd        *embed.Etcd
+	etcdURL     string
+	auditPolicy string
+	deleteOnce  sync.Once
+}
+
+// New makes the cluster, starts everything and waits until it has converged. On any error
+// everything it started is stopped and removed again before it returns.
+func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
+	cfg.setDefaults()
+	if len(cfg.Servers) == 0 {
+		return nil, errors.New("a local cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
+	}
+	if err := CheckPrivilege(); err != nil {
+		return nil, err
+	}
+	c = &Cluster{Name: cfg.Name, cfg: cfg}
+	defer func() {
+		if err != nil {
+			c.Delete()
+			c = nil
+		}
+	}()
+	// Binaries first: a typo in a version should fail before anything starts.
+	for i, spec := range cfg.Servers {
+		version, binary, err := c.binaryFor(ctx, spec.Version)
+		if err != nil {
+			return c, err
+		}
+		c.Servers = append(c.Servers, &Server{
+			Name: fmt.Sprintf("apiserver-%d", i+1), Version: version, Binary: binary,
+			Spec: spec, Port: cfg.Port, cluster: c, state: Stopped,
+		})
+	}
+	if err := c.prepare(); err != nil {
+		return c, err
+	}
+	start := time.Now()
+	fmt.Fprintf(cfg.Progress, "starting embedded etcd at %s\n", c.slot.ip(etcdHost))
+	if c.etcd, c.etcdURL, err = startEtcd(c.Dir, c.slot.ip(etcdHost), 30*time.Second); err != nil {
+		return c, err
+	}
+	if err := c.startServers(ctx); err != nil {
+		return c, err
+	}
+	c.Timings.Ready = time.Since(start)
+	fmt.Fprintf(cfg.Progress, "all %d apiservers ready in %v; waiting for the mixed version proxy to converge\n", len(c.Servers), c.Timings.Ready.Round(time.Millisecond))
+	if err := c.WaitConverged(ctx); err != nil {
+		return c, err
+	}
+	c.Timings.Converged = time.Since(start)
+	fmt.Fprintf(cfg.Progress, "cluster %s converged in %v\n", c.Name, c.Timings.Converged.Round(time.Millisecond))
+	return c, nil
+}
+
+// binaryFor resolves a version and finds or builds its kube-apiserver.
+func (c *Cluster) binaryFor(ctx context.Context, version string) (string, string, error) {
+	resolved, err := binaries.Resolve(ctx, version)
+	if err != nil {
+		return "", "", err
+	}
+	path, err := binaries.Ensure(ctx, binaries.KubeAPIServer, resolved, c.cfg.Binaries)
+	if err != nil {
+		return "", "", err
+	}
+	return resolved, path, nil
+}
+
+// prepare claims addresses and writes certificates, the audit policy and the kubeconfig.
+func (c *Cluster) prepare() error {
+	var err error
+	if c.slot, err = claimSlot(c.cfg.Slot); err != nil {
+		return err
+	}
+	c.Dir = c.cfg.Dir
+	if c.Dir == "" {
+		if c.Dir, err = os.MkdirTemp("", "skewcheck-"+c.Name+"-"); err != nil {
+			return fmt.Errorf("making the cluster directory: %w", err)
+		}
+		c.ownDir = true
+	} else if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return fmt.Errorf("making the cluster directory %s: %w", c.Dir, err)
+	}
+	if c.PKI, err = pki.New(filepath.Join(c.Dir, "pki")); err != nil {
+		return err
+	}
+	c.auditPolicy = filepath.Join(c.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
+		return fmt.Errorf("writing the audit policy: %w", err)
+	}
+	for i, s := range c.Servers {
+		s.IP = c.slot.ip(10 + i + 1)
+		s.Hostname = fmt.Sprintf("%s-%s", c.Name, s.Name)
+		s.Dir = filepath.Join(c.Dir, s.Name)
+		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+			return fmt.Errorf("making %s: %w", s.Dir, err)
+		}
+		if s.Serving, err = c.PKI.ServingCert(s.Name, []string{s.Hostname}, []net.IP{net.ParseIP(s.IP)}); err != nil {
+			return err
+		}
+		if err := checkPortFree(s.IP, s.Port); err != nil {
+			return err
+		}
+	}
+	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
+	return c.writeKubeconfig()
+}
+
+// startServers starts all apiservers at once: they are independent until they find each
+// other through their leases, and starting them together halves bring-up on 2 cores.
+func (c *Cluster) startServers(ctx context.Context) error {
+	for _, s := range c.Servers {
+		fmt.Fprintf(c.cfg.Progress, "starting %s: kube-apiserver %s as host %s at %s (log %s)\n", s.Name, s.Version, s.Hostname, s.URL(), s.Log())
+	}
+	errs := make([]error, len(c.Servers))
+	var wg sync.WaitGroup
+	for i, s := range c.Servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
+			defer cancel()
+			errs[i] = s.Start(sctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Server returns the server with name (apiserver-1 ...), or nil.
+func (c *Cluster) Server(name string) *Server {
+	for _, s := range c.Servers {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Delete stops every apiserver (gracefully, then by force), then etcd — in that order, an
+// apiserver whose etcd is gone hangs on shutdown — and removes what New created. Safe to
+// call more than once and on a half-made cluster.
+func (c *Cluster) Delete() error {
+	var errs []error
+	c.deleteOnce.Do(func() {
+		stopErrs := make([]error, len(c.Servers))
+		var wg sync.WaitGroup
+		for i, s := range c.Servers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stopErrs[i] = s.Stop(c.cfg.StopTimeout)
+			}()
+		}
+		wg.Wait()
+		errs = append(errs, stopErrs...)
+		if c.etcd != nil {
+			c.etcd.Close()
+		}
+		c.slot.release()
+		if c.ownDir && c.Dir != "" {
+			if err := os.RemoveAll(c.Dir); err != nil {
+				errs = append(errs, fmt.Errorf("removing %s: %w", c.Dir, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// anonymousClient talks TLS to the servers without credentials, for /readyz.
+func (c *Cluster) anonymousClient() *http.Client {
+	return c.httpClient(pki.Pair{})
+}

@@ -1,0 +1,119 @@
+package local
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+	"github.com/skewcheck/skewcheck/framework/integration"
+)
+
+// newTestCluster starts a cluster that is deleted when the test ends, pass or fail.
+func newTestCluster(t *testing.T, specs ...ServerSpec) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c, err := New(ctx, Config{Name: "test", Servers: specs, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Delete(); err != nil {
+			t.Errorf("delete: %v", err)
+		}
+	})
+	return c
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+// onlyNewServes finds, from discovery, a GVR the new server serves and the old does not,
+// that skewcheck can create an object of.
+func onlyNewServes(t *testing.T, c *Cluster, old, new *Server) discovery.GVR {
+	t.Helper()
+	ctx := context.Background()
+	oldSet, err := discovery.Served(ctx, c.RestConfig(old, Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSet, err := discovery.Served(ctx, c.RestConfig(new, Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := fixtures.Pick(oldSet.Missing(newSet), "create", "get")
+	if !ok {
+		t.Fatalf("%s serves nothing creatable that %s does not: %v", new.Version, old.Version, oldSet.Missing(newSet).Sorted())
+	}
+	t.Logf("%s serves %s, %s does not", new.Version, g.Key(), old.Version)
+	return g
+}
+
+// createThroughNewReadThroughOld creates an object on new and reads it back through old.
+func createThroughNewReadThroughOld(t *testing.T, c *Cluster, g discovery.GVR, old, new *Server) (int, error) {
+	t.Helper()
+	ctx := context.Background()
+	obj, _ := fixtures.Object(g, "skew-"+time.Now().Format("150405.000000")[7:], "default")
+	gvr := schema.GroupVersionResource{Group: g.Group, Version: g.Version, Resource: g.Resource}
+	newClient := dynamic.NewForConfigOrDie(c.RestConfig(new, Admin))
+	created, err := newClient.Resource(gvr).Namespace(obj.GetNamespace()).Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating %s through %s: %v", g.Key(), new.Name, err)
+	}
+	oldClient := dynamic.NewForConfigOrDie(c.RestConfig(old, Admin))
+	got, err := oldClient.Resource(gvr).Namespace(obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return statusCode(err), err
+	}
+	if got.GetUID() != created.GetUID() || got.GetResourceVersion() != created.GetResourceVersion() {
+		t.Fatalf("read through %s a different object: uid %s rv %s, created uid %s rv %s",
+			old.Name, got.GetUID(), got.GetResourceVersion(), created.GetUID(), created.GetResourceVersion())
+	}
+	return 200, nil
+}
+
+func TestSkewedClusterProxiesToTheServerThatServes(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	c := newTestCluster(t, ServerSpec{Version: oldV}, ServerSpec{Version: newV})
+	old, new := c.Servers[0], c.Servers[1]
+	t.Logf("ready in %v, converged in %v", c.Timings.Ready, c.Timings.Converged)
+	g := onlyNewServes(t, c, old, new)
+	if code, err := createThroughNewReadThroughOld(t, c, g, old, new); err != nil {
+		t.Fatalf("reading %s through %s (%s), which does not serve it: HTTP %d, %v; the mixed version proxy should have forwarded it to %s",
+			g.Key(), old.Name, old.Version, code, err, new.Name)
+	}
+}
+
+func TestSkewedClusterWithGateOffAnswers404(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	c := newTestCluster(t,
+		ServerSpec{Version: oldV, ExtraFlags: []string{"--feature-gates=" + Gate + "=false"}},
+		ServerSpec{Version: newV})
+	old, new := c.Servers[0], c.Servers[1]
+	if old.PeerProxy() {
+		t.Fatalf("%s should run without the proxy when its flags turn the gate off", old.Name)
+	}
+	g := onlyNewServes(t, c, old, new)
+	code, err := createThroughNewReadThroughOld(t, c, g, old, new)
+	if code != 404 {
+		t.Fatalf("with the gate off on %s, reading %s through it should be 404 (nothing proxies); got HTTP %d, %v", old.Name, g.Key(), code, err)
+	}
+}
+
+// statusCode is the HTTP status of a client-go error (0 when it carries none).
+func statusCode(err error) int {
+	if s, ok := err.(apierrors.APIStatus); ok {
+		return int(s.Status().Code)
+	}
+	return 0
+}

@@ -1,0 +1,126 @@
+package local
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/semver"
+)
+
+// Gate is the feature gate of the Mixed Version Proxy (KEP-4020).
+const Gate = "UnknownVersionInteroperabilityProxy"
+
+// minor returns the minor number of a resolved version such as v1.36.3.
+func minor(version string) int {
+	var maj, min int
+	fmt.Sscanf(strings.TrimPrefix(semver.MajorMinor(version), "v"), "%d.%d", &maj, &min)
+	return min
+}
+
+// gateDefault is whether the gate is on when nobody sets it: alpha (off) up to 1.35, beta and on from 1.36.
+func gateDefault(version string) bool { return minor(version) >= 36 }
+
+// peerProxyEnabled decides whether a server runs with the proxy: the spec's wish, unless its
+// extra flags set the gate explicitly, in which case they win (a user who passes
+// --feature-gates=UnknownVersionInteroperabilityProxy=false means it).
+func peerProxyEnabled(s ServerSpec) bool {
+	on := !s.DisablePeerProxy
+	for _, f := range s.ExtraFlags {
+		v, ok := strings.CutPrefix(f, "--feature-gates=")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(v, ",") {
+			if name, val, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(name) == Gate {
+				on = strings.EqualFold(strings.TrimSpace(val), "true")
+			}
+		}
+	}
+	return on
+}
+
+// apiserverFlags builds the command line of one kube-apiserver. Version differences:
+//   - 1.28-1.35: the gate is alpha and must be switched on; 1.36+: beta, on by default.
+//   - 1.28-1.32: the proxy also needs StorageVersionAPI and the internal.apiserver.k8s.io API.
+//   - 1.32+: --requestheader-uid-headers exists, so the UID survives the hop.
+//   - Proxying switches on only with --peer-ca-file, which is rejected when the gate is off.
+//
+// The peers' serving certs are signed by the cluster CA, so the cluster CA is the peer CA;
+// every peer trusts the front-proxy client cert the proxying server presents.
+func apiserverFlags(c *Cluster, s *Server) []string {
+	b := c.PKI
+	f := []string{
+		"--advertise-address=" + s.IP,
+		"--bind-address=" + s.IP,
+		fmt.Sprintf("--secure-port=%d", s.Port),
+		"--etcd-servers=" + c.etcdURL,
+		"--cert-dir=" + filepath.Join(s.Dir, "certs"),
+		"--tls-cert-file=" + s.Serving.CertFile,
+		"--tls-private-key-file=" + s.Serving.KeyFile,
+		"--client-ca-file=" + b.CA.CertFile,
+		"--service-account-key-file=" + b.ServiceAccountPub,
+		"--service-account-signing-key-file=" + b.ServiceAccountKey,
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--authorization-mode=RBAC",
+		"--allow-privileged=true",
+		// Loopback addresses are not valid endpoints of the kubernetes Service; the
+		// reconciler would log an error every few seconds and change nothing we test.
+		"--endpoint-reconciler-type=none",
+		"--requestheader-client-ca-file=" + b.FrontProxyCA.CertFile,
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + b.FrontProxyClient.CertFile,
+		"--proxy-client-key-file=" + b.FrontProxyClient.KeyFile,
+		"--audit-policy-file=" + c.auditPolicy,
+		"--audit-log-path=" + s.AuditLog(),
+		"--audit-log-maxsize=100",
+		"--v=1",
+	}
+	m := minor(s.Version)
+	if m >= 32 {
+		f = append(f, "--requestheader-uid-headers=X-Remote-Uid")
+	}
+	on := peerProxyEnabled(s.Spec)
+	var gates []string
+	switch {
+	case on && !gateDefault(s.Version):
+		gates = append(gates, Gate+"=true")
+	case !on && gateDefault(s.Version):
+		gates = append(gates, Gate+"=false")
+	}
+	if on && m <= 32 {
+		gates = append(gates, "StorageVersionAPI=true")
+		f = append(f, "--runtime-config=internal.apiserver.k8s.io/v1alpha1=true")
+	}
+	if len(gates) > 0 {
+		f = append(f, "--feature-gates="+strings.Join(gates, ","))
+	}
+	if on {
+		f = append(f, "--peer-ca-file="+b.CA.CertFile)
+		if s.Spec.PeerAdvertise != "" {
+			ip, port, _ := strings.Cut(s.Spec.PeerAdvertise, ":")
+			f = append(f, "--peer-advertise-ip="+ip, "--peer-advertise-port="+port)
+		}
+	}
+	return append(f, s.Spec.ExtraFlags...)
+}
+
+// auditPolicy records who asked for what at Metadata level: enough to see, on the peer, the
+// user, groups and UID a proxied request arrived with, without logging bodies.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: None
+  nonResourceURLs: ["/readyz*", "/livez*", "/healthz*"]
+- level: None
+  resources:
+  - group: coordination.k8s.io
+    resources: ["leases"]
+  users: ["system:apiserver"]
+- level: Metadata
+`

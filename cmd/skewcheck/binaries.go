@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+)
+
+func binariesCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "binaries", Short: "Find, build or download the Kubernetes binaries skewcheck runs"}
+	var versions []string
+	var opts binaries.Options
+	ensure := &cobra.Command{
+		Use:   "ensure",
+		Short: "Make sure kube-apiserver is cached for each version, building it from the Go module proxy if needed",
+		Example: "  skewcheck binaries ensure --versions v1.35.4,v1.36.3\n" +
+			"  skewcheck binaries ensure --versions 1.36 --source download",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Progress = os.Stderr
+			for _, v := range versions {
+				resolved, err := binaries.Resolve(cmd.Context(), v)
+				if err != nil {
+					return err
+				}
+				path, err := binaries.Ensure(cmd.Context(), binaries.KubeAPIServer, resolved, opts)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("kube-apiserver %s: %s\n", resolved, path)
+			}
+			return nil
+		},
+	}
+	ensure.Flags().StringSliceVar(&versions, "versions", []string{"v1.35.4", "v1.36.3"}, "versions to make sure of (v1.35.4, 1.36 for the newest 1.36.x, latest)")
+	addBinaryFlags(ensure, &opts)
+	cmd.AddCommand(ensure)
+	return cmd
+}
+
+// addBinaryFlags adds the flags that say where binaries come from to any command that needs them.
+func addBinaryFlags(cmd *cobra.Command, opts *binaries.Options) {
+	cmd.Flags().StringVar(&opts.CacheDir, "cache-dir", "", "binary cache (default $SKEWCHECK_CACHE, $XDG_CACHE_HOME/skewcheck or ~/.cache/skewcheck)")
+	cmd.Flags().StringVar(&opts.Source, "source", "auto", "where missing binaries come from: auto (cache, build, download), build, download, cache")
+	cmd.Flags().StringToStringVar(&opts.Paths, "binary", nil, "explicit binaries, component@version=path, e.g. kube-apiserver@v1.36.3=/usr/local/bin/kube-apiserver (also $SKEWCHECK_BINARIES)")
+}

@@ -1,0 +1,28 @@
+// Command skewcheck brings up skewed Kubernetes control planes, runs the conformance suites
+// for the proxies between clients and apiservers against them, and injects faults.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is stamped at release time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	root := &cobra.Command{
+		Use:           "skewcheck",
+		Short:         "Conformance and chaos tests for the proxies of Kubernetes under version skew",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(clusterCommand(), binariesCommand())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
