@@ -1,0 +1,85 @@
+// Package report is what a conformance run leaves behind: a conformance report (YAML and
+// JSON) modelled on Gateway API's ConformanceReport, JUnit XML, and a closing line
+// "N passed, N failed, N skipped".
+package report
+
+import "time"
+
+// Implementation says whose proxy was tested, so a published report names its subject.
+type Implementation struct {
+	Organization string   `json:"organization,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	Version      string   `json:"version,omitempty"`
+	URL          string   `json:"url,omitempty"`
+	Contact      []string `json:"contact,omitempty"`
+}
+
+// Endpoint is one server or proxy endpoint of the target, as it identified itself.
+type Endpoint struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"` // what /version reported
+	URL       string `json:"url"`
+	PeerProxy *bool  `json:"peerProxy,omitempty"` // known for local clusters only
+}
+
+// Result of one test.
+type Result string
+
+const (
+	Passed  Result = "passed"
+	Failed  Result = "failed"
+	Skipped Result = "skipped"
+)
+
+// Test is one test's outcome.
+type Test struct {
+	ID          string        `json:"id"`
+	Profile     string        `json:"profile"`
+	Description string        `json:"description"`
+	Result      Result        `json:"result"`
+	Duration    time.Duration `json:"durationNanos"`
+	SkipReason  string        `json:"skipReason,omitempty"`
+	Failure     string        `json:"failure,omitempty"`
+	// KnownDeviation is set when the test found upstream Kubernetes behaving as documented
+	// in upstream-facts but not as the feature promises: the versions and the effect.
+	KnownDeviation string `json:"knownDeviation,omitempty"`
+	// Measurements are figures the test took (seconds, counts), by name.
+	Measurements map[string]float64 `json:"measurements,omitempty"`
+	// Artifacts are files of evidence collected on failure, relative to the report dir.
+	Artifacts []string `json:"artifacts,omitempty"`
+}
+
+// Profile is the summary of one profile asked for.
+type Profile struct {
+	Name string `json:"name"`
+	// Result is success only when no test failed AND none was skipped: a profile is
+	// claimed whole or not at all.
+	Result  string `json:"result"` // success, failure, partial
+	Passed  int    `json:"passed"`
+	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"`
+	// SkippedTests lists skipped test IDs, so "partial" is explained.
+	SkippedTests []string `json:"skippedTests,omitempty"`
+	FailedTests  []string `json:"failedTests,omitempty"`
+}
+
+// Conformance is the whole report of one run.
+type Conformance struct {
+	APIVersion        string            `json:"apiVersion"` // skewcheck.io/v1alpha1
+	Kind              string            `json:"kind"`       // ConformanceReport
+	Date              time.Time         `json:"date"`
+	SkewcheckVersion  string            `json:"skewcheckVersion"`
+	Implementation    Implementation    `json:"implementation"`
+	Target            string            `json:"target"` // local, existing, or reference:<name>
+	Endpoints         []Endpoint        `json:"endpoints"`
+	ProfilesRequested []string          `json:"profilesRequested"`
+	Profiles          []Profile         `json:"profiles"`
+	Tests             []Test            `json:"tests"`
+	Seed              int64             `json:"seed"`
+	Timeouts          map[string]string `json:"timeouts"`
+	// Focus and Skip are the filters given, so a run can be reproduced exactly.
+	Focus string `json:"focus,omitempty"`
+	Skip  string `json:"skip,omitempty"`
+	// ArtifactsDir holds evidence of failures, relative to the report directory.
+	ArtifactsDir string `json:"artifactsDir,omitempty"`
+}
