@@ -1,0 +1,22 @@
+package local
+
+import (
+	"context"
+
+	"github.com/skewcheck/skewcheck/clusters/pki"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Target describes the running cluster for the suites: every server is an endpoint the
+// suite can also stop, kill and freeze, with a readable audit log.
+func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
+	t := &framework.Target{Kind: "local", Upstream: true, Converge: c.WaitConverged}
+	for _, s := range c.Servers {
+		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
+			Name: s.Name, URL: s.URL(),
+			Admin: c.RestConfig(s, Admin), User: c.RestConfig(s, Unprivileged), UserName: pki.UnprivilegedUser,
+			AuditLog: s.AuditLog(), Log: s.Log(), Node: s,
+		})
+	}
+	return t, t.Refresh(ctx)
+}

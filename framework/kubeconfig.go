@@ -1,0 +1,51 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// FromKubeconfig makes a target of a cluster someone else runs: one kubeconfig context per
+// apiserver or proxy endpoint, as the admin, and optionally one context per endpoint for an
+// identity RBAC grants nothing (userContexts, same order). The suite can then not stop
+// servers or read audit logs; tests that need that are skipped with the reason.
+func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []string) (*Target, error) {
+	if len(contexts) == 0 {
+		return nil, fmt.Errorf("no contexts given: name one kubeconfig context per apiserver or proxy endpoint (--contexts a,b)")
+	}
+	if len(userContexts) > 0 && len(userContexts) != len(contexts) {
+		return nil, fmt.Errorf("--user-contexts has %d entries and --contexts %d: give one unprivileged context per endpoint, in the same order", len(userContexts), len(contexts))
+	}
+	t := &Target{Kind: "existing"}
+	for i, name := range contexts {
+		admin, err := restConfigFor(path, name)
+		if err != nil {
+			return nil, err
+		}
+		e := &Endpoint{Name: name, URL: admin.Host, Admin: admin}
+		if len(userContexts) > 0 {
+			if e.User, err = restConfigFor(path, userContexts[i]); err != nil {
+				return nil, err
+			}
+		}
+		t.Endpoints = append(t.Endpoints, e)
+	}
+	if err := t.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("%w: is the endpoint reachable and the kubeconfig %s right?", err, path)
+	}
+	return t, nil
+}
+
+func restConfigFor(path, context string) (*rest.Config, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path},
+		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s, context %q: %w", path, context, err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	return cfg, nil
+}

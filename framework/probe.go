@@ -1,0 +1,184 @@
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// Identity picks which of an endpoint's client configs a probe uses.
+type Identity string
+
+const (
+	AsAdmin Identity = "admin"
+	AsUser  Identity = "user"
+)
+
+// Request is one HTTP request a probe sends, exactly as given: the point is to see what a
+// server or proxy does with it, so nothing is retried or rewritten.
+type Request struct {
+	Method string
+	Path   string // with query, e.g. /apis/batch/v1/jobs?limit=1
+	Body   []byte
+	Header http.Header
+	As     Identity
+}
+
+// Response is everything a probe saw. AuditID is the Audit-ID the probe sent; an
+// apiserver records it, so the audit logs show which servers a request really reached.
+type Response struct {
+	Endpoint    string        `json:"endpoint"`
+	Method      string        `json:"method"`
+	Path        string        `json:"path"`
+	Status      int           `json:"status"`
+	ContentType string        `json:"contentType"`
+	Body        []byte        `json:"-"`
+	BodyText    string        `json:"body"`
+	Header      http.Header   `json:"header"`
+	Latency     time.Duration `json:"latencyNanos"`
+	AuditID     string        `json:"auditID"`
+	Err         string        `json:"error,omitempty"`
+}
+
+func (r Response) String() string {
+	if r.Err != "" {
+		return fmt.Sprintf("%s %s via %s: error %s", r.Method, r.Path, r.Endpoint, r.Err)
+	}
+	return fmt.Sprintf("%s %s via %s: HTTP %d %s (%v) %s", r.Method, r.Path, r.Endpoint, r.Status, r.ContentType, r.Latency.Round(time.Millisecond), abbreviate(r.BodyText, 300))
+}
+
+// Do sends req to the endpoint and records the response as evidence of the running test.
+func (e *Endpoint) Do(ctx context.Context, req Request) Response {
+	cfg := e.Admin
+	if req.As == AsUser {
+		cfg = e.User
+	}
+	if req.Method == "" {
+		req.Method = http.MethodGet
+	}
+	resp := Response{Endpoint: e.Name, Method: req.Method, Path: req.Path, AuditID: newAuditID()}
+	defer func() { Evidence.add(resp) }()
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		resp.Err = err.Error()
+		return resp
+	}
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hr, err := newRequest(ctx, req.Method, e.URL+req.Path, body)
+	if err != nil {
+		resp.Err = err.Error()
+		return resp
+	}
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	if hr.Header.Get("Content-Type") == "" && req.Body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	hr.Header.Set("Audit-ID", resp.AuditID)
+	start := time.Now()
+	r, err := client.Do(hr)
+	resp.Latency = time.Since(start)
+	if err != nil {
+		resp.Err = err.Error()
+		return resp
+	}
+	defer r.Body.Close()
+	resp.Body, _ = io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	resp.Status, resp.ContentType, resp.Header = r.StatusCode, r.Header.Get("Content-Type"), r.Header
+	resp.BodyText = string(resp.Body)
+	return resp
+}
+
+func newRequest(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, method, url, body)
+}
+
+func newAuditID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "skewcheck-" + hex.EncodeToString(b)
+}
+
+// AuditEvent is what the suites read from an apiserver's audit log.
+type AuditEvent struct {
+	AuditID    string `json:"auditID"`
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	User       struct {
+		Username string              `json:"username"`
+		UID      string              `json:"uid"`
+		Groups   []string            `json:"groups"`
+		Extra    map[string][]string `json:"extra"`
+	} `json:"user"`
+	ImpersonatedUser *struct {
+		Username string `json:"username"`
+	} `json:"impersonatedUser"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+}
+
+// AuditEvents returns the ResponseComplete events with auditID in the endpoint's audit
+// log, waiting up to wait for them to be written (the log is written as the request ends,
+// which can be just after the client has its response).
+func (e *Endpoint) AuditEvents(ctx context.Context, auditID string, wait time.Duration) ([]AuditEvent, error) {
+	if e.AuditLog == "" {
+		return nil, fmt.Errorf("endpoint %s has no readable audit log", e.Name)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		events, err := readAudit(e.AuditLog, auditID)
+		if err != nil || len(events) > 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return events, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func readAudit(path, auditID string) ([]AuditEvent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []AuditEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(auditID)) {
+			continue
+		}
+		var ev AuditEvent
+		if err := json.Unmarshal(line, &ev); err == nil && ev.AuditID == auditID && ev.Stage == "ResponseComplete" {
+			out = append(out, ev)
+		}
+	}
+	return out, sc.Err()
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

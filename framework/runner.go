@@ -1,0 +1,86 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+)
+
+// Register declares one ginkgo spec per test, labelled with its profile and ID. Call it
+// while the spec tree is built (before RunSpecs); env is filled in before specs run.
+func Register(tests []Test, env *Env) {
+	for _, tc := range tests {
+		ginkgo.Describe(tc.Profile, ginkgo.Label(tc.Profile), func() {
+			ginkgo.AfterEach(func(ctx ginkgo.SpecContext) {
+				if ginkgo.CurrentSpecReport().Failed() {
+					collectEvidence(ctx, env, tc)
+				}
+			})
+			ginkgo.It(SpecText(tc), ginkgo.Label("id:"+tc.ID), func(ctx ginkgo.SpecContext) {
+				Evidence.Take()
+				if reason := tc.SkipReason(env.Target); reason != "" {
+					ginkgo.Skip(reason)
+				}
+				if !tc.DeviationApplies(env.Target) {
+					tc.Run(ctx, env)
+					return
+				}
+				// Upstream is known to get this wrong in these versions: report what was
+				// seen as the deviation, do not fail the run for it.
+				err := gomega.InterceptGomegaFailure(func() { tc.Run(ctx, env) })
+				d := tc.Deviation
+				if err != nil {
+					ginkgo.AddReportEntry(deviationEntry, fmt.Sprintf("%s (upstream Kubernetes %s). Observed: %s",
+						d.Summary, versionRange(d.Since, d.Until), abbreviate(err.Error(), 600)))
+				} else {
+					ginkgo.AddReportEntry("note", "known deviation not observed on this target: "+d.Summary)
+				}
+			})
+		})
+	}
+}
+
+// SpecText is how a test appears in ginkgo output and JUnit: "[MVP-001] description".
+func SpecText(tc Test) string { return "[" + tc.ID + "] " + tc.Description }
+
+// collectEvidence writes, before any cleanup of the failed test runs, what a reader needs
+// to see why: every probe response, each endpoint's own discovery, and server log tails.
+func collectEvidence(ctx context.Context, env *Env, tc Test) {
+	if env.ArtifactsDir == "" {
+		return
+	}
+	dir := filepath.Join(env.ArtifactsDir, tc.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	var files []string
+	write := func(name string, v any) {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err == nil && os.WriteFile(filepath.Join(dir, name), b, 0o644) == nil {
+			files = append(files, filepath.Join(tc.ID, name))
+		}
+	}
+	write("responses.json", Evidence.Take())
+	for _, e := range env.Target.Endpoints {
+		write("served-"+e.Name+".json", e.Served.Sorted())
+		if e.Log != "" {
+			if b, err := os.ReadFile(e.Log); err == nil {
+				lines := strings.Split(string(b), "\n")
+				if len(lines) > 200 {
+					lines = lines[len(lines)-200:]
+				}
+				name := "log-" + e.Name + ".txt"
+				if os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines, "\n")), 0o644) == nil {
+					files = append(files, filepath.Join(tc.ID, name))
+				}
+			}
+		}
+	}
+	ginkgo.AddReportEntry(artifactsEntry, strings.Join(files, ","))
+}

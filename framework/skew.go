@@ -1,0 +1,50 @@
+package framework
+
+import (
+	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+)
+
+// Route is a request path the proxy must take: a GVR that Entry does not serve and Peer does.
+type Route struct {
+	Entry, Peer *Endpoint
+	GVR         discovery.GVR
+}
+
+// SkewedGVRs lists every route of the target, in a stable order.
+func SkewedGVRs(t *Target) []Route {
+	var out []Route
+	for _, entry := range t.Endpoints {
+		var peers []discovery.Set
+		for _, p := range t.Endpoints {
+			if p != entry {
+				peers = append(peers, p.Served)
+			}
+		}
+		for _, g := range entry.Served.Missing(discovery.Union(peers...)).Sorted() {
+			for _, p := range t.Endpoints {
+				if p != entry && p.Served.Has(g.Key()) {
+					out = append(out, Route{Entry: entry, Peer: p, GVR: g})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Routes returns the routes whose GVR supports every verb and has a fixture, so a test can
+// create objects of it; one route per entry endpoint and GVR.
+func Routes(t *Target, verbs ...string) []Route {
+	var out []Route
+	for _, r := range SkewedGVRs(t) {
+		ok := fixtures.Has(r.GVR)
+		for _, v := range verbs {
+			ok = ok && r.GVR.Can(v)
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}

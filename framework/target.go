@@ -1,0 +1,128 @@
+// Package framework is what every suite uses: the target under test, probes that record
+// what a request really did, gomega matchers for the outcomes the Mixed Version Proxy
+// promises, tests as data, and the runner that turns a run into a report.
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+// Node is what a suite may do to the server behind an endpoint. Only targets skewcheck
+// runs itself (local clusters) have one; tests that need it declare FeatureNodeControl.
+type Node interface {
+	Stop(timeout time.Duration) error // graceful: SIGTERM
+	Kill() error                      // crash: SIGKILL
+	Freeze() error                    // SIGSTOP
+	Thaw() error                      // SIGCONT
+	Start(ctx context.Context) error  // after Stop or Kill
+}
+
+// Endpoint is one apiserver, or one proxy in front of one, that clients can talk to.
+type Endpoint struct {
+	Name string
+	URL  string
+	// Version is what the endpoint's /version says (gitVersion).
+	Version string
+	// Admin may do anything; User is an identity RBAC grants nothing, so that a 403 shows
+	// authorization ran where the request landed.
+	Admin, User *rest.Config
+	// UserName is User's name as the apiservers see it, for RBAC grants in tests.
+	UserName string
+	// Served is what the server itself serves (nopeer discovery), read by Refresh.
+	Served discovery.Set
+	// AuditLog is the path of the server's audit log, when the test can read it.
+	AuditLog string
+	// Log is the path of the server's own log, for evidence on failure.
+	Log string
+	// Node is nil unless the suite may stop, kill or freeze the server.
+	Node Node
+}
+
+// Target is what a suite runs against: named endpoints, one per apiserver or proxy.
+type Target struct {
+	// Kind says where the target came from: "local", "existing" or "reference:<name>".
+	Kind      string
+	Endpoints []*Endpoint
+	// Upstream is true when the endpoints are real kube-apiservers answering for
+	// themselves: then known upstream deviations are reported as such, not failed.
+	Upstream bool
+	// Converge waits until every proxy path is live again after a node operation; nil
+	// for targets skewcheck does not run (the suite then polls what it needs).
+	Converge func(ctx context.Context) error
+}
+
+// Refresh reads every endpoint's version and served GVRs.
+func (t *Target) Refresh(ctx context.Context) error {
+	for _, e := range t.Endpoints {
+		v, err := serverVersion(ctx, e.Admin)
+		if err != nil {
+			return fmt.Errorf("endpoint %s (%s): reading /version: %w", e.Name, e.URL, err)
+		}
+		e.Version = v
+		if e.Served, err = discovery.Served(ctx, e.Admin); err != nil {
+			return fmt.Errorf("endpoint %s (%s): %w", e.Name, e.URL, err)
+		}
+		if e.User != nil && e.UserName == "" {
+			if e.UserName, err = whoAmI(ctx, e.User); err != nil {
+				return fmt.Errorf("endpoint %s: who is the unprivileged identity? %w", e.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Endpoint returns the endpoint named name, or nil.
+func (t *Target) Endpoint(name string) *Endpoint {
+	for _, e := range t.Endpoints {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+func serverVersion(ctx context.Context, cfg *rest.Config) (string, error) {
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, _ := newRequest(ctx, "GET", cfg.Host+"/version", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("decoding /version: %w", err)
+	}
+	return v.GitVersion, nil
+}
+
+// whoAmI asks the server who cfg authenticates as (SelfSubjectReview, GA since 1.28), so
+// tests can grant that user exactly what they need.
+func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return r.Status.UserInfo.Username, nil
+}

@@ -1,0 +1,135 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"golang.org/x/mod/semver"
+)
+
+// Feature is something a test needs from the target beyond talking to its endpoints.
+type Feature string
+
+const (
+	// FeatureSkew: at least one GVR is served by some endpoints and not by others.
+	FeatureSkew Feature = "Skew"
+	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
+	FeatureNodeControl Feature = "NodeControl"
+	// FeatureAuditLog: the suite can read every server's audit log.
+	FeatureAuditLog Feature = "AuditLog"
+	// FeatureUnprivileged: every endpoint has a client identity that RBAC grants nothing.
+	FeatureUnprivileged Feature = "Unprivileged"
+)
+
+// Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
+// versions. When the target is upstream and in that range, a failure of the test is
+// reported as this deviation (with the versions) instead of failing the run; a reference
+// implementation gets no such allowance.
+type Deviation struct {
+	Since, Until string // minor versions, inclusive: "1.28", "1.36"; "" is open
+	Summary      string
+}
+
+// Test is one conformance test, as data: listing tests needs no cluster.
+type Test struct {
+	ID          string // stable: MVP-001; never reused for another meaning
+	Profile     string // mvp, discovery, ...
+	Description string
+	Features    []Feature
+	// Since and Until bound the versions of the target's endpoints the behaviour exists
+	// in (minor versions, inclusive; "" is open).
+	Since, Until string
+	Deviation    *Deviation
+	Run          func(ctx context.Context, env *Env)
+}
+
+// VersionRange prints Since..Until for listings.
+func (t Test) VersionRange() string { return versionRange(t.Since, t.Until) }
+
+func versionRange(since, until string) string {
+	switch {
+	case since == "" && until == "":
+		return "all"
+	case until == "":
+		return since + "+"
+	case since == "":
+		return "up to " + until
+	}
+	return since + "-" + until
+}
+
+// inRange reports whether version (v1.36.3) is within since..until (minor versions).
+func inRange(version, since, until string) bool {
+	mm := semver.MajorMinor(canonical(version))
+	if since != "" && semver.Compare(mm, canonical(since)) < 0 {
+		return false
+	}
+	if until != "" && semver.Compare(mm, canonical(until)) > 0 {
+		return false
+	}
+	return true
+}
+
+func canonical(v string) string {
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+	return semver.Canonical(v)
+}
+
+// SkipReason says why the test does not apply to the target, or "" when it does.
+func (t Test) SkipReason(target *Target) string {
+	for _, e := range target.Endpoints {
+		if !inRange(e.Version, t.Since, t.Until) {
+			return fmt.Sprintf("applies to Kubernetes %s; endpoint %s is %s", t.VersionRange(), e.Name, e.Version)
+		}
+	}
+	for _, f := range t.Features {
+		if r := missingFeature(target, f); r != "" {
+			return fmt.Sprintf("needs feature %s: %s", f, r)
+		}
+	}
+	return ""
+}
+
+func missingFeature(t *Target, f Feature) string {
+	switch f {
+	case FeatureNodeControl:
+		for _, e := range t.Endpoints {
+			if e.Node == nil {
+				return "the suite cannot stop or kill " + e.Name + " (only local clusters allow it)"
+			}
+		}
+	case FeatureAuditLog:
+		for _, e := range t.Endpoints {
+			if e.AuditLog == "" {
+				return "no readable audit log for " + e.Name
+			}
+		}
+	case FeatureUnprivileged:
+		for _, e := range t.Endpoints {
+			if e.User == nil {
+				return "no unprivileged identity for " + e.Name + " (give --user-contexts)"
+			}
+		}
+	case FeatureSkew:
+		if len(SkewedGVRs(t)) == 0 {
+			return "every endpoint serves the same GVRs, so nothing is ever proxied"
+		}
+	}
+	return ""
+}
+
+// DeviationApplies reports whether the target may show the test's known deviation.
+func (t Test) DeviationApplies(target *Target) bool {
+	if t.Deviation == nil || !target.Upstream {
+		return false
+	}
+	for _, e := range target.Endpoints {
+		if inRange(e.Version, t.Deviation.Since, t.Deviation.Until) {
+			return true
+		}
+	}
+	return false
+}
