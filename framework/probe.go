@@ -100,6 +100,11 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		return resp
 	}
 	defer r.Body.Close()
+	if r.StatusCode == http.StatusSwitchingProtocols {
+		// An upgraded connection: its status is the answer; the stream is not read.
+		resp.Status, resp.Header = r.StatusCode, r.Header
+		return resp
+	}
 	resp.Body, _ = io.ReadAll(io.LimitReader(r.Body, 4<<20))
 	resp.Status, resp.ContentType, resp.Header = r.StatusCode, r.Header.Get("Content-Type"), r.Header
 	resp.BodyText = string(resp.Body)

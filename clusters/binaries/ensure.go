@@ -174,6 +174,7 @@ func (e ensurer) ensure(ctx context.Context, c Component, version string, opts O
 	defer unlock()
 	// Whoever held the lock may have just installed it.
 	if checkExecutable(dest) == nil {
+		p.printf("%s %s is ready (provided by another process): %s", c, v, dest)
 		return dest, nil
 	}
 	removeStale(opts.CacheDir, c, v)

@@ -28,7 +28,9 @@ func Served(ctx context.Context, cfg *rest.Config) (Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(set, list)
+		for k, g := range FromList(list) {
+			set[k] = g
+		}
 	}
 	return set, nil
 }
@@ -80,9 +82,10 @@ func get(ctx context.Context, client *http.Client, url, accept string) (*apidisc
 	return &list, true, nil
 }
 
-// add flattens a discovery document into the set. A group-version whose freshness is Stale
-// (an aggregated API whose backend is down) is still listed: the server claims it.
-func add(set Set, list *apidiscoveryv2.APIGroupDiscoveryList) {
+// FromList flattens a discovery document into a set. A group-version whose freshness is
+// Stale (an aggregated API whose backend is down) is still listed: the server claims it.
+func FromList(list *apidiscoveryv2.APIGroupDiscoveryList) Set {
+	set := Set{}
 	for _, group := range list.Items {
 		for _, version := range group.Versions {
 			for _, r := range version.Resources {
@@ -103,4 +106,5 @@ func add(set Set, list *apidiscoveryv2.APIGroupDiscoveryList) {
 			}
 		}
 	}
+	return set
 }

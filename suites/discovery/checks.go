@@ -1,0 +1,152 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+	disc "github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+// merged reads an endpoint's /apis as a client without the nopeer profile sees it.
+func merged(ctx context.Context, e *framework.Endpoint) disc.Set {
+	list, err := disc.Fetch(ctx, e.Admin, "/apis", disc.AggregatedV2)
+	Expect(err).NotTo(HaveOccurred(), "merged /apis of %s", e.Name)
+	return disc.FromList(list)
+}
+
+// groupsOnly drops the core group, which lives at /api and is never merged.
+func groupsOnly(s disc.Set) disc.Set {
+	out := disc.Set{}
+	for k, g := range s {
+		if g.Group != "" {
+			out[k] = g
+		}
+	}
+	return out
+}
+
+func keys(s disc.Set) []string {
+	out := []string{}
+	for _, g := range s.Sorted() {
+		out = append(out, g.Key())
+	}
+	return out
+}
+
+func mergedListsUnion(ctx context.Context, env *framework.Env) {
+	var all []disc.Set
+	for _, e := range env.Target.Endpoints {
+		all = append(all, groupsOnly(e.Served))
+	}
+	union := disc.Union(all...)
+	for _, e := range env.Target.Endpoints {
+		Eventually(func() []string { return keys(merged(ctx, e).Missing(union)) }).WithTimeout(env.Timeouts.Converge).
+			Should(BeEmpty(), "GVRs some server serves that %s's merged /apis does not list", e.Name)
+	}
+}
+
+func noPeerIsLocal(ctx context.Context, env *framework.Env) {
+	for _, e := range env.Target.Endpoints {
+		list, err := disc.Fetch(ctx, e.Admin, "/apis", disc.AggregatedV2NoPeer)
+		Expect(err).NotTo(HaveOccurred())
+		local := disc.FromList(list)
+		for _, r := range framework.SkewedGVRs(env.Target) {
+			if r.Entry == e {
+				Expect(local.Has(r.GVR.Key())).To(BeFalse(), "%s's nopeer /apis lists %s, which only %s serves", e.Name, r.GVR.Key(), r.Peer.Name)
+			}
+		}
+		Expect(keys(local)).To(Equal(keys(legacyGroups(ctx, e))), "%s: nopeer /apis and legacy discovery should both be the local view", e.Name)
+	}
+}
+
+func legacyNotMerged(ctx context.Context, env *framework.Env) {
+	for _, r := range framework.SkewedGVRs(env.Target) {
+		legacy := legacyGroups(ctx, r.Entry)
+		Expect(legacy.Has(r.GVR.Key())).To(BeFalse(), "legacy discovery of %s lists %s, which only %s serves", r.Entry.Name, r.GVR.Key(), r.Peer.Name)
+	}
+	for _, e := range env.Target.Endpoints {
+		list, err := disc.Fetch(ctx, e.Admin, "/api", disc.AggregatedV2)
+		Expect(err).NotTo(HaveOccurred())
+		core := disc.FromList(list)
+		for k := range e.Served {
+			if e.Served[k].Group == "" {
+				Expect(core.Has(k)).To(BeTrue())
+			}
+		}
+		Expect(len(core)).To(Equal(len(e.Served)-len(groupsOnly(e.Served))), "%s's /api is not its own core group", e.Name)
+	}
+}
+
+// legacyGroups is the server's view through legacy discovery: /apis (APIGroupList) and
+// each group-version's /apis/<g>/<v> (APIResourceList), subresources left out.
+func legacyGroups(ctx context.Context, e *framework.Endpoint) disc.Set {
+	resp := e.Do(ctx, framework.Request{Path: "/apis", Header: map[string][]string{"Accept": {"application/json"}}})
+	Expect(resp).To(framework.HaveStatus(200))
+	var groups struct {
+		Groups []struct {
+			Name     string `json:"name"`
+			Versions []struct {
+				Version string `json:"version"`
+			} `json:"versions"`
+		} `json:"groups"`
+	}
+	Expect(json.Unmarshal(resp.Body, &groups)).To(Succeed())
+	out := disc.Set{}
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			r := e.Do(ctx, framework.Request{Path: "/apis/" + g.Name + "/" + v.Version})
+			Expect(r).To(framework.HaveStatus(200))
+			var list struct {
+				Resources []struct {
+					Name string `json:"name"`
+				} `json:"resources"`
+			}
+			Expect(json.Unmarshal(r.Body, &list)).To(Succeed())
+			for _, res := range list.Resources {
+				if !strings.Contains(res.Name, "/") {
+					gvr := disc.GVR{Group: g.Name, Version: v.Version, Resource: res.Name}
+					out[gvr.Key()] = gvr
+				}
+			}
+		}
+	}
+	return out
+}
+
+func leaverDisappears(ctx context.Context, env *framework.Env) {
+	routes := framework.SkewedGVRs(env.Target)
+	r := routes[0]
+	only := disc.Set{}
+	for _, rr := range routes {
+		if rr.Entry == r.Entry && rr.Peer == r.Peer && rr.GVR.Group != "" {
+			only[rr.GVR.Key()] = rr.GVR
+		}
+	}
+	Expect(only).NotTo(BeEmpty(), "no non-core GVR only %s serves", r.Peer.Name)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		Expect(r.Peer.Node.Start(ctx)).To(Succeed())
+		if env.Target.Converge != nil {
+			Expect(env.Target.Converge(ctx)).To(Succeed())
+		}
+	})
+	Expect(r.Peer.Node.Stop(30 * time.Second)).To(Succeed())
+	stopped := time.Now()
+	Eventually(func() []string {
+		m := merged(ctx, r.Entry)
+		var still []string
+		for k := range only {
+			if m.Has(k) {
+				still = append(still, k)
+			}
+		}
+		return still
+	}).WithTimeout(env.Timeouts.DiscoveryLeave).WithPolling(200*time.Millisecond).Should(BeEmpty(),
+		"%s stopped, yet %s's merged /apis still lists what only it served", r.Peer.Name, r.Entry.Name)
+	env.Measure("leave_seconds", time.Since(stopped).Seconds())
+}

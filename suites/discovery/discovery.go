@@ -1,0 +1,26 @@
+// Package discovery is the conformance profile of peer-aggregated discovery (1.35+): a
+// server with the mixed version proxy merges every server's /apis into its aggregated
+// discovery v2 answer, so clients see every GVR the control plane can serve, while
+// profile=nopeer, legacy discovery and /api stay the server's own view.
+package discovery
+
+import "github.com/skewcheck/skewcheck/framework"
+
+// Profile is this suite's profile name.
+const Profile = "discovery"
+
+// Tests is the profile, as data.
+var Tests = []framework.Test{
+	{ID: "DISC-001", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "merged /apis (aggregated v2) on every server lists every GVR any server serves",
+		Run:         mergedListsUnion},
+	{ID: "DISC-002", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "/apis with profile=nopeer lists only what the server itself serves",
+		Run:         noPeerIsLocal},
+	{ID: "DISC-003", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "legacy /apis, /api and /apis/<group>/<version> are not merged",
+		Run:         legacyNotMerged},
+	{ID: "DISC-004", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
+		Description: "a server that stops gracefully leaves the merged view within the discovery-leave timeout",
+		Run:         leaverDisappears},
+}

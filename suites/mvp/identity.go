@@ -1,0 +1,131 @@
+package mvp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// unprivilegedDenied: authorization runs with the user's identity at the peer.
+func unprivilegedDenied(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		path := collectionPath(r.GVR, testNamespace)
+		direct := r.Peer.Do(ctx, framework.Request{Path: path, As: framework.AsUser})
+		via := r.Entry.Do(ctx, framework.Request{Path: path, As: framework.AsUser})
+		Expect(direct).To(framework.HaveStatus(403), "the unprivileged user must be denied by %s directly", r.Peer.Name)
+		Expect(via).To(framework.BeStatus(403, "Forbidden"), "the unprivileged user must be denied through %s as by %s directly", r.Entry.Name, r.Peer.Name)
+	}
+}
+
+// allowedUser: once RBAC grants the user read access, reads through the proxy succeed.
+func allowedUser(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "create", "get", "list", "watch") {
+		grantRead(ctx, env, r)
+		name := uniqueName("allowed")
+		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
+		as := framework.AsUser
+		Expect(r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace, name), As: as})).To(framework.HaveStatus(200), "get as the allowed user through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace), As: as})).To(framework.HaveStatus(200), "list as the allowed user through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?watch=true&timeoutSeconds=1", As: as})).To(framework.HaveStatus(200), "watch as the allowed user through %s", r.Entry.Name)
+	}
+}
+
+// impersonation: the admin impersonating the unprivileged user is that user at the peer.
+func impersonation(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		req := framework.Request{Path: collectionPath(r.GVR, testNamespace), Header: map[string][]string{"Impersonate-User": {r.Peer.UserName}}}
+		direct := r.Peer.Do(ctx, req)
+		via := r.Entry.Do(ctx, req)
+		Expect(direct).To(framework.HaveStatus(403), "%s directly: the admin impersonating %s", r.Peer.Name, r.Peer.UserName)
+		Expect(via).To(framework.HaveStatus(403), "through %s: the admin impersonating %s must be authorized as %s", r.Entry.Name, r.Peer.UserName, r.Peer.UserName)
+	}
+}
+
+// auditIdentity: the peer records the same user, groups and UID as the entry did.
+func auditIdentity(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		resp := r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace), As: framework.AsUser})
+		entryEvents, err := r.Entry.AuditEvents(ctx, resp.AuditID, 5*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		peerEvents, err := r.Peer.AuditEvents(ctx, resp.AuditID, 5*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entryEvents).To(HaveLen(1))
+		Expect(peerEvents).To(HaveLen(1), "the proxied request %s is not in %s's audit log", resp.AuditID, r.Peer.Name)
+		want, got := entryEvents[0].User, peerEvents[0].User
+		Expect(got.Username).To(Equal(r.Entry.UserName))
+		Expect(got.Username).To(Equal(want.Username), "user at the peer")
+		Expect(got.Groups).To(ConsistOf(want.Groups), "groups at the peer")
+		Expect(got.UID).To(Equal(want.UID), "UID at the peer")
+	}
+}
+
+// spoofedHeaders: the front-proxy headers are trusted only from the proxy's client cert;
+// a client sending them itself is still only itself.
+func spoofedHeaders(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		resp := r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace), As: framework.AsUser,
+			Header: map[string][]string{"X-Remote-User": {"system:admin"}, "X-Remote-Group": {"system:masters"}, "X-Remote-Uid": {"0"}}})
+		Expect(resp).To(framework.HaveStatus(403), "identity headers sent by the client changed who it is through %s", r.Entry.Name)
+		if r.Peer.AuditLog != "" {
+			events, _ := r.Peer.AuditEvents(ctx, resp.AuditID, 5*time.Second)
+			for _, ev := range events {
+				Expect(ev.User.Username).To(Equal(r.Entry.UserName))
+				Expect(ev.User.Groups).NotTo(ContainElement("system:masters"))
+			}
+		}
+	}
+}
+
+// upgradeIdentity: a websocket watch is an upgrade request; the allowed user must get
+// 101 Switching Protocols through the proxy as it does directly.
+func upgradeIdentity(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list", "watch") {
+		grantRead(ctx, env, r)
+		req := func() framework.Request {
+			key := make([]byte, 16)
+			rand.Read(key)
+			return framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser,
+				Header: map[string][]string{
+					"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"},
+					"Sec-Websocket-Key": {base64.StdEncoding.EncodeToString(key)},
+				}}
+		}
+		Expect(r.Peer.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user, directly to %s", r.Peer.Name)
+		Expect(r.Entry.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user through %s: the peer must see the user", r.Entry.Name)
+	}
+}
+
+// grantRead lets the unprivileged user get, list and watch the route's resource, and
+// waits until the peer's authorizer has seen the grant.
+func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
+	name := uniqueName("skewcheck-read")
+	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
+		"rules": []any{map[string]any{"apiGroups": []string{r.GVR.Group}, "resources": []string{r.GVR.Resource}, "verbs": []string{"get", "list", "watch"}}}}
+	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": r.Peer.UserName}}}
+	for _, o := range []struct {
+		path string
+		obj  map[string]any
+	}{{"/apis/rbac.authorization.k8s.io/v1/clusterroles", role}, {"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding}} {
+		body, _ := json.Marshal(o.obj)
+		Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: o.path, Body: body})).To(framework.HaveStatus(201))
+		ginkgo.DeferCleanup(func(ctx context.Context) { r.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name}) })
+	}
+	for _, e := range []*framework.Endpoint{r.Peer, r.Entry} {
+		Eventually(func() int {
+			return e.Do(ctx, framework.Request{Path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + name}).Status
+		}).WithTimeout(env.Timeouts.Request).Should(Equal(200))
+	}
+	Eventually(func() int {
+		return r.Peer.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace), As: framework.AsUser}).Status
+	}).WithTimeout(env.Timeouts.Request).Should(Equal(200), fmt.Sprintf("RBAC grant %s did not take effect on %s", name, r.Peer.Name))
+}

@@ -1,0 +1,67 @@
+// Package mvp is the conformance profile of the Mixed Version Proxy (KEP-4020): a server
+// that cannot serve a request's group/version/resource forwards it to a peer that can,
+// once, with the client's identity; answers 503 when that peer fails and 404 only when no
+// server serves it. Every assertion here holds for real upstream kube-apiservers.
+package mvp
+
+import "github.com/skewcheck/skewcheck/framework"
+
+// Profile is this suite's profile name.
+const Profile = "mvp"
+
+// Tests is the profile, as data. IDs are stable: a retired test's ID is never reused.
+var Tests = []framework.Test{
+	{ID: "MVP-001", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureAuditLog},
+		Description: "a request for a GVR the server serves is served locally, never forwarded",
+		Run:         servedLocally},
+	{ID: "MVP-010", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "get and list of a GVR only a peer serves are proxied and equal asking the peer directly",
+		Run:         proxiedReads},
+	{ID: "MVP-011", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "create, update, patch, delete and deletecollection of a GVR only a peer serves are proxied",
+		Run:         proxiedWrites},
+	{ID: "MVP-012", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "a watch of a GVR only a peer serves is proxied and streams the peer's events",
+		Run:         proxiedWatch},
+	{ID: "MVP-013", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "a subresource (status) of a GVR only a peer serves is proxied",
+		Run:         proxiedSubresource},
+	{ID: "MVP-014", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureAuditLog},
+		Description: "a proxied request reaches exactly one peer, once (at most one hop)",
+		Run:         oneHop},
+	{ID: "MVP-020", Profile: Profile, Since: "1.28",
+		Description: "a group-version no server serves is 404 text/plain `404 page not found` on every endpoint",
+		Run:         unknownGroupVersion},
+	{ID: "MVP-021", Profile: Profile, Since: "1.28",
+		Description: "an unknown resource in a served group-version is a 404 JSON Status on every endpoint",
+		Run:         unknownResource},
+	{ID: "MVP-022", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
+		Description: "when the only peer serving a GVR crashes, requests for it get 503, not 404",
+		Run:         crashedPeer},
+	{ID: "MVP-030", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "a request already marked x-kubernetes-peer-proxied is served locally, never forwarded again",
+		Run:         loopGuard},
+	{ID: "MVP-031", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+		Description: "non-resource requests (the /apis/<group>/<version> document) are never proxied",
+		Run:         nonResourceLocal},
+	{ID: "MVP-040", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
+		Description: "an unprivileged user is denied through the proxy exactly as by the peer directly",
+		Run:         unprivilegedDenied},
+	{ID: "MVP-041", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
+		Description: "a user RBAC allows may get, list and watch through the proxy",
+		Run:         allowedUser},
+	{ID: "MVP-042", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
+		Description: "impersonation through the proxy is authorized as the impersonated user, as by the peer directly",
+		Run:         impersonation},
+	{ID: "MVP-043", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged, framework.FeatureAuditLog},
+		Description: "the peer's audit log shows the original user, groups and UID of a proxied request",
+		Run:         auditIdentity},
+	{ID: "MVP-044", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
+		Description: "identity headers a client sends itself (X-Remote-User, X-Remote-Group) grant nothing through the proxy",
+		Run:         spoofedHeaders},
+	{ID: "MVP-045", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
+		Description: "an upgrade request (websocket watch) through the proxy keeps the user's identity",
+		Deviation: &framework.Deviation{Since: "1.28", Until: "1.36",
+			Summary: "upgrade requests reach the peer without the X-Remote-* identity headers (k8s.io/apiserver upgradeaware proxy), so the peer does not see the user"},
+		Run: upgradeIdentity},
+}

@@ -1,0 +1,121 @@
+package mvp
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// unknownGroupVersion: no server serves it, so every endpoint answers the mux's plain 404.
+func unknownGroupVersion(ctx context.Context, env *framework.Env) {
+	for _, e := range env.Target.Endpoints {
+		Expect(e.Do(ctx, framework.Request{Path: "/apis/nosuchgroup.skewcheck.io/v1/things"})).To(framework.BeNotFoundText(),
+			"%s: a group-version no server serves", e.Name)
+	}
+}
+
+// unknownResource: the group-version is served, the resource is not: a JSON Status 404.
+func unknownResource(ctx context.Context, env *framework.Env) {
+	for _, e := range env.Target.Endpoints {
+		Expect(e.Do(ctx, framework.Request{Path: "/apis/apps/v1/nosuchresources"})).To(framework.BeStatus(404, "NotFound"),
+			"%s: an unknown resource in apps/v1", e.Name)
+	}
+}
+
+// crashedPeer: SIGKILL the peer; its identity lease lingers, so the entry still knows a
+// server serves the GVR and must answer 503 (retry later), never 404 (no such thing).
+func crashedPeer(ctx context.Context, env *framework.Env) {
+	r := soleServerRoute(env)
+	path := collectionPath(r.GVR, testNamespace) + "?limit=1"
+	Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.HaveStatus(200))
+	restartAfter(env, r.Peer)
+	Expect(r.Peer.Node.Kill()).To(Succeed())
+	killed := time.Now()
+	var seen []int
+	Eventually(func() framework.Response {
+		resp := r.Entry.Do(ctx, framework.Request{Path: path})
+		seen = append(seen, resp.Status)
+		return resp
+	}).WithTimeout(env.Timeouts.Unavailable).WithPolling(100*time.Millisecond).Should(framework.BeServiceUnavailable(),
+		"%s was killed; %s should answer 503 for %s", r.Peer.Name, r.Entry.Name, r.GVR.Key())
+	env.Measure("time_to_503_seconds", time.Since(killed).Seconds())
+	Expect(seen).NotTo(ContainElement(404), "a spurious 404 while the peer that serves %s was down", r.GVR.Key())
+	for i := 0; i < 5; i++ {
+		Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.BeServiceUnavailable())
+	}
+}
+
+// soleServerRoute is a route whose GVR only its peer serves, so that stopping the peer
+// leaves no live server for it.
+func soleServerRoute(env *framework.Env) framework.Route {
+	for _, r := range framework.SkewedGVRs(env.Target) {
+		if !r.GVR.Can("list") {
+			continue
+		}
+		servers := 0
+		for _, e := range env.Target.Endpoints {
+			if e.Served.Has(r.GVR.Key()) {
+				servers++
+			}
+		}
+		if servers == 1 {
+			return r
+		}
+	}
+	ginkgo.Fail("no listable GVR is served by exactly one endpoint")
+	return framework.Route{}
+}
+
+// restartAfter brings a stopped or killed peer back when the test ends and waits until
+// every proxy path is live again, so the next test starts from a converged cluster.
+func restartAfter(env *framework.Env, e *framework.Endpoint) {
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		e.Node.Thaw()
+		Expect(e.Node.Start(ctx)).To(Succeed())
+		if env.Target.Converge != nil {
+			Expect(env.Target.Converge(ctx)).To(Succeed())
+		}
+	})
+}
+
+// loopGuard: the marker says "a peer already forwarded this"; the entry must serve it
+// itself, which for a GVR it lacks means 404.
+func loopGuard(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		path := collectionPath(r.GVR, testNamespace) + "?limit=1"
+		Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.HaveStatus(200))
+		marked := r.Entry.Do(ctx, framework.Request{Path: path, Header: map[string][]string{"x-kubernetes-peer-proxied": {"true"}}})
+		Expect(marked).To(framework.HaveStatus(404), "%s forwarded a request already marked as proxied", r.Entry.Name)
+	}
+}
+
+// nonResourceLocal: /apis/<group>/<version> is the entry's own document: it lists only what
+// the entry serves, or is 404 when the entry serves nothing of that group-version.
+func nonResourceLocal(ctx context.Context, env *framework.Env) {
+	for _, r := range framework.SkewedGVRs(env.Target) {
+		resp := r.Entry.Do(ctx, framework.Request{Path: "/apis/" + r.GVR.Group + "/" + r.GVR.Version})
+		if r.GVR.Group == "" {
+			continue // the core group is /api/v1, served by every server
+		}
+		if !r.Entry.Served.HasGroupVersion(r.GVR.Group, r.GVR.Version) {
+			Expect(resp).To(framework.HaveStatus(404), "%s does not serve %s, and must not fetch its document from a peer", r.Entry.Name, r.GVR.GroupVersion())
+			continue
+		}
+		Expect(resp).To(framework.HaveStatus(200))
+		var list struct {
+			Resources []struct {
+				Name string `json:"name"`
+			} `json:"resources"`
+		}
+		Expect(json.Unmarshal(resp.Body, &list)).To(Succeed())
+		for _, res := range list.Resources {
+			Expect(res.Name).NotTo(Equal(r.GVR.Resource), "%s's /apis/%s lists %s, which only a peer serves: the document was proxied or merged",
+				r.Entry.Name, r.GVR.GroupVersion(), r.GVR.Resource)
+		}
+	}
+}

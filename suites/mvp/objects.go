@@ -1,0 +1,85 @@
+package mvp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+)
+
+// The suites talk raw HTTP through framework probes, never through a client library that
+// might retry or rewrite: what the proxy answers is exactly what is asserted and recorded.
+
+// collectionPath is where objects of g live in namespace ns ("" for cluster-scoped).
+func collectionPath(g discovery.GVR, ns string) string {
+	prefix := "/apis/" + g.Group + "/" + g.Version
+	if g.Group == "" {
+		prefix = "/api/" + g.Version
+	}
+	if g.Namespaced {
+		prefix += "/namespaces/" + ns
+	}
+	return prefix + "/" + g.Resource
+}
+
+func objectPath(g discovery.GVR, ns, name string) string { return collectionPath(g, ns) + "/" + name }
+
+// uniqueName makes names that do not collide across tests and reruns.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
+}
+
+const testNamespace = "default"
+
+// createVia creates a fixture object of g through e as admin, expects 201, and deletes it
+// when the test ends (through the peer that serves it, so cleanup never depends on the proxy).
+func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GVR, name string) map[string]any {
+	obj, ok := fixtures.Object(g, name, testNamespace)
+	Expect(ok).To(BeTrue(), "no fixture for %s", g.Key())
+	body, _ := json.Marshal(obj.Object)
+	resp := e.Do(ctx, framework.Request{Method: "POST", Path: collectionPath(g, testNamespace), Body: body})
+	Expect(resp).To(framework.HaveStatus(201), "create %s through %s", g.Key(), e.Name)
+	cleanupObject(owner, g, name)
+	return decode(resp)
+}
+
+func cleanupObject(owner *framework.Endpoint, g discovery.GVR, name string) {
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		owner.Do(ctx, framework.Request{Method: "DELETE", Path: objectPath(g, testNamespace, name)})
+	})
+}
+
+func decode(r framework.Response) map[string]any {
+	var m map[string]any
+	Expect(json.Unmarshal(r.Body, &m)).To(Succeed(), "decoding %s", r)
+	return m
+}
+
+// meta returns metadata.<field> of a decoded object.
+func meta(obj map[string]any, field string) any {
+	m, _ := obj["metadata"].(map[string]any)
+	return m[field]
+}
+
+// routeFor returns one route per entry endpoint whose GVR supports verbs and has a fixture.
+func routesFor(env *framework.Env, verbs ...string) []framework.Route {
+	routes := framework.Routes(env.Target, verbs...)
+	Expect(routes).NotTo(BeEmpty(), "no GVR that one endpoint lacks, another serves, and skewcheck can create (%v) exists on this target: %v",
+		verbs, framework.SkewedGVRs(env.Target))
+	seen := map[string]bool{}
+	var out []framework.Route
+	for _, r := range routes {
+		if !seen[r.Entry.Name] {
+			seen[r.Entry.Name] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}

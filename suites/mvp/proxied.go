@@ -1,0 +1,180 @@
+package mvp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+)
+
+// proxiedReads: an object made on the peer reads the same through the entry as directly.
+func proxiedReads(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "create", "get", "list") {
+		name := uniqueName("read")
+		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
+		path := objectPath(r.GVR, testNamespace, name)
+		via := r.Entry.Do(ctx, framework.Request{Path: path})
+		direct := r.Peer.Do(ctx, framework.Request{Path: path})
+		Expect(via).To(framework.HaveStatus(200), "get %s through %s, which does not serve it", r.GVR.Key(), r.Entry.Name)
+		Expect(direct).To(framework.HaveStatus(200))
+		Expect(decode(via)).To(Equal(decode(direct)), "the object read through %s differs from the one %s returns", r.Entry.Name, r.Peer.Name)
+
+		list := collectionPath(r.GVR, testNamespace) + "?fieldSelector=" + url.QueryEscape("metadata.name="+name)
+		viaList := r.Entry.Do(ctx, framework.Request{Path: list})
+		directList := r.Peer.Do(ctx, framework.Request{Path: list})
+		Expect(viaList).To(framework.HaveStatus(200), "list %s through %s", r.GVR.Key(), r.Entry.Name)
+		Expect(names(viaList)).To(Equal(names(directList)))
+		Expect(names(viaList)).To(ConsistOf(name))
+	}
+}
+
+// proxiedWrites: every write verb through the entry takes effect on the peer.
+func proxiedWrites(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "create", "update", "patch", "delete", "deletecollection", "get") {
+		name := uniqueName("write")
+		created := createVia(ctx, r.Entry, r.Peer, r.GVR, name)
+		path := objectPath(r.GVR, testNamespace, name)
+		onPeer := r.Peer.Do(ctx, framework.Request{Path: path})
+		Expect(onPeer).To(framework.HaveStatus(200), "%s created through %s is not on %s", name, r.Entry.Name, r.Peer.Name)
+		Expect(meta(decode(onPeer), "uid")).To(Equal(meta(created, "uid")))
+
+		// update: PUT the object back with a new label
+		obj := decode(onPeer)
+		obj["metadata"].(map[string]any)["labels"].(map[string]any)["skewcheck.io/updated"] = "put"
+		body, _ := json.Marshal(obj)
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "PUT", Path: path, Body: body})).To(framework.HaveStatus(200), "update through %s", r.Entry.Name)
+		Expect(label(r.Peer.Do(ctx, framework.Request{Path: path}), "skewcheck.io/updated")).To(Equal("put"))
+
+		// patch: a merge patch of one label
+		patch := []byte(`{"metadata":{"labels":{"skewcheck.io/updated":"patch"}}}`)
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "PATCH", Path: path, Body: patch,
+			Header: map[string][]string{"Content-Type": {"application/merge-patch+json"}}})).To(framework.HaveStatus(200), "patch through %s", r.Entry.Name)
+		Expect(label(r.Peer.Do(ctx, framework.Request{Path: path}), "skewcheck.io/updated")).To(Equal("patch"))
+
+		// delete
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: path}).Status).To(BeElementOf(200, 202), "delete through %s", r.Entry.Name)
+		Eventually(func() int { return r.Peer.Do(ctx, framework.Request{Path: path}).Status }).
+			WithTimeout(env.Timeouts.Request).Should(Equal(404), "%s deleted through %s is still on %s", name, r.Entry.Name, r.Peer.Name)
+
+		// deletecollection, by a label only this test's objects carry
+		batch := uniqueName("batch")
+		for i := 0; i < 2; i++ {
+			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace)
+			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/batch": batch})
+			body, _ := json.Marshal(obj.Object)
+			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: collectionPath(r.GVR, testNamespace), Body: body})).To(framework.HaveStatus(201))
+			cleanupObject(r.Peer, r.GVR, obj.GetName())
+		}
+		selector := collectionPath(r.GVR, testNamespace) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: selector})).To(framework.HaveStatus(200), "deletecollection through %s", r.Entry.Name)
+		Eventually(func() []string { return names(r.Peer.Do(ctx, framework.Request{Path: selector})) }).
+			WithTimeout(env.Timeouts.Request).Should(BeEmpty(), "deletecollection through %s left objects on %s", r.Entry.Name, r.Peer.Name)
+	}
+}
+
+// proxiedWatch: a watch through the entry from a resourceVersion sees what the peer wrote after it.
+func proxiedWatch(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "create", "list", "watch") {
+		list := r.Peer.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?limit=1"})
+		Expect(list).To(framework.HaveStatus(200))
+		rv := meta(decode(list), "resourceVersion")
+		name := uniqueName("watch")
+		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
+		watch := r.Entry.Do(ctx, framework.Request{Path: fmt.Sprintf("%s?watch=true&timeoutSeconds=2&resourceVersion=%v&fieldSelector=%s",
+			collectionPath(r.GVR, testNamespace), rv, url.QueryEscape("metadata.name="+name))})
+		Expect(watch).To(framework.HaveStatus(200), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
+		Expect(watchEvents(watch)).To(ContainElement("ADDED "+name), "the watch through %s did not stream the peer's ADDED event", r.Entry.Name)
+	}
+}
+
+// proxiedSubresource: the status subresource of an object on the peer reads through the entry.
+func proxiedSubresource(ctx context.Context, env *framework.Env) {
+	var routes []framework.Route
+	for _, r := range framework.Routes(env.Target, "create", "get") {
+		if slices.Contains(r.GVR.Subresources, "status") {
+			routes = append(routes, r)
+			break
+		}
+	}
+	Expect(routes).NotTo(BeEmpty(), "no skewed GVR with a status subresource that skewcheck can create: run with a server that lacks one (e.g. --server-flag 1=--runtime-config=batch/v1=false)")
+	for _, r := range routes {
+		name := uniqueName("sub")
+		created := createVia(ctx, r.Peer, r.Peer, r.GVR, name)
+		via := r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace, name) + "/status"})
+		Expect(via).To(framework.HaveStatus(200), "get %s/status through %s", r.GVR.Key(), r.Entry.Name)
+		Expect(meta(decode(via), "uid")).To(Equal(meta(created, "uid")))
+	}
+}
+
+// oneHop: the peer sees the proxied request exactly once.
+func oneHop(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		resp := r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?limit=1"})
+		Expect(resp).To(framework.HaveStatus(200))
+		events, err := r.Peer.AuditEvents(ctx, resp.AuditID, 5*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(events).To(HaveLen(1), "%s should have served request %s exactly once", r.Peer.Name, resp.AuditID)
+		for _, other := range env.Target.Endpoints {
+			if other == r.Entry || other == r.Peer {
+				continue
+			}
+			ev, _ := other.AuditEvents(ctx, resp.AuditID, 0)
+			Expect(ev).To(BeEmpty(), "request %s went on from %s to %s: more than one hop", resp.AuditID, r.Peer.Name, other.Name)
+		}
+	}
+}
+
+// names lists metadata.name of the items of a list response.
+func names(r framework.Response) []string {
+	var l struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	json.Unmarshal(r.Body, &l)
+	out := []string{}
+	for _, i := range l.Items {
+		out = append(out, i.Metadata.Name)
+	}
+	return out
+}
+
+func label(r framework.Response, key string) string {
+	var o struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	json.Unmarshal(r.Body, &o)
+	return o.Metadata.Labels[key]
+}
+
+// watchEvents renders a watch stream as "TYPE name" lines.
+func watchEvents(r framework.Response) []string {
+	var out []string
+	dec := json.NewDecoder(strings.NewReader(r.BodyText))
+	for {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if dec.Decode(&ev) != nil {
+			return out
+		}
+		out = append(out, ev.Type+" "+ev.Object.Metadata.Name)
+	}
+}
