@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+type conformanceFlags struct {
+	servers      serverFlags
+	binaries     binaries.Options
+	kubeconfig   string
+	contexts     []string
+	userContexts []string
+	list         bool
+	run          framework.RunOptions
+	timeouts     framework.Timeouts
+}
+
+func conformanceCommand() *cobra.Command {
+	f := conformanceFlags{timeouts: framework.DefaultTimeouts()}
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Run the conformance suites against a local skewed cluster (default) or an existing target",
+		Long: `Runs the conformance profiles and writes a report (YAML, JSON, JUnit) to --report-dir.
+Exit code 0 only when every requested profile passed with no test skipped.
+
+Without --kubeconfig it starts a local cluster of real kube-apiservers, one per --versions
+entry, runs the suites against it and deletes it. With --kubeconfig it tests what the
+contexts point at: one context per apiserver or proxy endpoint.`,
+		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
+			"  skewcheck conformance --list\n" +
+			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
+			"      --implementation-project acme-proxy --implementation-version 1.2.0",
+		RunE: func(cmd *cobra.Command, _ []string) error { return runConformance(cmd.Context(), &f) },
+	}
+	fl := cmd.Flags()
+	f.servers.add(cmd)
+	addBinaryFlags(cmd, &f.binaries)
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
+	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
+	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed)")
+	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
+	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
+	fl.StringVar(&f.run.Skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
+	fl.StringVar(&f.run.ReportDir, "report-dir", "_reports", "where the report and failure evidence go")
+	fl.Int64Var(&f.run.Seed, "seed", 0, "random seed (0: from the clock); it is in the report so a run can be replayed")
+	fl.BoolVarP(&f.run.Verbose, "verbose", "v", false, "print every test as it runs")
+	fl.StringVar(&f.run.Implementation.Organization, "implementation-organization", "", "who makes the implementation under test")
+	fl.StringVar(&f.run.Implementation.Project, "implementation-project", "", "the implementation's name (default: kubernetes for a local cluster)")
+	fl.StringVar(&f.run.Implementation.Version, "implementation-version", "", "the implementation's version")
+	fl.StringVar(&f.run.Implementation.URL, "implementation-url", "", "where to read about the implementation")
+	fl.StringSliceVar(&f.run.Implementation.Contact, "implementation-contact", nil, "who to ask about this report")
+	fl.DurationVar(&f.timeouts.Request, "timeout-request", f.timeouts.Request, "bound on one request and on waits for a write to show")
+	fl.DurationVar(&f.timeouts.Converge, "timeout-converge", f.timeouts.Converge, "bound on waiting for every proxy path to be live")
+	fl.DurationVar(&f.timeouts.Unavailable, "timeout-unavailable", f.timeouts.Unavailable, "bound on the time to 503 after a peer fails")
+	fl.DurationVar(&f.timeouts.DiscoveryLeave, "timeout-discovery-leave", f.timeouts.DiscoveryLeave, "bound on a stopped server leaving merged discovery")
+	return cmd
+}
+
+func runConformance(ctx context.Context, f *conformanceFlags) error {
+	tests, err := framework.Select(suites.All(), f.run.Profiles)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		printTests(tests)
+		return nil
+	}
+	f.run.SkewcheckVersion = version
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	target, cleanup, err := conformanceTarget(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if f.run.Implementation.Project == "" && target.Upstream {
+		f.run.Implementation.Project = "kubernetes"
+		f.run.Implementation.URL = "https://github.com/kubernetes/kubernetes"
+	}
+	env := &framework.Env{Target: target, Timeouts: f.timeouts}
+	rep := framework.Run(failRecorder{}, env, tests, f.run)
+	files, err := report.Write(f.run.ReportDir, rep)
+	if err != nil {
+		return err
+	}
+	printSummary(rep, files)
+	if !rep.Success() {
+		return fmt.Errorf("not conformant: %s (details in %s)", failingProfiles(rep), files[0])
+	}
+	return nil
+}
+
+// conformanceTarget finds or makes the target; cleanup deletes what it made.
+func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, func(), error) {
+	if f.kubeconfig != "" {
+		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
+		return t, func() {}, err
+	}
+	specs, err := f.servers.specs()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
+		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		fmt.Fprintln(os.Stderr, "deleting the local cluster")
+		if err := c.Delete(); err != nil {
+			fmt.Fprintln(os.Stderr, "warning:", err)
+		}
+	}
+	t, err := c.Target(ctx)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return t, cleanup, nil
+}
+
+// failRecorder stands in for *testing.T when ginkgo runs outside go test; the report, not
+// this, carries the outcome.
+type failRecorder struct{}
+
+func (failRecorder) Fail() {}
+
+func printTests(tests []framework.Test) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tPROFILE\tKUBERNETES\tNEEDS\tDESCRIPTION")
+	for _, t := range tests {
+		var needs []string
+		for _, f := range t.Features {
+			needs = append(needs, string(f))
+		}
+		desc := t.Description
+		if t.Deviation != nil {
+			desc += " (known upstream deviation)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Profile, t.VersionRange(), strings.Join(needs, ","), desc)
+	}
+	w.Flush()
+}
+
+func printSummary(rep *report.Conformance, files []string) {
+	fmt.Println()
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tRESULT\tTIME\tNOTE")
+	for _, t := range rep.Tests {
+		note := t.SkipReason
+		if t.KnownDeviation != "" {
+			note = "KNOWN UPSTREAM DEVIATION: " + t.KnownDeviation
+		}
+		if t.Failure != "" {
+			note = strings.SplitN(t.Failure, "\n", 2)[0]
+		}
+		for k, v := range t.Measurements {
+			note += fmt.Sprintf(" %s=%.3f", k, v)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, t.Result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
+	}
+	w.Flush()
+	for _, p := range rep.Profiles {
+		fmt.Printf("profile %s: %s\n", p.Name, p.Result)
+	}
+	fmt.Printf("report: %s\n", strings.Join(files, ", "))
+	fmt.Println(report.ClosingLine(rep))
+}
+
+func failingProfiles(rep *report.Conformance) string {
+	var out []string
+	for _, p := range rep.Profiles {
+		if p.Result != "success" {
+			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
+		}
+	}
+	return strings.Join(out, "; ")
+}
