@@ -51,6 +51,11 @@ type Response struct {
 	Err         string        `json:"error,omitempty"`
 }
 
+// GomegaString is how matchers print a response in a failure: readable, not a byte dump.
+func (r Response) GomegaString() string {
+	return fmt.Sprintf("%s\n    audit ID %s, headers %v", r.String(), r.AuditID, r.Header)
+}
+
 func (r Response) String() string {
 	if r.Err != "" {
 		return fmt.Sprintf("%s %s via %s: error %s", r.Method, r.Path, r.Endpoint, r.Err)

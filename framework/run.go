@@ -9,6 +9,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	gtypes "github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -57,6 +58,7 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 	if opts.ReportDir != "" && env.ArtifactsDir == "" {
 		env.ArtifactsDir = filepath.Join(opts.ReportDir, "artifacts")
 	}
+	gomega.RegisterFailHandler(ginkgo.Fail)
 	Register(tests, env)
 	var ginkgoReport ginkgo.Report
 	ginkgo.ReportAfterSuite("skewcheck conformance report", func(r ginkgo.Report) { ginkgoReport = r })

@@ -3,13 +3,11 @@ package framework
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 )
 
 // Register declares one ginkgo spec per test, labelled with its profile and ID. Call it
@@ -27,20 +25,8 @@ func Register(tests []Test, env *Env) {
 				if reason := tc.SkipReason(env.Target); reason != "" {
 					ginkgo.Skip(reason)
 				}
-				if !tc.DeviationApplies(env.Target) {
-					tc.Run(ctx, env)
-					return
-				}
-				// Upstream is known to get this wrong in these versions: report what was
-				// seen as the deviation, do not fail the run for it.
-				err := gomega.InterceptGomegaFailure(func() { tc.Run(ctx, env) })
-				d := tc.Deviation
-				if err != nil {
-					ginkgo.AddReportEntry(deviationEntry, fmt.Sprintf("%s (upstream Kubernetes %s). Observed: %s",
-						d.Summary, versionRange(d.Since, d.Until), abbreviate(err.Error(), 600)))
-				} else {
-					ginkgo.AddReportEntry("note", "known deviation not observed on this target: "+d.Summary)
-				}
+				env.current = tc
+				tc.Run(ctx, env)
 			})
 		})
 	}

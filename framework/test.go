@@ -23,9 +23,9 @@ const (
 )
 
 // Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
-// versions. When the target is upstream and in that range, a failure of the test is
-// reported as this deviation (with the versions) instead of failing the run; a reference
-// implementation gets no such allowance.
+// versions. When the target is upstream and in that range, a failure of the assertions the
+// test wraps in Env.Deviation is reported as this deviation (with the versions) instead of
+// failing the run; a reference implementation gets no such allowance.
 type Deviation struct {
 	Since, Until string // minor versions, inclusive: "1.28", "1.36"; "" is open
 	Summary      string

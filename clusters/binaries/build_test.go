@@ -1,6 +1,10 @@
 package binaries
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +84,31 @@ func TestVersionLDFlags(t *testing.T) {
 	}
 	if pre := versionLDFlags("v1.37.0-rc.1", date, ""); !strings.Contains(pre, "gitMinor=37 ") || strings.Contains(pre, "gitCommit") {
 		t.Errorf("prerelease ldflags wrong: %s", pre)
+	}
+}
+
+func TestBuildErrorKeepsLogAndTail(t *testing.T) {
+	cache := t.TempDir()
+	logPath := filepath.Join(t.TempDir(), "build.log")
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	if err := os.WriteFile(logPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := request{component: KubeAPIServer, version: "v1.36.3", cacheDir: cache}
+	msg := buildError(r, errors.New("exit status 1"), logPath).Error()
+	kept := filepath.Join(cache, "logs", "build-kube-apiserver-v1.36.3.log")
+	for _, want := range []string{"exit status 1", "line 11\n", "line 40\n", kept, envBinaries, "download"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "line 10\n") {
+		t.Errorf("error has more than the last 30 lines:\n%s", msg)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("full log not kept: %v", err)
 	}
 }

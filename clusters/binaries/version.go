@@ -31,7 +31,9 @@ var defaultResolver = resolver{list: goListVersions}
 // Resolve turns what a user typed into an exact release version: "v1.35.4" and
 // "1.35.4" give "v1.35.4"; "1.36" or "v1.36" give the newest non-prerelease
 // v1.36.x on the Go module proxy; "latest" gives the newest release. An exact
-// prerelease (v1.37.0-rc.1) is accepted only when it exists.
+// prerelease (v1.37.0-rc.1) is accepted only when it exists. When the proxy
+// cannot be asked, an exact version is returned as given, so that cached
+// binaries work offline.
 func Resolve(ctx context.Context, version string) (string, error) {
 	return defaultResolver.resolve(ctx, version, "Kubernetes")
 }
@@ -92,6 +94,12 @@ func (r resolver) resolve(ctx context.Context, input, label string) (string, err
 	}
 	all, err := r.list(ctx)
 	if err != nil {
+		if q.exact && ctx.Err() == nil {
+			// Offline (or proxy down), an exact version cannot be checked but
+			// needs no resolving either; Ensure still finds cached or explicit
+			// binaries, and says clearly if it cannot build or download.
+			return q.v, nil
+		}
 		return "", err
 	}
 	var known, releases []string

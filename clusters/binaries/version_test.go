@@ -77,6 +77,10 @@ func TestResolveListError(t *testing.T) {
 	if _, err := r.resolve(context.Background(), "latest", "Kubernetes"); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want %v", err, boom)
 	}
+	// An exact version needs no listing, so it survives a proxy outage.
+	if got, err := r.resolve(context.Background(), "1.36.3", "Kubernetes"); err != nil || got != "v1.36.3" {
+		t.Fatalf("exact version offline: %q, %v", got, err)
+	}
 }
 
 func TestExactVersionNeedsNoList(t *testing.T) {
