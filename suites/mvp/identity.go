@@ -114,6 +114,10 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 				}}
 		}
 		Expect(r.Peer.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user, directly to %s", r.Peer.Name)
+		// The same watch without the upgrade must work through the entry: only what upgrade
+		// requests lose may count as the known deviation.
+		Expect(r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser})).
+			To(framework.HaveStatus(200), "a plain watch as the allowed user through %s", r.Entry.Name)
 		env.Deviation(func() {
 			Expect(r.Entry.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user through %s: the peer must see the user", r.Entry.Name)
 		})
