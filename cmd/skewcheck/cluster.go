@@ -54,11 +54,10 @@ func createCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := claimName(name); err != nil {
+			if err := local.CheckPrivilege(); err != nil {
 				return err
 			}
-			if err := local.CheckPrivilege(); err != nil {
-				registry.Remove(name)
+			if err := claimName(name); err != nil {
 				return err
 			}
 			b, _ := json.Marshal(plan{Servers: specs, Port: sf.port, Binaries: bin})

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// These tests run the real CLI binary, as users and CI do: exit codes, messages and what is
+// left behind are the product here.
+
+var cli string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skewcheck-cli-")
+	if err != nil {
+		panic(err)
+	}
+	cli = filepath.Join(dir, "skewcheck")
+	if out, err := exec.Command("go", "build", "-o", cli, ".").CombinedOutput(); err != nil {
+		panic("building the CLI: " + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs the CLI with its own state directory and returns combined output and exit code.
+func run(t *testing.T, state string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(cli, args...)
+	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// assertNothingLeft fails when a process still mentions dir (every apiserver's flags name
+// its cluster directory) or when the named cluster's directory remains.
+func assertNothingLeft(t *testing.T, dir string) {
+	t.Helper()
+	out, _ := exec.Command("pgrep", "-af", dir).Output()
+	if s := strings.TrimSpace(string(out)); s != "" {
+		t.Errorf("processes left running:\n%s", s)
+	}
+}
+
+func TestListNeedsNoCluster(t *testing.T) {
+	out, code := run(t, t.TempDir(), "conformance", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"MVP-010", "DISC-001", "1.35+", "mvp", "discovery"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list output lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := run(t, t.TempDir(), "conformance", "--list", "--profiles", "nosuch"); code == 0 || !strings.Contains(out, `unknown profile "nosuch"`) {
+		t.Errorf("an unknown profile should fail clearly; exit %d: %s", code, out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	state := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown version", []string{"cluster", "create", "--name", "badver", "--versions", "v1.99.0"}, "no Kubernetes v1.99.0"},
+		{"bad name", []string{"cluster", "create", "--name", "Bad_Name"}, "is not valid"},
+		{"bad server ref", []string{"cluster", "create", "--name", "x", "--no-peer-proxy", "7"}, "names no server"},
+		{"delete unknown", []string{"cluster", "delete", "--name", "nosuch"}, "there is no cluster named"},
+		{"missing kubeconfig", []string{"conformance", "--kubeconfig", "/nonexistent/kubeconfig", "--contexts", "a"}, "/nonexistent/kubeconfig"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := run(t, state, tc.args...)
+			if code == 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 0 {
+		t.Errorf("failed commands left cluster directories: %v", entries)
+	}
+}
+
+func TestUnreachableTarget(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: a, context: {cluster: c, user: u}}]
+current-context: a
+`), 0o600)
+	out, code := run(t, t.TempDir(), "conformance", "--kubeconfig", kc, "--contexts", "a")
+	if code == 0 || !strings.Contains(out, "is the endpoint reachable") {
+		t.Errorf("want a clear error for an unreachable endpoint; exit %d:\n%s", code, out)
+	}
+}
+
+func TestBusyPortAndTakenName(t *testing.T) {
+	integration.Require(t)
+	state := t.TempDir()
+	l, err := net.Listen("tcp", "0.0.0.0:16443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := run(t, state, "cluster", "create", "--name", "busy", "--port", "16443")
+	l.Close()
+	if code == 0 || !strings.Contains(out, "port 16443") || !strings.Contains(out, "in use") {
+		t.Errorf("want a clear busy-port error; exit %d:\n%s", code, out)
+	}
+	assertNothingLeft(t, filepath.Join(state, "busy"))
+
+	out, code = run(t, state, "cluster", "create", "--name", "taken")
+	if code != 0 {
+		t.Fatalf("create: exit %d:\n%s", code, out)
+	}
+	t.Cleanup(func() { run(t, state, "cluster", "delete", "--name", "taken") })
+	out, code = run(t, state, "cluster", "create", "--name", "taken")
+	if code == 0 || !strings.Contains(out, "already exists") {
+		t.Errorf("want a clear taken-name error; exit %d:\n%s", code, out)
+	}
+	if out, code = run(t, state, "cluster", "skew", "--name", "taken"); code != 0 || !strings.Contains(out, "mutatingadmissionpolicies") {
+		t.Errorf("cluster skew should list the resources only 1.36 serves; exit %d:\n%s", code, out)
+	}
+	if out, code = run(t, state, "cluster", "delete", "--name", "taken"); code != 0 {
+		t.Errorf("delete: exit %d:\n%s", code, out)
+	}
+	assertNothingLeft(t, filepath.Join(state, "taken"))
+	if _, err := os.Stat(filepath.Join(state, "taken")); !os.IsNotExist(err) {
+		t.Errorf("delete left the cluster directory: %v", err)
+	}
+}
+
+func TestNoPrivilege(t *testing.T) {
+	integration.Require(t)
+	state := t.TempDir()
+	os.Chmod(state, 0o777)
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli, "cluster", "create", "--name", "np")
+	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state, "HOME="+state)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "needs root or CAP_SYS_ADMIN") {
+		t.Errorf("want a clear privilege error; err %v:\n%s", err, out)
+	}
+	assertNothingLeft(t, filepath.Join(state, "np"))
+}
+
+// TestConformanceFailsWhenTheGateIsOff shows the suites can fail: against a cluster whose
+// first server runs without the mixed version proxy, the proxy tests fail with reasons,
+// the exit code is non-zero, and evidence is collected.
+func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
+	integration.Require(t)
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--versions", "v1.35.4,v1.36.3", "--no-peer-proxy", "1",
+		"--server-flag", "1=--runtime-config=batch/v1=false", "--report-dir", dir, "--timeout-converge", "15s")
+	if code == 0 {
+		t.Fatalf("conformance passed against a target with the gate off:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, strings.Join(lines[max(0, len(lines)-30):], "\n"))
+	}
+	if err := report.Validate(b); err != nil {
+		t.Errorf("report does not validate: %v", err)
+	}
+	var rep report.Conformance
+	json.Unmarshal(b, &rep)
+	results := map[string]report.Test{}
+	for _, tc := range rep.Tests {
+		results[tc.ID] = tc
+	}
+	for _, id := range []string{"MVP-010", "MVP-011", "MVP-012", "MVP-013", "MVP-022", "MVP-045", "DISC-001"} {
+		tc := results[id]
+		if tc.Result != report.Failed || tc.Failure == "" {
+			t.Errorf("%s should fail with a reason when the gate is off: %s %q", id, tc.Result, tc.Failure)
+		}
+	}
+	if len(results["MVP-010"].Artifacts) == 0 {
+		t.Errorf("MVP-010 failed without evidence")
+	}
+	for _, id := range []string{"MVP-020", "MVP-021", "MVP-031"} {
+		if results[id].Result != report.Passed {
+			t.Errorf("%s does not depend on the proxy and should still pass: %s", id, results[id].Failure)
+		}
+	}
+	if !strings.Contains(out, " passed, ") || !strings.Contains(out, "not conformant") {
+		t.Errorf("output lacks the closing line or verdict")
+	}
+}

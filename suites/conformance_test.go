@@ -1,0 +1,66 @@
+package suites_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// TestUpstreamIsConformant runs every profile against real upstream apiservers of two
+// versions, as `make conformance` does: each test must pass (known upstream deviations are
+// reported as such), and the report must validate against the shipped schema.
+func TestUpstreamIsConformant(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	ctx := context.Background()
+	c, err := local.New(ctx, local.Config{Name: "suites", Servers: []local.ServerSpec{
+		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	target, err := c.Target(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
+		framework.RunOptions{Profiles: suites.DefaultProfiles, ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+	files, err := report.Write(dir, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range rep.Tests {
+		if tc.Result != report.Passed {
+			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
+		}
+		if tc.KnownDeviation != "" {
+			t.Logf("%s known upstream deviation: %.200s", tc.ID, tc.KnownDeviation)
+		}
+	}
+	if !rep.Success() {
+		t.Errorf("profiles not all successful: %+v", rep.Profiles)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Validate(b); err != nil {
+		t.Errorf("the report does not validate against the schema: %v", err)
+	}
+	var back report.Conformance
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Endpoints) != 2 || back.Endpoints[1].Version != newV {
+		t.Errorf("report endpoints: %+v, %v", back.Endpoints, err)
+	}
+	t.Logf("%s; files %v; ready %v converged %v", report.ClosingLine(rep), files, c.Timings.Ready.Round(time.Millisecond), c.Timings.Converged.Round(time.Millisecond))
+}
