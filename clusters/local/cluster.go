@@ -118,6 +118,7 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 			Spec: spec, Port: cfg.Port, cluster: c, state: Stopped,
 		})
 	}
+	track(c)
 	if err := c.prepare(); err != nil {
 		return c, err
 	}
@@ -198,15 +199,23 @@ func (c *Cluster) startServers(ctx context.Context) error {
 	for _, s := range c.Servers {
 		fmt.Fprintf(c.cfg.Progress, "starting %s: kube-apiserver %s as host %s at %s (log %s)\n", s.Name, s.Version, s.Hostname, s.URL(), s.Log())
 	}
+	return c.eachServer(func(s *Server) error {
+		sctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
+		defer cancel()
+		return s.Start(sctx)
+	})
+}
+
+// eachServer runs f for every server at once and joins the errors: starting or stopping
+// servers one by one would add their times up for no reason.
+func (c *Cluster) eachServer(f func(*Server) error) error {
 	errs := make([]error, len(c.Servers))
 	var wg sync.WaitGroup
 	for i, s := range c.Servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
-			defer cancel()
-			errs[i] = s.Start(sctx)
+			errs[i] = f(s)
 		}()
 	}
 	wg.Wait()
@@ -229,17 +238,8 @@ func (c *Cluster) Server(name string) *Server {
 func (c *Cluster) Delete() error {
 	var errs []error
 	c.deleteOnce.Do(func() {
-		stopErrs := make([]error, len(c.Servers))
-		var wg sync.WaitGroup
-		for i, s := range c.Servers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				stopErrs[i] = s.Stop(c.cfg.StopTimeout)
-			}()
-		}
-		wg.Wait()
-		errs = append(errs, stopErrs...)
+		untrack(c)
+		errs = append(errs, c.eachServer(func(s *Server) error { return s.Stop(c.cfg.StopTimeout) }))
 		if c.etcd != nil {
 			c.etcd.Close()
 		}

@@ -204,3 +204,45 @@ func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
 		t.Errorf("output lacks the closing line or verdict")
 	}
 }
+
+// TestInterruptLeavesNothing sends SIGINT to a conformance run once its cluster is up:
+// no process, cluster directory or address slot may remain.
+func TestInterruptLeavesNothing(t *testing.T) {
+	integration.Require(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(cli, "conformance", "--versions", "v1.35.4,v1.36.3", "--report-dir", filepath.Join(tmp, "report"), "-v")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SKEWCHECK_STATE_DIR="+tmp)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// Wait until the suites run: the cluster exists, tests are making requests.
+	buf := make([]byte, 64<<10)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "[MVP-0") {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("conformance ended before the suites ran:\n%s", seen.String())
+		}
+		seen.Write(buf[:n])
+	}
+	cmd.Process.Signal(os.Interrupt)
+	go func() {
+		for {
+			if _, err := out.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	cmd.Wait()
+	assertNothingLeft(t, tmp)
+	entries, _ := filepath.Glob(filepath.Join(tmp, "skewcheck-conformance-*"))
+	if len(entries) > 0 {
+		t.Errorf("the interrupted run left cluster directories: %v", entries)
+	}
+}

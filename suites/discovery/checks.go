@@ -3,10 +3,8 @@ package discovery
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -103,22 +101,15 @@ func legacyGroups(ctx context.Context, e *framework.Endpoint) disc.Set {
 	out := disc.Set{}
 	for _, g := range groups.Groups {
 		for _, v := range g.Versions {
-			r := e.Do(ctx, framework.Request{Path: "/apis/" + g.Name + "/" + v.Version})
-			if r.Status == 404 {
+			status, resources, err := e.GroupVersionResources(ctx, g.Name, v.Version)
+			Expect(err).NotTo(HaveOccurred())
+			if status == 404 {
 				continue
 			}
-			Expect(r).To(framework.HaveStatus(200))
-			var list struct {
-				Resources []struct {
-					Name string `json:"name"`
-				} `json:"resources"`
-			}
-			Expect(json.Unmarshal(r.Body, &list)).To(Succeed())
-			for _, res := range list.Resources {
-				if !strings.Contains(res.Name, "/") {
-					gvr := disc.GVR{Group: g.Name, Version: v.Version, Resource: res.Name}
-					out[gvr.Key()] = gvr
-				}
+			Expect(status).To(Equal(200), "%s: /apis/%s/%s", e.Name, g.Name, v.Version)
+			for _, res := range resources {
+				gvr := disc.GVR{Group: g.Name, Version: v.Version, Resource: res}
+				out[gvr.Key()] = gvr
 			}
 		}
 	}
@@ -135,12 +126,7 @@ func leaverDisappears(ctx context.Context, env *framework.Env) {
 		}
 	}
 	Expect(only).NotTo(BeEmpty(), "no non-core GVR only %s serves", r.Peer.Name)
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		Expect(r.Peer.Node.Start(ctx)).To(Succeed())
-		if env.Target.Converge != nil {
-			Expect(env.Target.Converge(ctx)).To(Succeed())
-		}
-	})
+	env.RestartWhenDone(r.Peer)
 	Expect(r.Peer.Node.Stop(30 * time.Second)).To(Succeed())
 	stopped := time.Now()
 	Eventually(func() []string {
