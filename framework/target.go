@@ -36,8 +36,11 @@ type Endpoint struct {
 	// Admin may do anything; User is an identity RBAC grants nothing, so that a 403 shows
 	// authorization ran where the request landed.
 	Admin, User *rest.Config
-	// UserName is User's name as the apiservers see it, for RBAC grants in tests.
-	UserName string
+	// UserName, UserGroups and UserUID are who User is when it asks this endpoint
+	// (SelfSubjectReview), for RBAC grants and to compare with what a peer recorded.
+	UserName   string
+	UserGroups []string
+	UserUID    string
 	// Served is what the server itself serves (nopeer discovery), read by Refresh.
 	Served discovery.Set
 	// AuditLog is the path of the server's audit log, when the test can read it.
@@ -72,10 +75,12 @@ func (t *Target) Refresh(ctx context.Context) error {
 		if e.Served, err = discovery.Served(ctx, e.Admin); err != nil {
 			return fmt.Errorf("endpoint %s (%s): %w", e.Name, e.URL, err)
 		}
-		if e.User != nil && e.UserName == "" {
-			if e.UserName, err = whoAmI(ctx, e.User); err != nil {
+		if e.User != nil {
+			ui, err := whoAmI(ctx, e.User)
+			if err != nil {
 				return fmt.Errorf("endpoint %s: who is the unprivileged identity? %w", e.Name, err)
 			}
+			e.UserName, e.UserGroups, e.UserUID = ui.Username, ui.Groups, ui.UID
 		}
 	}
 	return nil
@@ -115,14 +120,14 @@ func serverVersion(ctx context.Context, cfg *rest.Config) (string, error) {
 
 // whoAmI asks the server who cfg authenticates as (SelfSubjectReview, GA since 1.28), so
 // tests can grant that user exactly what they need.
-func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
+func whoAmI(ctx context.Context, cfg *rest.Config) (authnv1.UserInfo, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return "", err
+		return authnv1.UserInfo{}, err
 	}
 	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
-		return "", err
+		return authnv1.UserInfo{}, err
 	}
-	return r.Status.UserInfo.Username, nil
+	return r.Status.UserInfo, nil
 }

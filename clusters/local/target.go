@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 
-	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -14,7 +13,7 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 	for _, s := range c.Servers {
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: s.Name, URL: s.URL(),
-			Admin: c.RestConfig(s, Admin), User: c.RestConfig(s, Unprivileged), UserName: pki.UnprivilegedUser,
+			Admin: c.RestConfig(s, Admin), User: c.RestConfig(s, Unprivileged),
 			AuditLog: s.AuditLog(), Log: s.Log(), Node: s,
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 )
 
@@ -26,6 +27,8 @@ type conformanceFlags struct {
 	contexts     []string
 	userContexts []string
 	list         bool
+	reference    string
+	peerTimeout  time.Duration
 	run          framework.RunOptions
 	timeouts     framework.Timeouts
 }
@@ -53,6 +56,8 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.StringVar(&f.reference, "reference", "", "put skewcheck's reference implementation in front of every apiserver of the local cluster and test it: peerproxy (the apiservers then run with the gate off)")
+	fl.DurationVar(&f.peerTimeout, "peer-timeout", 2*time.Second, "with --reference peerproxy: the bound on reaching a peer, the time to 503 for a frozen one")
 	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
@@ -116,6 +121,16 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if err != nil {
 		return nil, nil, err
 	}
+	switch f.reference {
+	case "":
+	case "peerproxy":
+		// The reference does the proxying; upstream's proxy must not do it for it.
+		for i := range specs {
+			specs[i].DisablePeerProxy = true
+		}
+	default:
+		return nil, nil, fmt.Errorf("unknown --reference %q: the reference implementations are: peerproxy", f.reference)
+	}
 	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
 	if err != nil {
@@ -126,6 +141,15 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		if err := c.Delete(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
+	}
+	if f.reference == "peerproxy" {
+		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
+		t, stop, err := peerproxy.Front(ctx, c, f.peerTimeout)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		return t, func() { stop(); cleanup() }, nil
 	}
 	t, err := c.Target(ctx)
 	if err != nil {

@@ -1,0 +1,229 @@
+package local
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters/pki"
+)
+
+// flagsFor builds the command line of one server of a hand-made cluster.
+func flagsFor(t *testing.T, b *pki.Bundle, version string, spec ServerSpec) []string {
+	t.Helper()
+	dir := t.TempDir()
+	c := &Cluster{Name: "t", PKI: b, etcdURL: "http://127.0.0.1:2379", auditPolicy: filepath.Join(dir, "audit-policy.yaml")}
+	s := &Server{
+		Name: "apiserver-1", IP: "127.77.0.11", Port: 6443, Dir: dir, Version: version, Spec: spec,
+		Serving: pki.Pair{CertFile: filepath.Join(dir, "serving.crt"), KeyFile: filepath.Join(dir, "serving.key")},
+		cluster: c,
+	}
+	return apiserverFlags(c, s)
+}
+
+func withPrefix(flags []string, prefix string) []string {
+	var out []string
+	for _, f := range flags {
+		if strings.HasPrefix(f, prefix) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestAPIServerFlags(t *testing.T) {
+	b, err := pki.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerCA := "--peer-ca-file=" + b.CA.CertFile
+	const (
+		gateOn  = "--feature-gates=UnknownVersionInteroperabilityProxy=true"
+		gateOff = "--feature-gates=UnknownVersionInteroperabilityProxy=false"
+		rtcfg   = "--runtime-config=internal.apiserver.k8s.io/v1alpha1=true"
+		uid     = "--requestheader-uid-headers=X-Remote-Uid"
+	)
+	cases := []struct {
+		name    string
+		version string
+		spec    ServerSpec
+		// featureGates is every --feature-gates flag we add (ExtraFlags not included).
+		featureGates []string
+		has, hasNot  []string
+		// last are the final flags, in order.
+		last []string
+	}{
+		{
+			name: "1.35 proxy on", version: "v1.35.4",
+			featureGates: []string{gateOn},
+			has:          []string{peerCA, uid},
+			hasNot:       []string{rtcfg, "--peer-advertise-ip=", "--peer-advertise-port="},
+		},
+		{
+			name: "1.36 proxy on by default", version: "v1.36.3",
+			has:    []string{peerCA, uid},
+			hasNot: []string{"--feature-gates=", rtcfg},
+		},
+		{
+			name: "1.36 proxy off", version: "v1.36.3", spec: ServerSpec{DisablePeerProxy: true},
+			featureGates: []string{gateOff},
+			has:          []string{uid},
+			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip=", "--peer-advertise-port="},
+		},
+		{
+			name: "1.36 proxy off ignores PeerAdvertise", version: "v1.36.3",
+			spec:         ServerSpec{DisablePeerProxy: true, PeerAdvertise: "127.0.0.9:7000"},
+			featureGates: []string{gateOff},
+			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip=", "--peer-advertise-port="},
+		},
+		{
+			name: "1.35 proxy off: alpha gate is already off", version: "v1.35.4", spec: ServerSpec{DisablePeerProxy: true},
+			hasNot: []string{"--feature-gates=", "--peer-ca-file=", rtcfg},
+		},
+		{
+			name: "1.32 proxy on needs StorageVersionAPI", version: "v1.32.9",
+			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,StorageVersionAPI=true"},
+			has:          []string{peerCA, uid, rtcfg},
+		},
+		{
+			name: "1.32 proxy off", version: "v1.32.9", spec: ServerSpec{DisablePeerProxy: true},
+			has:    []string{uid},
+			hasNot: []string{"--feature-gates=", rtcfg, "--peer-ca-file="},
+		},
+		{
+			name: "1.31 has no uid headers", version: "v1.31.12",
+			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,StorageVersionAPI=true"},
+			has:          []string{peerCA, rtcfg},
+			hasNot:       []string{"--requestheader-uid-headers="},
+		},
+		{
+			name: "1.33 needs no StorageVersionAPI", version: "v1.33.5",
+			featureGates: []string{gateOn},
+			has:          []string{peerCA, uid},
+			hasNot:       []string{rtcfg},
+		},
+		{
+			name: "peer advertise", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "127.0.0.9:7000"},
+			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--peer-advertise-port=7000"},
+		},
+		{
+			name: "extra flags last", version: "v1.35.4",
+			spec:         ServerSpec{ExtraFlags: []string{"--runtime-config=batch/v1=false", "--v=4"}},
+			featureGates: []string{gateOn},
+			has:          []string{peerCA},
+			last:         []string{"--runtime-config=batch/v1=false", "--v=4"},
+		},
+		{
+			name: "extra gate off wins without DisablePeerProxy on 1.36", version: "v1.36.3",
+			spec:         ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
+			featureGates: []string{gateOff},
+			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip="},
+			last:         []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"},
+		},
+		{
+			name: "extra gate off on 1.35", version: "v1.35.4",
+			spec:   ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
+			hasNot: []string{"--peer-ca-file=", gateOn},
+			last:   []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"},
+		},
+		{
+			name: "extra gate on wins over DisablePeerProxy", version: "v1.35.4",
+			spec:         ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true"}},
+			featureGates: []string{gateOn},
+			has:          []string{peerCA},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := flagsFor(t, b, tc.version, tc.spec)
+			ours := f[:len(f)-len(tc.spec.ExtraFlags)]
+			if got := f[len(ours):]; len(tc.spec.ExtraFlags) > 0 && !reflect.DeepEqual(got, tc.spec.ExtraFlags) {
+				t.Errorf("command line does not end with the extra flags %v:\n%s", tc.spec.ExtraFlags, strings.Join(f, "\n"))
+			}
+			if tc.last != nil && !reflect.DeepEqual(f[len(f)-len(tc.last):], tc.last) {
+				t.Errorf("last flags = %v, want %v", f[len(f)-len(tc.last):], tc.last)
+			}
+			if got := withPrefix(ours, "--feature-gates="); !reflect.DeepEqual(got, tc.featureGates) {
+				t.Errorf("--feature-gates = %v, want %v", got, tc.featureGates)
+			}
+			for _, w := range tc.has {
+				if len(withPrefix(ours, w)) != 1 {
+					t.Errorf("want exactly one %s in:\n%s", w, strings.Join(f, "\n"))
+				}
+			}
+			for _, w := range tc.hasNot {
+				if got := withPrefix(f, w); len(got) > 0 {
+					t.Errorf("want no %s, have %v", w, got)
+				}
+			}
+			// The basics are always there and point at this server and cluster.
+			for _, w := range []string{
+				"--advertise-address=127.77.0.11", "--bind-address=127.77.0.11", "--secure-port=6443",
+				"--etcd-servers=http://127.0.0.1:2379",
+				"--client-ca-file=" + b.CA.CertFile,
+				"--requestheader-client-ca-file=" + b.FrontProxyCA.CertFile,
+				"--proxy-client-cert-file=" + b.FrontProxyClient.CertFile,
+				"--audit-log-path=",
+			} {
+				if len(withPrefix(f, w)) == 0 {
+					t.Errorf("missing %s", w)
+				}
+			}
+		})
+	}
+}
+
+func TestPeerProxyEnabled(t *testing.T) {
+	cases := []struct {
+		name string
+		spec ServerSpec
+		want bool
+	}{
+		{"default", ServerSpec{}, true},
+		{"disabled", ServerSpec{DisablePeerProxy: true}, false},
+		{"extra off", ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}}, false},
+		{"extra off with spaces", ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true, UnknownVersionInteroperabilityProxy = false"}}, false},
+		{"extra on over disabled", ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=True"}}, true},
+		{"last gate flag wins", ServerSpec{ExtraFlags: []string{
+			"--feature-gates=UnknownVersionInteroperabilityProxy=false",
+			"--feature-gates=UnknownVersionInteroperabilityProxy=true",
+		}}, true},
+		{"other gates only", ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=Foo=true"}}, false},
+		{"similar gate name", ServerSpec{ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxyX=false"}}, true},
+		{"not a feature-gates flag", ServerSpec{ExtraFlags: []string{"--runtime-config=UnknownVersionInteroperabilityProxy=false"}}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := peerProxyEnabled(tc.spec); got != tc.want {
+				t.Errorf("peerProxyEnabled(%+v) = %v, want %v", tc.spec, got, tc.want)
+			}
+			if got := (&Server{Spec: tc.spec}).PeerProxy(); got != tc.want {
+				t.Errorf("Server.PeerProxy() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMinorAndGateDefault(t *testing.T) {
+	cases := []struct {
+		version string
+		minor   int
+		gateOn  bool
+	}{
+		{"v1.31.12", 31, false},
+		{"v1.35.4", 35, false},
+		{"v1.36.0", 36, true},
+		{"v1.36.3", 36, true},
+		{"v1.37.0-alpha.1", 37, true},
+		{"v1.100.0", 100, true},
+	}
+	for _, tc := range cases {
+		if got := minor(tc.version); got != tc.minor {
+			t.Errorf("minor(%q) = %d, want %d", tc.version, got, tc.minor)
+		}
+		if got := gateDefault(tc.version); got != tc.gateOn {
+			t.Errorf("gateDefault(%q) = %v, want %v", tc.version, got, tc.gateOn)
+		}
+	}
+}

@@ -1,0 +1,386 @@
+package framework
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+// fakeNode satisfies Node; the tests here never call it.
+type fakeNode struct{}
+
+func (fakeNode) Stop(time.Duration) error        { return nil }
+func (fakeNode) Kill() error                     { return nil }
+func (fakeNode) Freeze() error                   { return nil }
+func (fakeNode) Thaw() error                     { return nil }
+func (fakeNode) Start(ctx context.Context) error { return nil }
+
+var (
+	gvrPods     = discovery.GVR{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, Verbs: []string{"create", "get", "list"}}
+	gvrCM       = discovery.GVR{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: []string{"create", "delete", "get", "list"}}
+	gvrJobs     = discovery.GVR{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true, Verbs: []string{"create", "delete", "get", "list", "patch"}, Subresources: []string{"status"}}
+	gvrCronJobs = discovery.GVR{Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", Namespaced: true, Verbs: []string{"create", "get"}}
+	gvrMAPB     = discovery.GVR{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings", Kind: "MutatingAdmissionPolicyBinding", Verbs: []string{"create", "get", "list"}}
+	gvrLeases   = discovery.GVR{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true, Verbs: []string{"get", "list"}} // no create
+)
+
+func set(gs ...discovery.GVR) discovery.Set {
+	s := discovery.Set{}
+	for _, g := range gs {
+		s[g.Key()] = g
+	}
+	return s
+}
+
+// fullEndpoint has every feature: a node, an audit log and an unprivileged identity.
+func fullEndpoint(name, version string, served discovery.Set) *Endpoint {
+	return &Endpoint{
+		Name: name, Version: version, Served: served,
+		Admin: &rest.Config{Host: "https://" + name}, User: &rest.Config{Host: "https://" + name},
+		AuditLog: "/tmp/" + name + "/audit.log", Node: fakeNode{},
+	}
+}
+
+// threeVersions is an upstream target of v1.34.2, v1.35.4 and v1.36.3 with every feature
+// and a skew (only the newest serves mutatingadmissionpolicybindings).
+func threeVersions() *Target {
+	return &Target{
+		Kind:     "local",
+		Upstream: true,
+		Endpoints: []*Endpoint{
+			fullEndpoint("apiserver-1", "v1.34.2", set(gvrPods, gvrCM)),
+			fullEndpoint("apiserver-2", "v1.35.4", set(gvrPods, gvrCM)),
+			fullEndpoint("apiserver-3", "v1.36.3", set(gvrPods, gvrCM, gvrMAPB)),
+		},
+	}
+}
+
+func TestVersionRange(t *testing.T) {
+	cases := []struct{ since, until, want string }{
+		{"", "", "all"},
+		{"1.35", "", "1.35+"},
+		{"", "1.34", "up to 1.34"},
+		{"1.28", "1.34", "1.28-1.34"},
+		{"1.36", "1.36", "1.36-1.36"},
+	}
+	for _, tc := range cases {
+		if got := (Test{Since: tc.since, Until: tc.until}).VersionRange(); got != tc.want {
+			t.Errorf("VersionRange(%q, %q) = %q, want %q", tc.since, tc.until, got, tc.want)
+		}
+	}
+}
+
+func TestInRange(t *testing.T) {
+	cases := []struct {
+		version, since, until string
+		want                  bool
+	}{
+		{"v1.36.3", "", "", true},
+		{"v1.36.3", "1.36", "", true},
+		{"v1.36.0", "1.36", "1.36", true},
+		{"v1.35.4", "1.36", "", false},
+		{"v1.36.3", "", "1.35", false},
+		{"v1.35.99", "", "1.35", true}, // patch releases are within their minor
+		{"1.35.4", "1.35", "1.35", true},
+		{"v1.36.0-rc.1", "1.36", "", true},
+		{"v1.36.3", "v1.28", "v1.36", true},
+		{"v1.100.0", "1.36", "", true}, // numeric, not lexical
+		{"v1.9.0", "1.28", "", false},
+	}
+	for _, tc := range cases {
+		if got := inRange(tc.version, tc.since, tc.until); got != tc.want {
+			t.Errorf("inRange(%q, %q, %q) = %v, want %v", tc.version, tc.since, tc.until, got, tc.want)
+		}
+	}
+}
+
+func TestSkipReasonVersions(t *testing.T) {
+	cases := []struct {
+		name         string
+		since, until string
+		want         []string // substrings; none means it applies
+	}{
+		{"open", "", "", nil},
+		{"since 1.35 skips the 1.34 endpoint", "1.35", "", []string{"1.35+", "apiserver-1", "v1.34.2"}},
+		{"since 1.34 applies", "1.34", "", nil},
+		{"1.28-1.34 skips the 1.35 endpoint", "1.28", "1.34", []string{"1.28-1.34", "apiserver-2", "v1.35.4"}},
+		{"up to 1.36 applies", "", "1.36", nil},
+		{"up to 1.35 skips the 1.36 endpoint", "", "1.35", []string{"up to 1.35", "apiserver-3", "v1.36.3"}},
+		{"since 1.37 skips", "1.37", "", []string{"1.37+", "apiserver-1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Test{ID: "T-1", Since: tc.since, Until: tc.until}.SkipReason(threeVersions())
+			if len(tc.want) == 0 {
+				if got != "" {
+					t.Errorf("SkipReason = %q, want none", got)
+				}
+				return
+			}
+			if got == "" {
+				t.Fatalf("SkipReason is empty, want one mentioning %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("SkipReason %q does not mention %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSkipReasonFeatures(t *testing.T) {
+	cases := []struct {
+		name    string
+		feature Feature
+		mutate  func(*Target)
+		want    []string // substrings; none means it applies
+	}{
+		{"node control present", FeatureNodeControl, func(*Target) {}, nil},
+		{"node control missing", FeatureNodeControl, func(t *Target) { t.Endpoints[1].Node = nil }, []string{"NodeControl", "apiserver-2"}},
+		{"audit log present", FeatureAuditLog, func(*Target) {}, nil},
+		{"audit log missing", FeatureAuditLog, func(t *Target) { t.Endpoints[2].AuditLog = "" }, []string{"AuditLog", "apiserver-3"}},
+		{"unprivileged present", FeatureUnprivileged, func(*Target) {}, nil},
+		{"unprivileged missing", FeatureUnprivileged, func(t *Target) { t.Endpoints[0].User = nil }, []string{"Unprivileged", "apiserver-1", "--user-contexts"}},
+		{"skew present", FeatureSkew, func(*Target) {}, nil},
+		{"no skew", FeatureSkew, func(t *Target) {
+			for _, e := range t.Endpoints {
+				e.Served = set(gvrPods, gvrCM)
+			}
+		}, []string{"Skew", "same GVRs"}},
+		{"a single endpoint has no skew", FeatureSkew, func(t *Target) { t.Endpoints = t.Endpoints[2:] }, []string{"Skew"}},
+		{"unknown feature needs nothing", Feature("Other"), func(t *Target) { t.Endpoints[0].Node = nil }, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			target := threeVersions()
+			tc.mutate(target)
+			got := Test{ID: "T-1", Features: []Feature{tc.feature}}.SkipReason(target)
+			if len(tc.want) == 0 {
+				if got != "" {
+					t.Errorf("SkipReason = %q, want none", got)
+				}
+				return
+			}
+			if got == "" {
+				t.Fatalf("SkipReason is empty, want one mentioning %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("SkipReason %q does not mention %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSkipReasonVersionBeforeFeatures(t *testing.T) {
+	target := threeVersions()
+	target.Endpoints[0].Node = nil
+	got := Test{Since: "1.35", Features: []Feature{FeatureNodeControl}}.SkipReason(target)
+	if !strings.Contains(got, "applies to Kubernetes 1.35+") {
+		t.Errorf("SkipReason = %q, want the version reason first", got)
+	}
+	got = Test{Features: []Feature{FeatureAuditLog, FeatureNodeControl}}.SkipReason(target)
+	if !strings.Contains(got, "NodeControl") {
+		t.Errorf("SkipReason = %q, want the missing NodeControl", got)
+	}
+}
+
+func TestDeviationApplies(t *testing.T) {
+	dev := func(since, until string) *Deviation { return &Deviation{Since: since, Until: until, Summary: "s"} }
+	cases := []struct {
+		name      string
+		deviation *Deviation
+		upstream  bool
+		versions  []string
+		want      bool
+	}{
+		{"no deviation", nil, true, []string{"v1.36.3"}, false},
+		{"upstream in range", dev("1.28", "1.36"), true, []string{"v1.36.3"}, true},
+		{"not upstream", dev("1.28", "1.36"), false, []string{"v1.36.3"}, false},
+		{"upstream out of range", dev("1.28", "1.35"), true, []string{"v1.36.3"}, false},
+		{"one of several in range", dev("", "1.34"), true, []string{"v1.34.2", "v1.35.4", "v1.36.3"}, true},
+		{"none of several in range", dev("1.37", ""), true, []string{"v1.34.2", "v1.35.4", "v1.36.3"}, false},
+		{"open range", dev("", ""), true, []string{"v1.35.4"}, true},
+		{"no endpoints", dev("", ""), true, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			target := &Target{Upstream: tc.upstream}
+			for i, v := range tc.versions {
+				target.Endpoints = append(target.Endpoints, fullEndpoint("apiserver-"+string(rune('1'+i)), v, nil))
+			}
+			if got := (Test{Deviation: tc.deviation}).DeviationApplies(target); got != tc.want {
+				t.Errorf("DeviationApplies = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSelect(t *testing.T) {
+	tests := []Test{
+		{ID: "MVP-001", Profile: "mvp"},
+		{ID: "DISC-001", Profile: "discovery"},
+		{ID: "MVP-002", Profile: "mvp"},
+		{ID: "CHAOS-001", Profile: "chaos"},
+	}
+	ids := func(ts []Test) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+	cases := []struct {
+		name     string
+		profiles []string
+		want     []string
+		wantErr  []string
+	}{
+		{"one profile", []string{"mvp"}, []string{"MVP-001", "MVP-002"}, nil},
+		{"registry order, not profile order", []string{"discovery", "mvp"}, []string{"MVP-001", "DISC-001", "MVP-002"}, nil},
+		{"duplicates", []string{"chaos", "chaos"}, []string{"CHAOS-001"}, nil},
+		{"none", nil, nil, nil},
+		{"unknown", []string{"mvp", "nosuch"}, nil, []string{`unknown profile "nosuch"`, "chaos, discovery, mvp"}},
+		{"case matters", []string{"MVP"}, nil, []string{`unknown profile "MVP"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Select(tests, tc.profiles)
+			if tc.wantErr != nil {
+				if err == nil {
+					t.Fatalf("Select = %v, want an error", ids(got))
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not mention %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ids(got), tc.want) {
+				t.Errorf("Select = %v, want %v", ids(got), tc.want)
+			}
+		})
+	}
+}
+
+type route struct{ entry, peer, gvr string }
+
+func routes(rs []Route) []route {
+	out := []route{}
+	for _, r := range rs {
+		out = append(out, route{r.Entry.Name, r.Peer.Name, r.GVR.Key()})
+	}
+	return out
+}
+
+func target(served ...discovery.Set) *Target {
+	t := &Target{Upstream: true}
+	for i, s := range served {
+		t.Endpoints = append(t.Endpoints, fullEndpoint("apiserver-"+string(rune('1'+i)), "v1.36.3", s))
+	}
+	return t
+}
+
+func TestSkewedGVRs(t *testing.T) {
+	cases := []struct {
+		name   string
+		target *Target
+		want   []route
+	}{
+		{"no endpoints", &Target{}, []route{}},
+		{"same sets", target(set(gvrPods, gvrCM), set(gvrCM, gvrPods)), []route{}},
+		{"new serves one more", target(set(gvrPods), set(gvrPods, gvrMAPB)), []route{
+			{"apiserver-1", "apiserver-2", gvrMAPB.Key()},
+		}},
+		{"both ways, sorted by entry then key", target(set(gvrPods, gvrJobs, gvrCM), set(gvrPods, gvrMAPB, gvrCronJobs)), []route{
+			{"apiserver-1", "apiserver-2", gvrMAPB.Key()},
+			{"apiserver-1", "apiserver-2", gvrCronJobs.Key()},
+			{"apiserver-2", "apiserver-1", gvrJobs.Key()},
+			{"apiserver-2", "apiserver-1", gvrCM.Key()},
+		}},
+		{"first serving peer in endpoint order", target(set(gvrPods), set(gvrPods, gvrJobs), set(gvrPods, gvrJobs)), []route{
+			{"apiserver-1", "apiserver-2", gvrJobs.Key()},
+		}},
+		{"an empty endpoint misses everything", target(discovery.Set{}, set(gvrPods, gvrCM)), []route{
+			{"apiserver-1", "apiserver-2", gvrCM.Key()},
+			{"apiserver-1", "apiserver-2", gvrPods.Key()},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i < 10; i++ { // stable despite random map order
+				if got := routes(SkewedGVRs(tc.target)); !reflect.DeepEqual(got, tc.want) {
+					t.Fatalf("SkewedGVRs = %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+	// The route carries the peer's GVR, with its verbs and kind.
+	rs := SkewedGVRs(target(set(gvrPods), set(gvrPods, gvrJobs)))
+	if len(rs) != 1 || !reflect.DeepEqual(rs[0].GVR, gvrJobs) {
+		t.Errorf("route GVR = %+v, want %+v", rs, gvrJobs)
+	}
+}
+
+func TestRoutes(t *testing.T) {
+	// apiserver-1 lacks MAPB (fixture), cronjobs (no fixture) and leases (fixture, no create);
+	// apiserver-2 lacks jobs (fixture, status subresource) and configmaps (fixture, create+delete).
+	tg := target(
+		set(gvrPods, gvrJobs, gvrCM),
+		set(gvrPods, gvrMAPB, gvrCronJobs, gvrLeases),
+	)
+	cases := []struct {
+		name  string
+		verbs []string
+		want  []route
+	}{
+		{"no verbs: every route with a fixture", nil, []route{
+			{"apiserver-1", "apiserver-2", gvrMAPB.Key()},
+			{"apiserver-1", "apiserver-2", gvrLeases.Key()},
+			{"apiserver-2", "apiserver-1", gvrJobs.Key()},
+			{"apiserver-2", "apiserver-1", gvrCM.Key()},
+		}},
+		{"create", []string{"create"}, []route{
+			{"apiserver-1", "apiserver-2", gvrMAPB.Key()},
+			{"apiserver-2", "apiserver-1", gvrJobs.Key()},
+			{"apiserver-2", "apiserver-1", gvrCM.Key()},
+		}},
+		{"create and delete", []string{"create", "delete"}, []route{
+			{"apiserver-2", "apiserver-1", gvrJobs.Key()},
+			{"apiserver-2", "apiserver-1", gvrCM.Key()},
+		}},
+		{"patch", []string{"create", "patch"}, []route{
+			{"apiserver-2", "apiserver-1", gvrJobs.Key()},
+		}},
+		{"nothing can", []string{"deletecollection"}, []route{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := routes(Routes(tg, tc.verbs...)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Routes(%v) = %v, want %v", tc.verbs, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTargetEndpoint(t *testing.T) {
+	tg := threeVersions()
+	if e := tg.Endpoint("apiserver-2"); e == nil || e.Version != "v1.35.4" {
+		t.Errorf("Endpoint(apiserver-2) = %+v", e)
+	}
+	if e := tg.Endpoint("apiserver-9"); e != nil {
+		t.Errorf("Endpoint(apiserver-9) = %+v, want nil", e)
+	}
+}

@@ -1,0 +1,109 @@
+package peerproxy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Front puts a reference proxy in front of every apiserver of a local cluster and returns
+// the target the suites test: the proxies are the endpoints; stopping, killing or freezing
+// an endpoint acts on its apiserver and, like a sidecar sharing its fate, on its proxy.
+// Each proxy listens on its apiserver's address block at host 30+N, same port.
+func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*framework.Target, func(), error) {
+	var nodes []*node
+	stop := func() {
+		for _, n := range nodes {
+			n.stopProxy(false)
+		}
+	}
+	t := &framework.Target{Kind: "reference:peerproxy"}
+	for i, s := range c.Servers {
+		ip := net.ParseIP(s.IP).To4()
+		listen := net.IPv4(ip[0], ip[1], ip[2], byte(30+i+1)).String()
+		serving, err := c.PKI.ServingCert("peerproxy-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		n := &node{server: s, cfg: Config{
+			ID: c.Name + "-" + s.Name, Listen: fmt.Sprintf("%s:%d", listen, s.Port),
+			ServingCert: serving.CertFile, ServingKey: serving.KeyFile, ClientCA: c.PKI.CA.CertFile,
+			APIServer: s.URL(), ServerCA: c.PKI.CA.CertFile,
+			FrontProxyCert: c.PKI.FrontProxyClient.CertFile, FrontProxyKey: c.PKI.FrontProxyClient.KeyFile,
+			ControlCert: c.PKI.Admin.CertFile, ControlKey: c.PKI.Admin.KeyFile, PeerTimeout: peerTimeout,
+		}}
+		if err := n.startProxy(ctx); err != nil {
+			stop()
+			return nil, nil, err
+		}
+		nodes = append(nodes, n)
+		admin, user := c.RestConfig(s, local.Admin), c.RestConfig(s, local.Unprivileged)
+		admin.Host, user.Host = n.proxy.URL(), n.proxy.URL()
+		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
+			Name: "peerproxy-" + s.Name, URL: n.proxy.URL(), Admin: admin, User: user,
+			AuditLog: s.AuditLog(), Log: s.Log(), Node: n,
+		})
+	}
+	t.Converge = func(ctx context.Context) error { return framework.WaitReachable(ctx, t, 90*time.Second) }
+	if err := t.Converge(ctx); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("reference proxies: %w", err)
+	}
+	if err := t.Refresh(ctx); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return t, stop, nil
+}
+
+// node is an apiserver and the proxy in front of it, which share a fate.
+type node struct {
+	server *local.Server
+	cfg    Config
+	proxy  *Proxy
+}
+
+func (n *node) startProxy(ctx context.Context) error {
+	p, err := Start(ctx, n.cfg)
+	if err != nil {
+		return err
+	}
+	n.proxy = p
+	return nil
+}
+
+// stopProxy shuts the proxy down gracefully (its lease goes) or, as a crash, closes it.
+func (n *node) stopProxy(graceful bool) {
+	if n.proxy == nil {
+		return
+	}
+	if graceful {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		n.proxy.Shutdown(ctx)
+	} else {
+		n.proxy.Close()
+	}
+	n.proxy = nil
+}
+
+func (n *node) Stop(timeout time.Duration) error { n.stopProxy(true); return n.server.Stop(timeout) }
+func (n *node) Kill() error                      { n.stopProxy(false); return n.server.Kill() }
+func (n *node) Freeze() error                    { return n.server.Freeze() }
+func (n *node) Thaw() error                      { return n.server.Thaw() }
+func (n *node) Start(ctx context.Context) error {
+	if n.server.State() == local.Stopped {
+		if err := n.server.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if n.proxy == nil {
+		return n.startProxy(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package peerproxy
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// user is who a client is, as the apiservers would have decided.
+type user struct {
+	name, uid string
+	groups    []string
+	extra     map[string][]string
+}
+
+// authenticator decides who a client is the way kube-apiserver does for the two
+// credentials the reference accepts: a client certificate signed by the cluster's client CA
+// (CN is the user, O the groups; the TLS handshake already verified it) or a bearer token,
+// which only the apiserver can judge, through a TokenReview. Anything else is anonymous.
+type authenticator struct {
+	reviews kubernetes.Interface
+	mu      sync.Mutex
+	cache   map[string]cachedReview
+}
+
+type cachedReview struct {
+	user    *user
+	expires time.Time
+}
+
+// tokenCacheTTL bounds how long a revoked token keeps working through the proxy.
+const tokenCacheTTL = 10 * time.Second
+
+func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*user, error) {
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		cert := r.TLS.VerifiedChains[0][0]
+		return withAuthenticated(&user{name: cert.Subject.CommonName, groups: slices.Clone(cert.Subject.Organization)}), nil
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || token == "" {
+		return nil, nil
+	}
+	a.mu.Lock()
+	if c, ok := a.cache[token]; ok && time.Now().Before(c.expires) {
+		a.mu.Unlock()
+		return c.user, nil
+	}
+	a.mu.Unlock()
+	review, err := a.reviews.AuthenticationV1().TokenReviews().Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var u *user
+	if review.Status.Authenticated {
+		ui := review.Status.User
+		u = &user{name: ui.Username, uid: ui.UID, groups: ui.Groups, extra: map[string][]string{}}
+		for k, v := range ui.Extra {
+			u.extra[k] = v
+		}
+		u = withAuthenticated(u)
+	}
+	a.mu.Lock()
+	if a.cache == nil {
+		a.cache = map[string]cachedReview{}
+	}
+	a.cache[token] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
+	a.mu.Unlock()
+	return u, nil
+}
+
+// withAuthenticated adds system:authenticated, as the apiserver does for every
+// authenticated user, so groups read the same at the peer as asking directly.
+func withAuthenticated(u *user) *user {
+	if !slices.Contains(u.groups, "system:authenticated") {
+		u.groups = append(u.groups, "system:authenticated")
+	}
+	return u
+}
+
+// identityHeaders are the front-proxy headers kube-apiserver trusts only from a client
+// certificate signed by its --requestheader-client-ca-file with an allowed name.
+const (
+	headerUser   = "X-Remote-User"
+	headerGroup  = "X-Remote-Group"
+	headerUID    = "X-Remote-Uid"
+	headerExtra  = "X-Remote-Extra-"
+	headerMarked = "X-Kubernetes-Peer-Proxied"
+)
+
+// stripIdentity removes every header that could claim an identity: a client never chooses
+// who it is by sending headers, and its own credentials are not passed on.
+func stripIdentity(h http.Header) {
+	for k := range h {
+		if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Remote-") {
+			h.Del(k)
+		}
+	}
+	h.Del("Authorization")
+}
+
+// setIdentity writes u as front-proxy headers.
+func setIdentity(h http.Header, u *user) {
+	h.Set(headerUser, u.name)
+	for _, g := range u.groups {
+		h.Add(headerGroup, g)
+	}
+	if u.uid != "" {
+		h.Set(headerUID, u.uid)
+	}
+	for k, vs := range u.extra {
+		for _, v := range vs {
+			h.Add(headerExtra+url.PathEscape(k), v)
+		}
+	}
+}
+
+// statusBody is a metav1.Status as JSON, for the proxy's own answers.
+func statusBody(code int, reason, message string) []byte {
+	b, _ := json.Marshal(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status: metav1.StatusFailure, Code: int32(code), Reason: metav1.StatusReason(reason), Message: message})
+	return b
+}

@@ -1,0 +1,202 @@
+// Package peerproxy is skewcheck's reference mixed version proxy: a sidecar in front of one
+// kube-apiserver that forwards a request for a resource its apiserver does not serve to a
+// peer apiserver that does, and merges the servers' discovery. It passes the mvp and
+// discovery suites with no help from the apiservers (their gate may be off or missing), and
+// improves on upstream where upstream is weak:
+//   - identity survives upgrade requests (exec, attach, port-forward, websockets);
+//   - the time to 503 for a frozen or unreachable peer is bounded (PeerTimeout, 2 s);
+//   - an idempotent request is retried on another capable peer before answering 503;
+//   - the 503 is always a JSON Status with Retry-After.
+package peerproxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Config is everything a proxy needs. Paths are PEM files.
+type Config struct {
+	// ID names this proxy among its peers (its lease); unique per fronted apiserver.
+	ID string
+	// Listen is where clients connect, e.g. 127.77.1.31:6443.
+	Listen string
+	// ServingCert and ServingKey: the certificate clients see (SANs for Listen's address).
+	ServingCert, ServingKey string
+	// ClientCA verifies client certificates, as the apiservers' --client-ca-file does.
+	ClientCA string
+	// APIServer is the fronted apiserver's URL; ServerCA verifies it and the peers.
+	APIServer string
+	ServerCA  string
+	// FrontProxyCert and FrontProxyKey: the client certificate the apiservers trust for
+	// X-Remote-* identity headers (their --requestheader-client-ca-file and allowed names).
+	FrontProxyCert, FrontProxyKey string
+	// ControlCert and ControlKey: the proxy's own identity for reading discovery, writing
+	// its lease and reviewing tokens (needs leases in kube-system and tokenreviews).
+	ControlCert, ControlKey string
+	// PeerTimeout bounds connecting to a peer and waiting for its response headers: the
+	// time to 503 when a peer is frozen. Default 2 s.
+	PeerTimeout time.Duration
+	// SyncEvery is how often local and peer discovery and leases are re-read. Default 1 s.
+	SyncEvery time.Duration
+	// MetricsListen, if set, serves Prometheus metrics at /metrics there.
+	MetricsListen string
+}
+
+// Proxy is a running reference proxy.
+type Proxy struct {
+	cfg      Config
+	reg      *registry
+	auth     *authenticator
+	metrics  *metrics
+	server   *http.Server
+	msrv     *http.Server
+	identity http.RoundTripper // presents the front-proxy cert: for authenticated users
+	anon     http.RoundTripper // presents no cert: an unauthenticated client stays anonymous
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// Start checks the configuration, registers the proxy and starts serving.
+func Start(ctx context.Context, cfg Config) (*Proxy, error) {
+	if cfg.PeerTimeout == 0 {
+		cfg.PeerTimeout = 2 * time.Second
+	}
+	if cfg.SyncEvery == 0 {
+		cfg.SyncEvery = time.Second
+	}
+	if cfg.ID == "" || cfg.Listen == "" || cfg.APIServer == "" {
+		return nil, errors.New("peerproxy: ID, Listen and APIServer are required")
+	}
+	serverCAs, err := loadPool(cfg.ServerCA)
+	if err != nil {
+		return nil, err
+	}
+	clientCAs, err := loadPool(cfg.ClientCA)
+	if err != nil {
+		return nil, err
+	}
+	frontProxy, err := tls.LoadX509KeyPair(cfg.FrontProxyCert, cfg.FrontProxyKey)
+	if err != nil {
+		return nil, fmt.Errorf("peerproxy: front-proxy client certificate: %w", err)
+	}
+	serving, err := tls.LoadX509KeyPair(cfg.ServingCert, cfg.ServingKey)
+	if err != nil {
+		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
+	}
+	controlFor := func(url string) *rest.Config {
+		return &rest.Config{Host: url, QPS: 100, Burst: 200, Timeout: 5 * time.Second,
+			TLSClientConfig: rest.TLSClientConfig{CAFile: cfg.ServerCA, CertFile: cfg.ControlCert, KeyFile: cfg.ControlKey}}
+	}
+	client, err := kubernetes.NewForConfig(controlFor(cfg.APIServer))
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
+		identity: transport(serverCAs, &frontProxy, cfg.PeerTimeout),
+		anon:     transport(serverCAs, nil, cfg.PeerTimeout)}
+	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, client: client, peerCfg: controlFor,
+		localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
+	if err := p.reg.renew(ctx); err != nil {
+		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)
+	}
+	p.reg.sync(ctx)
+	if err := p.reg.ready(); err != nil {
+		p.reg.deregister(ctx)
+		return nil, fmt.Errorf("peerproxy %s: %v: is %s serving?", cfg.ID, err, cfg.APIServer)
+	}
+	l, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		p.reg.deregister(ctx)
+		return nil, fmt.Errorf("peerproxy %s: listening on %s: %w (is the port in use?)", cfg.ID, cfg.Listen, err)
+	}
+	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, TLSConfig: &tls.Config{
+		Certificates: []tls.Certificate{serving}, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
+		NextProtos: []string{"h2", "http/1.1"},
+	}}
+	runCtx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go p.reg.run(runCtx)
+	go func() {
+		defer close(p.done)
+		p.server.ServeTLS(l, "", "")
+	}()
+	if cfg.MetricsListen != "" {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(p.metrics.registry, promhttp.HandlerOpts{}))
+		p.msrv = &http.Server{Addr: cfg.MetricsListen, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go p.msrv.ListenAndServe()
+	}
+	return p, nil
+}
+
+// URL is where clients reach the proxy.
+func (p *Proxy) URL() string { return "https://" + p.cfg.Listen }
+
+// Metrics is the proxy's Prometheus registry (for tests and embedding).
+func (p *Proxy) Metrics() *prometheus.Registry { return p.metrics.registry }
+
+// Shutdown is a graceful stop: the lease is deleted first, so peers stop routing here at
+// once, then in-flight requests finish (until ctx ends).
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	p.cancel()
+	p.reg.deregister(ctx)
+	if p.msrv != nil {
+		p.msrv.Close()
+	}
+	err := p.server.Shutdown(ctx)
+	<-p.done
+	return err
+}
+
+// Close is a crash: connections drop and the lease is left to expire, as after SIGKILL.
+func (p *Proxy) Close() error {
+	p.cancel()
+	if p.msrv != nil {
+		p.msrv.Close()
+	}
+	err := p.server.Close()
+	<-p.done
+	return err
+}
+
+func loadPool(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("peerproxy: reading CA %s: %w", path, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("peerproxy: %s holds no PEM certificate", path)
+	}
+	return pool, nil
+}
+
+// transport talks TLS to apiservers. Connecting and the TLS handshake are bounded by
+// timeout, so a frozen peer costs at most that much; response headers are bounded per
+// request (see forward), since a local LIST may legitimately take longer.
+func transport(cas *x509.CertPool, cert *tls.Certificate, timeout time.Duration) *http.Transport {
+	tc := &tls.Config{RootCAs: cas}
+	if cert != nil {
+		tc.Certificates = []tls.Certificate{*cert}
+	}
+	return &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tc,
+		TLSHandshakeTimeout: timeout,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 100,
+		IdleConnTimeout:     90 * time.Second,
+	}
+}
