@@ -26,8 +26,12 @@ binaries: build
 # on the first server so the skew includes a resource with a subresource (jobs/status),
 # besides the resources only 1.36 serves.
 CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=batch/v1=false --profiles mvp,discovery
+# It runs twice: against upstream's proxy, then against skewcheck's reference peer proxy in
+# front of apiservers with the gate off; then puts both side by side.
 conformance: binaries
-	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)
+	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
+	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
+	$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
 
 unit:
 	$(GO) test -short ./...

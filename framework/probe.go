@@ -23,6 +23,8 @@ type Identity string
 const (
 	AsAdmin Identity = "admin"
 	AsUser  Identity = "user"
+	// AsAnonymous sends no credentials at all.
+	AsAnonymous Identity = "anonymous"
 )
 
 // Request is one HTTP request a probe sends, exactly as given: the point is to see what a
@@ -66,8 +68,11 @@ func (r Response) String() string {
 // Do sends req to the endpoint and records the response as evidence of the running test.
 func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 	cfg := e.Admin
-	if req.As == AsUser {
+	switch req.As {
+	case AsUser:
 		cfg = e.User
+	case AsAnonymous:
+		cfg = rest.AnonymousClientConfig(e.Admin)
 	}
 	if req.Method == "" {
 		req.Method = http.MethodGet

@@ -149,3 +149,31 @@ func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
 		return r.Peer.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace), As: framework.AsUser}).Status
 	}).WithTimeout(env.Timeouts.Request).Should(Equal(200), fmt.Sprintf("RBAC grant %s did not take effect on %s", name, r.Peer.Name))
 }
+
+// anonymousStaysAnonymous: a request without credentials must not borrow the proxy's.
+// Anonymous may not list anything here: 401 or 403, as directly at the peer; and if the
+// request reached the peer, the peer recorded system:anonymous.
+func anonymousStaysAnonymous(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		path := collectionPath(r.GVR, testNamespace)
+		direct := r.Peer.Do(ctx, framework.Request{Path: path, As: framework.AsAnonymous})
+		via := r.Entry.Do(ctx, framework.Request{Path: path, As: framework.AsAnonymous})
+		Expect(direct.Status).To(BeElementOf(401, 403), "anonymous directly at %s", r.Peer.Name)
+		Expect(via.Status).To(Equal(direct.Status), "anonymous through %s should be answered as directly at %s: %s", r.Entry.Name, r.Peer.Name, via)
+		events, err := r.Peer.AuditEvents(ctx, via.AuditID, 2*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		for _, ev := range events {
+			Expect(ev.User.Username).To(Equal("system:anonymous"), "the peer saw an unauthenticated request as %s", ev.User.Username)
+		}
+	}
+}
+
+// impersonationNotAllowed: the unprivileged user asking to be an admin is refused.
+func impersonationNotAllowed(ctx context.Context, env *framework.Env) {
+	for _, r := range routesFor(env, "list") {
+		req := framework.Request{Path: collectionPath(r.GVR, testNamespace), As: framework.AsUser,
+			Header: map[string][]string{"Impersonate-User": {"system:admin"}, "Impersonate-Group": {"system:masters"}}}
+		Expect(r.Peer.Do(ctx, req)).To(framework.HaveStatus(403), "directly at %s", r.Peer.Name)
+		Expect(r.Entry.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers from %s through %s", r.Entry.UserName, r.Entry.Name)
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+)
+
+func referenceCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "reference", Short: "Run skewcheck's reference implementations"}
+	var c peerproxy.Config
+	pp := &cobra.Command{
+		Use:   "peerproxy",
+		Short: "Run the reference mixed version proxy in front of one kube-apiserver",
+		Long: `Runs a sidecar that gives one kube-apiserver the mixed version proxy and peer-aggregated
+discovery, whatever its version or gate: a request for a resource its apiserver does not
+serve goes to a peer apiserver that does, with the client's identity (also on upgrade
+requests), 503 with Retry-After when the peers fail, within --peer-timeout.
+
+Run one per apiserver. Peers find each other through Leases in kube-system; every
+apiserver must trust --front-proxy-cert (--requestheader-client-ca-file, allowed names).
+SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at once.`,
+		Example: "  skewcheck reference peerproxy --id a --listen 10.0.0.5:7443 --apiserver https://10.0.0.5:6443 \\\n" +
+			"    --tls-cert proxy.crt --tls-key proxy.key --client-ca ca.crt --apiserver-ca ca.crt \\\n" +
+			"    --front-proxy-cert front-proxy-client.crt --front-proxy-key front-proxy-client.key \\\n" +
+			"    --control-cert admin.crt --control-key admin.key --metrics-listen 127.0.0.1:9090",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			p, err := peerproxy.Start(ctx, c)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "reference peer proxy %s serving at %s in front of %s\n", c.ID, p.URL(), c.APIServer)
+			<-ctx.Done()
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return p.Shutdown(sctx)
+		},
+	}
+	f := pp.Flags()
+	f.StringVar(&c.ID, "id", "", "this proxy's name among its peers (required, unique)")
+	f.StringVar(&c.Listen, "listen", "", "address clients connect to, ip:port (required)")
+	f.StringVar(&c.APIServer, "apiserver", "", "URL of the fronted kube-apiserver (required)")
+	f.StringVar(&c.ServingCert, "tls-cert", "", "serving certificate")
+	f.StringVar(&c.ServingKey, "tls-key", "", "serving key")
+	f.StringVar(&c.ClientCA, "client-ca", "", "CA that signs client certificates (as --client-ca-file)")
+	f.StringVar(&c.ServerCA, "apiserver-ca", "", "CA that signs the apiservers' serving certificates")
+	f.StringVar(&c.FrontProxyCert, "front-proxy-cert", "", "client certificate the apiservers trust for X-Remote-* headers")
+	f.StringVar(&c.FrontProxyKey, "front-proxy-key", "", "its key")
+	f.StringVar(&c.ControlCert, "control-cert", "", "the proxy's own identity (discovery, leases in kube-system, tokenreviews)")
+	f.StringVar(&c.ControlKey, "control-key", "", "its key")
+	f.DurationVar(&c.PeerTimeout, "peer-timeout", 2*time.Second, "bound on reaching a peer: the time to 503 for a frozen peer")
+	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
+	cmd.AddCommand(pp)
+	return cmd
+}
