@@ -43,7 +43,8 @@ test: binaries
 	$(GO) test -p 1 -timeout 40m ./...
 
 bench: binaries
-	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m ./clusters/local
+	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local
+	$(GO) test -run '^$$' -bench Proxied -benchtime 2s -timeout 30m ./reference/peerproxy
 
 clean:
 	rm -rf bin $(REPORT_DIR)

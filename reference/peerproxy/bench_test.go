@@ -1,0 +1,100 @@
+package peerproxy_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+)
+
+// BenchmarkProxied compares, in one process on one cluster, the latency and throughput of
+// proxied requests through upstream's proxy (apiserver-1, which has batch/v1 off, forwards
+// to apiserver-2) and through the reference in front of apiserver-1, with apiserver-2
+// asked directly as the baseline; then the time to 503 once the peer is frozen.
+// Run: make bench.
+func BenchmarkProxied(b *testing.B) {
+	integration.Require(b)
+	ctx := context.Background()
+	oldV, newV := integration.Versions()
+	c, err := local.New(ctx, local.Config{Name: "bench", Servers: []local.ServerSpec{
+		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Delete()
+	upstream, err := c.Target(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref, stop, err := peerproxy.Front(ctx, c, 2*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	entries := map[string]*framework.Endpoint{"upstream": upstream.Endpoints[0], "reference": ref.Endpoints[0], "direct": upstream.Endpoints[1]}
+	job := `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"bench"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}}}`
+	if r := entries["direct"].Do(ctx, framework.Request{Method: "POST", Path: "/apis/batch/v1/namespaces/default/jobs", Body: []byte(job)}); r.Status != 201 {
+		b.Fatalf("creating the job: %s", r)
+	}
+	for _, op := range []struct{ name, path string }{
+		{"GET", "/apis/batch/v1/namespaces/default/jobs/bench"},
+		{"LIST", "/apis/batch/v1/namespaces/default/jobs"},
+	} {
+		for _, via := range []string{"direct", "upstream", "reference"} {
+			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
+				e := entries[via]
+				lat := make([]time.Duration, 0, b.N)
+				start := time.Now()
+				for i := 0; i < b.N; i++ {
+					r := e.Do(ctx, framework.Request{Path: op.path})
+					if r.Status != 200 {
+						b.Fatalf("%s", r)
+					}
+					lat = append(lat, r.Latency)
+				}
+				elapsed := time.Since(start)
+				framework.Evidence.Take()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+			})
+		}
+	}
+	peer := upstream.Endpoints[1].Node
+	for _, via := range []string{"reference", "upstream"} {
+		b.Run("TimeTo503Frozen/"+via, func(b *testing.B) {
+			e := entries[via]
+			// Warm the path so the peer connection is open, as in a busy cluster.
+			e.Do(ctx, framework.Request{Path: "/apis/batch/v1/namespaces/default/jobs/bench"})
+			if err := peer.Freeze(); err != nil {
+				b.Fatal(err)
+			}
+			defer peer.Thaw()
+			frozen := time.Now()
+			var took time.Duration
+			for time.Since(frozen) < 2*time.Minute {
+				r := e.Do(ctx, framework.Request{Path: "/apis/batch/v1/namespaces/default/jobs/bench"})
+				if r.Status == 503 {
+					took = time.Since(frozen)
+					break
+				}
+			}
+			framework.Evidence.Take()
+			if took == 0 {
+				b.Fatalf("no 503 within 2 minutes of freezing the peer")
+			}
+			b.ReportMetric(took.Seconds(), "s-to-503")
+			peer.Thaw()
+			if err := framework.WaitReachable(ctx, upstream, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
