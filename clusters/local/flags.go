@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
 
@@ -102,7 +103,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 	if on {
 		f = append(f, "--peer-ca-file="+b.CA.CertFile)
 		if s.Spec.PeerAdvertise != "" {
-			ip, port, _ := strings.Cut(s.Spec.PeerAdvertise, ":")
+			ip, port, _ := net.SplitHostPort(s.Spec.PeerAdvertise) // checked when the spec was made
 			f = append(f, "--peer-advertise-ip="+ip, "--peer-advertise-port="+port)
 		}
 	}

@@ -108,6 +108,10 @@ func TestAPIServerFlags(t *testing.T) {
 			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--peer-advertise-port=7000"},
 		},
 		{
+			name: "peer advertise IPv6", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "[::1]:7000"},
+			has: []string{peerCA, "--peer-advertise-ip=::1", "--peer-advertise-port=7000"},
+		},
+		{
 			name: "extra flags last", version: "v1.35.4",
 			spec:         ServerSpec{ExtraFlags: []string{"--runtime-config=batch/v1=false", "--v=4"}},
 			featureGates: []string{gateOn},

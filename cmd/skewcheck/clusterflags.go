@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
@@ -57,9 +58,9 @@ func (f *serverFlags) specs() ([]local.ServerSpec, error) {
 		specs[i].ExtraFlags = append(specs[i].ExtraFlags, flag)
 	}
 	for _, kv := range f.peerAdvertise {
-		ref, addr, ok := strings.Cut(kv, "=")
-		if !ok || !strings.Contains(addr, ":") {
-			return nil, fmt.Errorf("--peer-advertise %q: want SERVER=IP:PORT", kv)
+		ref, addr, _ := strings.Cut(kv, "=")
+		if err := checkIPPort(addr); err != nil {
+			return nil, fmt.Errorf("--peer-advertise %q: want SERVER=IP:PORT, e.g. 2=127.0.0.9:7000 or 2=[::1]:7000: %v", kv, err)
 		}
 		i, err := index(ref)
 		if err != nil {
@@ -68,4 +69,18 @@ func (f *serverFlags) specs() ([]local.ServerSpec, error) {
 		specs[i].PeerAdvertise = addr
 	}
 	return specs, nil
+}
+
+func checkIPPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if net.ParseIP(host) == nil {
+		return fmt.Errorf("%q is not an IP address", host)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q is not a port", port)
+	}
+	return nil
 }

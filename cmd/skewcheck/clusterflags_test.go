@@ -109,6 +109,26 @@ func TestServerFlagsSpecs(t *testing.T) {
 			wantErr: []string{`"1=127.0.0.9"`, "SERVER=IP:PORT"},
 		},
 		{
+			name:  "peer-advertise IPv6",
+			flags: serverFlags{versions: two, peerAdvertise: []string{"1=[::1]:7000"}},
+			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "[::1]:7000"}, {Version: "v1.36.3"}},
+		},
+		{
+			name:    "peer-advertise not an IP",
+			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=host:7000"}},
+			wantErr: []string{"is not an IP address"},
+		},
+		{
+			name:    "peer-advertise empty IP",
+			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=:7000"}},
+			wantErr: []string{"is not an IP address"},
+		},
+		{
+			name:    "peer-advertise bad port",
+			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=127.0.0.9:abc"}},
+			wantErr: []string{"is not a port"},
+		},
+		{
 			name:    "peer-advertise without server",
 			flags:   serverFlags{versions: two, peerAdvertise: []string{"127.0.0.9:7000"}},
 			wantErr: []string{`"127.0.0.9:7000"`, "SERVER=IP:PORT"},

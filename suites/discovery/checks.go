@@ -49,7 +49,13 @@ func mergedListsUnion(ctx context.Context, env *framework.Env) {
 	}
 }
 
+// noPeerIsLocal: what profile=nopeer lists, the server answers itself (a request marked as
+// already proxied is served only locally, so no 404), and everything the server answers in
+// its own group-version documents is listed. Equality with the legacy group list is not
+// asserted: APIService objects live in the shared etcd and each server's registration
+// controller rewrites them, so that list briefly differs between servers in a mixed cluster.
 func noPeerIsLocal(ctx context.Context, env *framework.Env) {
+	marked := map[string][]string{"x-kubernetes-peer-proxied": {"true"}}
 	for _, e := range env.Target.Endpoints {
 		list, err := disc.Fetch(ctx, e.Admin, "/apis", disc.AggregatedV2NoPeer)
 		Expect(err).NotTo(HaveOccurred())
@@ -59,7 +65,15 @@ func noPeerIsLocal(ctx context.Context, env *framework.Env) {
 				Expect(local.Has(r.GVR.Key())).To(BeFalse(), "%s's nopeer /apis lists %s, which only %s serves", e.Name, r.GVR.Key(), r.Peer.Name)
 			}
 		}
-		Expect(keys(local)).To(Equal(keys(legacyGroups(ctx, e))), "%s: nopeer /apis and legacy discovery should both be the local view", e.Name)
+		for _, g := range local.Sorted() {
+			if g.Can("list") {
+				resp := e.Do(ctx, framework.Request{Path: g.Path() + "?limit=1", Header: marked})
+				Expect(resp.Status).NotTo(Equal(404), "%s's nopeer /apis lists %s, but %s does not serve it itself: %s", e.Name, g.Key(), e.Name, resp)
+			}
+		}
+		for _, k := range keys(legacyGroups(ctx, e)) {
+			Expect(local.Has(k)).To(BeTrue(), "%s answers %s in its own group-version document, but its nopeer /apis does not list it", e.Name, k)
+		}
 	}
 }
 

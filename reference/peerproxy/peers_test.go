@@ -1,0 +1,211 @@
+package peerproxy
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+func lease(name, url string, renewed time.Time, seconds int32) *coordinationv1.Lease {
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: leaseNamespace,
+		Labels: map[string]string{leaseLabel: "true"}, Annotations: map[string]string{leaseAPIServer: url}}}
+	if !renewed.IsZero() {
+		t := metav1.NewMicroTime(renewed)
+		l.Spec.RenewTime = &t
+	}
+	if seconds != 0 {
+		l.Spec.LeaseDurationSeconds = &seconds
+	}
+	return l
+}
+
+func TestLeaseLive(t *testing.T) {
+	now := time.Now()
+	tests := []struct {
+		name string
+		l    *coordinationv1.Lease
+		want bool
+	}{
+		{"just renewed", lease("a", "", now, 15), true},
+		{"renewed 10s ago", lease("a", "", now.Add(-10*time.Second), 15), true},
+		{"expired", lease("a", "", now.Add(-16*time.Second), 15), false},
+		{"no renew time", lease("a", "", time.Time{}, 15), false},
+		{"no duration", lease("a", "", now, 0), false},
+	}
+	for _, tt := range tests {
+		if got := leaseLive(*tt.l); got != tt.want {
+			t.Errorf("%s: leaseLive = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRenewAndDeregister(t *testing.T) {
+	cs := fake.NewClientset()
+	r := &registry{id: "c1-s1", localURL: "https://127.77.1.1:6443", client: cs}
+	ctx := context.Background()
+	leases := cs.CoordinationV1().Leases(leaseNamespace)
+
+	if err := r.renew(ctx); err != nil {
+		t.Fatalf("first renew: %v", err)
+	}
+	l, err := leases.Get(ctx, "skewcheck-peerproxy-c1-s1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the lease was not created: %v", err)
+	}
+	if l.Labels[leaseLabel] != "true" || l.Annotations[leaseAPIServer] != r.localURL {
+		t.Errorf("lease labels %v annotations %v", l.Labels, l.Annotations)
+	}
+	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != r.id {
+		t.Errorf("holder %v, want %s", l.Spec.HolderIdentity, r.id)
+	}
+	if l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds != 15 {
+		t.Errorf("duration %v, want 15", l.Spec.LeaseDurationSeconds)
+	}
+	if !leaseLive(*l) {
+		t.Error("a freshly created lease is not live")
+	}
+
+	// Renewing an existing (here: expired) lease moves its renew time.
+	old := metav1.NewMicroTime(time.Now().Add(-time.Minute))
+	l.Spec.RenewTime = &old
+	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.renew(ctx); err != nil {
+		t.Fatalf("second renew: %v", err)
+	}
+	l, err = leases.Get(ctx, r.leaseName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !leaseLive(*l) {
+		t.Errorf("renew did not refresh the lease: renewed %v", l.Spec.RenewTime)
+	}
+
+	r.deregister(ctx)
+	if _, err := leases.Get(ctx, r.leaseName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after deregister Get = %v, want NotFound", err)
+	}
+}
+
+// discoveryServer serves apis at /apis and core at /api as aggregated discovery v2.
+func discoveryServer(t *testing.T, apis, core *apidiscoveryv2.APIGroupDiscoveryList) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var l *apidiscoveryv2.APIGroupDiscoveryList
+		switch r.URL.Path {
+		case "/apis":
+			l = apis
+		case "/api":
+			l = core
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", discovery.AggregatedV2)
+		json.NewEncoder(w).Encode(l)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func keysOf(s discovery.Set) []string {
+	var out []string
+	for k := range s {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestSync(t *testing.T) {
+	core := list(group("", ver("v1", res("pods"))))
+	localSrv := discoveryServer(t, list(group("apps", ver("v1", res("deployments")))), core)
+	peerB := discoveryServer(t, list(group("batch", ver("v1", res("jobs")))), core)
+	peerA := discoveryServer(t, list(group("resource.k8s.io", ver("v1", res("deviceclasses")))), core)
+	down := refusedURL(t)
+	expired := discoveryServer(t, list(group("expired.example.com", ver("v1", res("things")))), core)
+
+	now := time.Now()
+	cs := fake.NewClientset(
+		lease("skewcheck-peerproxy-self", localSrv.URL, now, 15), // its own: skipped
+		lease("skewcheck-peerproxy-b", peerB.URL, now, 15),
+		lease("skewcheck-peerproxy-a", peerA.URL, now, 15),
+		lease("skewcheck-peerproxy-down", down, now, 15), // live but unreachable, never seen: skipped
+		lease("skewcheck-peerproxy-expired", expired.URL, now.Add(-time.Minute), 15),
+	)
+	var syncs []bool
+	r := &registry{id: "self", localURL: localSrv.URL, client: cs,
+		localCfg: &rest.Config{Host: localSrv.URL},
+		peerCfg:  func(url string) *rest.Config { return &rest.Config{Host: url} },
+		onSync:   func(ok bool) { syncs = append(syncs, ok) },
+	}
+	if err := r.ready(); err == nil {
+		t.Error("ready before the first sync")
+	}
+	r.sync(context.Background())
+	if err := r.ready(); err != nil {
+		t.Errorf("ready after sync: %v", err)
+	}
+	if !reflect.DeepEqual(syncs, []bool{false}) {
+		t.Errorf("onSync calls %v, want [false] (a live peer could not be read)", syncs)
+	}
+	if got, want := keysOf(r.local.served), []string{"apps/v1/deployments", "core/v1/pods"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("local serves %v, want %v", got, want)
+	}
+	if !r.localServes("apps/v1/deployments") || r.localServes("batch/v1/jobs") {
+		t.Error("localServes disagrees with the local view")
+	}
+	var ids []string
+	local, peers := r.views()
+	for _, p := range peers {
+		ids = append(ids, p.id)
+	}
+	if want := []string{"skewcheck-peerproxy-a", "skewcheck-peerproxy-b"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("peers %v, want %v (sorted by id)", ids, want)
+	}
+	if local.url != localSrv.URL || local.apis == nil {
+		t.Errorf("local view %+v", local)
+	}
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peerB.URL}) {
+		t.Errorf("capablePeers(batch/v1/jobs) = %v, want [%s]", got, peerB.URL)
+	}
+	wantBoth := []string{peerA.URL, peerB.URL}
+	sort.Strings(wantBoth)
+	if got := r.capablePeers("core/v1/pods"); !reflect.DeepEqual(got, wantBoth) {
+		t.Errorf("capablePeers(core/v1/pods) = %v, want %v (sorted)", got, wantBoth)
+	}
+	if got := r.capablePeers("expired.example.com/v1/things"); got != nil {
+		t.Errorf("capablePeers of an expired peer's resource = %v, want none", got)
+	}
+
+	// A known peer that stops answering keeps its last view while its lease is live.
+	peerB.Close()
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peerB.URL}) {
+		t.Errorf("after the peer went down capablePeers(batch/v1/jobs) = %v, want its last view [%s]", got, peerB.URL)
+	}
+
+	// Once its lease goes, so does its view.
+	if err := cs.CoordinationV1().Leases(leaseNamespace).Delete(context.Background(), "skewcheck-peerproxy-b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); got != nil {
+		t.Errorf("after the peer's lease went capablePeers(batch/v1/jobs) = %v, want none", got)
+	}
+}
