@@ -37,10 +37,11 @@ unit:
 	$(GO) test -short ./...
 
 # Integration tests need root (UTS and network namespaces); they run one package at a time
-# so two clusters never compete for the 2 cores during bring-up.
+# so two clusters never compete for the 2 cores during bring-up. -count=1: a cached result
+# would hide a change in the apiserver binaries or the machine, which go test cannot see.
 test: binaries
 	$(GO) vet ./...
-	$(GO) test -p 1 -timeout 40m ./...
+	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

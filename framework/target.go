@@ -36,11 +36,14 @@ type Endpoint struct {
 	// Admin may do anything; User is an identity RBAC grants nothing, so that a 403 shows
 	// authorization ran where the request landed.
 	Admin, User *rest.Config
-	// UserName, UserGroups and UserUID are who User is when it asks this endpoint
-	// (SelfSubjectReview), for RBAC grants and to compare with what a peer recorded.
+	// UserName, UserGroups, UserUID and UserExtra are who User is to the apiservers when it
+	// asks them directly (SelfSubjectReview), for RBAC grants and to compare with what a peer
+	// recorded of a proxied request. Refresh asks the endpoint when they are not set; a
+	// target whose endpoints are proxies of skewcheck's own sets them from the apiservers.
 	UserName   string
 	UserGroups []string
 	UserUID    string
+	UserExtra  map[string][]string
 	// Served is what the server itself serves (nopeer discovery), read by Refresh.
 	Served discovery.Set
 	// AuditLog is the path of the server's audit log, when the test can read it.
@@ -75,12 +78,16 @@ func (t *Target) Refresh(ctx context.Context) error {
 		if e.Served, err = discovery.Served(ctx, e.Admin); err != nil {
 			return fmt.Errorf("endpoint %s (%s): %w", e.Name, e.URL, err)
 		}
-		if e.User != nil {
+		if e.User != nil && e.UserName == "" {
 			ui, err := whoAmI(ctx, e.User)
 			if err != nil {
 				return fmt.Errorf("endpoint %s: who is the unprivileged identity? %w", e.Name, err)
 			}
 			e.UserName, e.UserGroups, e.UserUID = ui.Username, ui.Groups, ui.UID
+			e.UserExtra = map[string][]string{}
+			for k, v := range ui.Extra {
+				e.UserExtra[k] = v
+			}
 		}
 	}
 	return nil

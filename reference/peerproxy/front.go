@@ -22,6 +22,11 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 		}
 	}
 	t := &framework.Target{Kind: "reference:peerproxy"}
+	// Who the users are to the apiservers themselves: what a proxied request must carry.
+	direct, err := c.Target(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i, s := range c.Servers {
 		ip := net.ParseIP(s.IP).To4()
 		listen := net.IPv4(ip[0], ip[1], ip[2], byte(30+i+1)).String()
@@ -47,6 +52,8 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: "peerproxy-" + s.Name, URL: n.proxy.URL(), Admin: admin, User: user,
 			AuditLog: s.AuditLog(), Log: s.Log(), Node: n,
+			UserName: direct.Endpoints[i].UserName, UserGroups: direct.Endpoints[i].UserGroups,
+			UserUID: direct.Endpoints[i].UserUID, UserExtra: direct.Endpoints[i].UserExtra,
 		})
 	}
 	t.Converge = func(ctx context.Context) error { return framework.WaitReachable(ctx, t, 90*time.Second) }

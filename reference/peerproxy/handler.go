@@ -69,7 +69,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 	rp := &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(first) },
 		FlushInterval: -1, // watches stream event by event
-		Transport:     &failover{next: rt, targets: targets, bound: p.peerBound(toPeer), idempotent: idempotent(r.Method), onError: p.metrics.peerError},
+		Transport:     &failover{next: rt, targets: targets, bound: p.peerBound(toPeer), idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if toPeer {
 				p.metrics.route("unavailable")
@@ -81,6 +81,14 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// errorCounter counts failed attempts to reach peers; the local apiserver's are not peer errors.
+func (p *Proxy) errorCounter(toPeer bool) func() {
+	if toPeer {
+		return p.metrics.peerError
+	}
+	return func() {}
 }
 
 func (p *Proxy) peerBound(toPeer bool) time.Duration {

@@ -2,6 +2,9 @@ package peerproxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -42,11 +46,13 @@ const tokenCacheTTL = 10 * time.Second
 
 func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*user, error) {
 	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
-		cert := r.TLS.VerifiedChains[0][0]
-		return withAuthenticated(&user{name: cert.Subject.CommonName, groups: slices.Clone(cert.Subject.Organization)}), nil
+		if u := certUser(r.TLS.VerifiedChains[0][0]); u != nil {
+			return u, nil
+		}
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || token == "" {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "bearer") || token == "" {
 		return nil, nil
 	}
 	a.mu.Lock()
@@ -76,6 +82,28 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*use
 	a.mu.Unlock()
 	return u, nil
 }
+
+// certUser is who a verified client certificate names, exactly as kube-apiserver's x509
+// authenticator decides (k8s.io/apiserver request/x509 CommonNameUserConversion): no CN
+// means the certificate names nobody; the UID comes from the subject's UID attribute; the
+// certificate's fingerprint is the credential ID, in the user's extra.
+func certUser(cert *x509.Certificate) *user {
+	if cert.Subject.CommonName == "" {
+		return nil
+	}
+	u := &user{name: cert.Subject.CommonName, groups: slices.Clone(cert.Subject.Organization)}
+	for _, n := range cert.Subject.Names {
+		if v, ok := n.Value.(string); ok && n.Type.Equal(k8sasn1.X509UID()) {
+			u.uid = v
+		}
+	}
+	fp := sha256.Sum256(cert.Raw)
+	u.extra = map[string][]string{credentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}}
+	return withAuthenticated(u)
+}
+
+// credentialIDKey is the extra key upstream uses for the credential a user authenticated with.
+const credentialIDKey = "authentication.kubernetes.io/credential-id"
 
 // withAuthenticated adds system:authenticated, as the apiserver does for every
 // authenticated user, so groups read the same at the peer as asking directly.

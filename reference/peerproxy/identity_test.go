@@ -2,11 +2,14 @@ package peerproxy
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -188,7 +191,8 @@ func TestWithAuthenticated(t *testing.T) {
 }
 
 func TestAuthenticateClientCertificate(t *testing.T) {
-	cert := &x509.Certificate{Subject: pkix.Name{CommonName: "alice", Organization: []string{"dev", "ops"}}}
+	cert := &x509.Certificate{Raw: []byte("der"), Subject: pkix.Name{CommonName: "alice", Organization: []string{"dev", "ops"},
+		Names: []pkix.AttributeTypeAndValue{{Type: k8sasn1.X509UID(), Value: "uid-1"}}}}
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 	r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{cert}}}
 	// A certificate wins over a bearer token, as in kube-apiserver's authenticator order.
@@ -198,7 +202,10 @@ func TestAuthenticateClientCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &user{name: "alice", groups: []string{"dev", "ops", "system:authenticated"}}
+	// As kube-apiserver's x509 authenticator: UID from the subject, the fingerprint as credential ID.
+	fp := sha256.Sum256([]byte("der"))
+	want := &user{name: "alice", uid: "uid-1", groups: []string{"dev", "ops", "system:authenticated"},
+		extra: map[string][]string{credentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}}}
 	if !reflect.DeepEqual(u, want) {
 		t.Errorf("authenticate = %+v, want %+v", u, want)
 	}
@@ -348,5 +355,21 @@ func TestStatusBody(t *testing.T) {
 		Code: 503, Reason: metav1.StatusReasonServiceUnavailable, Message: "peer down"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("statusBody = %+v, want %+v", s, want)
+	}
+}
+
+// Upstream ignores a certificate without a CN and goes on to the token; the scheme of the
+// Authorization header is case-insensitive.
+func TestAuthenticateEmptyCNFallsBackAndBearerAnyCase(t *testing.T) {
+	cert := &x509.Certificate{Subject: pkix.Name{Organization: []string{"system:masters"}}}
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
+	r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{cert}}}
+	a := &authenticator{cache: map[string]cachedReview{"tok": {user: &user{name: "bob"}, expires: time.Now().Add(time.Minute)}}}
+	for _, h := range []string{"Bearer tok", "bearer tok", "BEARER tok"} {
+		r.Header.Set("Authorization", h)
+		u, err := a.authenticate(context.Background(), r)
+		if err != nil || u == nil || u.name != "bob" {
+			t.Errorf("%q with an empty-CN certificate: got %+v, %v; want the token's user bob", h, u, err)
+		}
 	}
 }

@@ -49,8 +49,8 @@ func impersonation(ctx context.Context, env *framework.Env) {
 	}
 }
 
-// auditIdentity: the peer records the user, groups and UID the user has when it asks the
-// peer directly. The user needs a grant: an entry that authorizes first would deny it, and
+// auditIdentity: the peer records the user, groups, UID and extra (such as the credential
+// ID) the user has when it asks the apiservers directly. The user needs a grant: an entry that authorizes first would deny it, and
 // a denied request never reaches the peer.
 func auditIdentity(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
@@ -64,6 +64,9 @@ func auditIdentity(ctx context.Context, env *framework.Env) {
 		Expect(got.Username).To(Equal(r.Peer.UserName), "user at the peer")
 		Expect(got.Groups).To(ConsistOf(r.Peer.UserGroups), "groups at the peer")
 		Expect(got.UID).To(Equal(r.Peer.UserUID), "UID at the peer")
+		for k, v := range r.Peer.UserExtra {
+			Expect(got.Extra).To(HaveKeyWithValue(k, v), "extra %s at the peer", k)
+		}
 	}
 }
 
