@@ -43,6 +43,15 @@ type Server struct {
 	AuditLog  string `json:"auditLog"`
 	Admin     string `json:"adminContext"`
 	User      string `json:"userContext"`
+	// Proxy is the reference proxy in front of this server, if the cluster wears one.
+	Proxy *Endpoint `json:"proxy,omitempty"`
+}
+
+// Endpoint is somewhere clients connect, with its kubeconfig contexts.
+type Endpoint struct {
+	URL   string `json:"url"`
+	Admin string `json:"adminContext"`
+	User  string `json:"userContext"`
 }
 
 // Record is what a supervisor writes once its cluster has converged.

@@ -19,6 +19,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 func clusterCommand() *cobra.Command {
@@ -29,9 +30,11 @@ func clusterCommand() *cobra.Command {
 
 // plan is what create hands to the detached supervisor, through the cluster's directory.
 type plan struct {
-	Servers  []local.ServerSpec `json:"servers"`
-	Port     int                `json:"port"`
-	Binaries binaries.Options   `json:"binaries"`
+	Servers     []local.ServerSpec `json:"servers"`
+	Port        int                `json:"port"`
+	Binaries    binaries.Options   `json:"binaries"`
+	Reference   string             `json:"reference,omitempty"`
+	PeerTimeout time.Duration      `json:"peerTimeout,omitempty"`
 }
 
 func planPath(name string) string { return filepath.Join(registry.ClusterDir(name), "plan.json") }
@@ -41,6 +44,7 @@ func createCommand() *cobra.Command {
 	var sf serverFlags
 	var bin binaries.Options
 	var wait time.Duration
+	var ref referenceFlags
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Start a local control plane of real kube-apiservers, one per version, that keeps running after this command",
@@ -54,13 +58,16 @@ func createCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := ref.apply(specs); err != nil {
+				return err
+			}
 			if err := local.CheckPrivilege(); err != nil {
 				return err
 			}
 			if err := claimName(name); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(plan{Servers: specs, Port: sf.port, Binaries: bin})
+			b, _ := json.Marshal(plan{Servers: specs, Port: sf.port, Binaries: bin, Reference: ref.name, PeerTimeout: ref.peerTimeout})
 			if err := os.WriteFile(planPath(name), b, 0o600); err != nil {
 				registry.Remove(name)
 				return err
@@ -80,6 +87,7 @@ func createCommand() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "skewcheck", "cluster name")
 	cmd.Flags().DurationVar(&wait, "wait", 20*time.Minute, "how long to wait for the cluster, including building binaries that are not cached")
 	sf.add(cmd)
+	ref.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	return cmd
 }
@@ -156,6 +164,11 @@ func printCreated(r registry.Record) {
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\n", s.Name, s.Version, s.URL, s.PeerProxy, s.Admin, s.User)
 	}
+	for _, s := range r.Servers {
+		if s.Proxy != nil {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", "reference in front of "+s.Name, "", s.Proxy.URL, "reference", s.Proxy.Admin, s.Proxy.User)
+		}
+	}
 	w.Flush()
 	fmt.Printf("try: kubectl --kubeconfig %s --context %s get --raw /version\n", r.Kubeconfig, r.Servers[0].Admin)
 	fmt.Printf("delete it with: skewcheck cluster delete --name %s\n", r.Name)
@@ -190,7 +203,19 @@ func superviseCommand() *cobra.Command {
 				return err
 			}
 			defer c.Delete()
-			if err := registry.Write(recordOf(c)); err != nil {
+			rec := recordOf(c)
+			if p.Reference == "peerproxy" {
+				fmt.Println("starting a reference peer proxy in front of every apiserver")
+				t, stop, err := peerproxy.Front(ctx, c, p.PeerTimeout)
+				if err != nil {
+					return err
+				}
+				defer stop()
+				if err := addProxyContexts(c, t, &rec); err != nil {
+					return err
+				}
+			}
+			if err := registry.Write(rec); err != nil {
 				return err
 			}
 			<-ctx.Done()

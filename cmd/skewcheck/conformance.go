@@ -27,8 +27,7 @@ type conformanceFlags struct {
 	contexts     []string
 	userContexts []string
 	list         bool
-	reference    string
-	peerTimeout  time.Duration
+	reference    referenceFlags
 	run          framework.RunOptions
 	timeouts     framework.Timeouts
 }
@@ -56,8 +55,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
-	fl.StringVar(&f.reference, "reference", "", "put skewcheck's reference implementation in front of every apiserver of the local cluster and test it: peerproxy (the apiservers then run with the gate off)")
-	fl.DurationVar(&f.peerTimeout, "peer-timeout", 2*time.Second, "with --reference peerproxy: the bound on reaching a peer, the time to 503 for a frozen one")
+	f.reference.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
@@ -121,15 +119,8 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if err != nil {
 		return nil, nil, err
 	}
-	switch f.reference {
-	case "":
-	case "peerproxy":
-		// The reference does the proxying; upstream's proxy must not do it for it.
-		for i := range specs {
-			specs[i].DisablePeerProxy = true
-		}
-	default:
-		return nil, nil, fmt.Errorf("unknown --reference %q: the reference implementations are: peerproxy", f.reference)
+	if err := f.reference.apply(specs); err != nil {
+		return nil, nil, err
 	}
 	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
@@ -142,9 +133,9 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
 	}
-	if f.reference == "peerproxy" {
+	if f.reference.name == "peerproxy" {
 		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
-		t, stop, err := peerproxy.Front(ctx, c, f.peerTimeout)
+		t, stop, err := peerproxy.Front(ctx, c, f.reference.peerTimeout)
 		if err != nil {
 			cleanup()
 			return nil, nil, err

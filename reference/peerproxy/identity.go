@@ -41,8 +41,27 @@ type cachedReview struct {
 	expires time.Time
 }
 
-// tokenCacheTTL bounds how long a revoked token keeps working through the proxy.
-const tokenCacheTTL = 10 * time.Second
+// tokenCacheTTL bounds how long a revoked token keeps working through the proxy;
+// maxCachedTokens bounds the memory a flood of distinct (or bogus) tokens can take.
+const (
+	tokenCacheTTL   = 10 * time.Second
+	maxCachedTokens = 4096
+)
+
+// prune keeps the unexpired reviews; if they still fill the cache, it starts afresh.
+func prune(cache map[string]cachedReview) map[string]cachedReview {
+	out := map[string]cachedReview{}
+	now := time.Now()
+	for k, v := range cache {
+		if now.Before(v.expires) {
+			out[k] = v
+		}
+	}
+	if len(out) >= maxCachedTokens {
+		return map[string]cachedReview{}
+	}
+	return out
+}
 
 func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*user, error) {
 	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
@@ -75,8 +94,8 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*use
 		u = withAuthenticated(u)
 	}
 	a.mu.Lock()
-	if a.cache == nil {
-		a.cache = map[string]cachedReview{}
+	if a.cache == nil || len(a.cache) >= maxCachedTokens {
+		a.cache = prune(a.cache)
 	}
 	a.cache[token] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
 	a.mu.Unlock()

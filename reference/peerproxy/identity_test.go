@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
 	"net/http"
 	"net/http/httptest"
@@ -371,5 +372,24 @@ func TestAuthenticateEmptyCNFallsBackAndBearerAnyCase(t *testing.T) {
 		if err != nil || u == nil || u.name != "bob" {
 			t.Errorf("%q with an empty-CN certificate: got %+v, %v; want the token's user bob", h, u, err)
 		}
+	}
+}
+
+func TestTokenCacheIsBounded(t *testing.T) {
+	cache := map[string]cachedReview{}
+	for i := 0; i < maxCachedTokens; i++ {
+		cache[fmt.Sprint("expired", i)] = cachedReview{expires: time.Now().Add(-time.Second)}
+	}
+	cache["live"] = cachedReview{expires: time.Now().Add(time.Minute)}
+	got := prune(cache)
+	if len(got) != 1 || got["live"].expires.IsZero() {
+		t.Errorf("prune kept %d entries, want only the live one", len(got))
+	}
+	full := map[string]cachedReview{}
+	for i := 0; i < maxCachedTokens; i++ {
+		full[fmt.Sprint("live", i)] = cachedReview{expires: time.Now().Add(time.Minute)}
+	}
+	if n := len(prune(full)); n != 0 {
+		t.Errorf("a cache full of live reviews should start afresh, kept %d", n)
 	}
 }
