@@ -37,6 +37,9 @@ type Config struct {
 	Binaries binaries.Options
 	// Progress receives one line per step of minutes-long work; nil discards it.
 	Progress io.Writer
+	// PeerPaths puts a forwarder on every server's peer path (see PeerPath), for faults
+	// between apiservers. A server whose spec sets PeerAdvertise keeps its own.
+	PeerPaths bool
 	// StartTimeout bounds one server's wait for /readyz; ConvergeTimeout the proxy's
 	// convergence; StopTimeout a graceful stop before SIGKILL.
 	StartTimeout, ConvergeTimeout, StopTimeout time.Duration
@@ -188,6 +191,13 @@ func (c *Cluster) prepare() error {
 		if err := checkPortFree(s.IP, s.Port); err != nil {
 			return err
 		}
+		if c.cfg.PeerPaths && s.Spec.PeerAdvertise == "" {
+			listen := fmt.Sprintf("%s:%d", c.slot.ip(40+i+1), s.Port)
+			if s.PeerPath, err = startPeerPath(c.Name+"-"+s.Name, listen, fmt.Sprintf("%s:%d", s.IP, s.Port)); err != nil {
+				return err
+			}
+			s.Spec.PeerAdvertise = listen
+		}
 	}
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
 	return c.writeKubeconfig()
@@ -242,6 +252,11 @@ func (c *Cluster) Delete() error {
 		errs = append(errs, c.eachServer(func(s *Server) error { return s.Stop(c.cfg.StopTimeout) }))
 		if c.etcd != nil {
 			c.etcd.Close()
+		}
+		for _, s := range c.Servers {
+			if s.PeerPath != nil {
+				s.PeerPath.Proxy.Stop()
+			}
 		}
 		c.slot.release()
 		if c.ownDir && c.Dir != "" {

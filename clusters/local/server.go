@@ -47,6 +47,8 @@ type Server struct {
 	Binary   string
 	Spec     ServerSpec
 	Serving  pki.Pair
+	// PeerPath is the forwarder peers reach this server through, if the cluster has them.
+	PeerPath *PeerPath
 
 	cluster *Cluster
 	mu      sync.Mutex

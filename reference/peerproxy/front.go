@@ -42,6 +42,9 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 			FrontProxyCert: c.PKI.FrontProxyClient.CertFile, FrontProxyKey: c.PKI.FrontProxyClient.KeyFile,
 			ControlCert: c.PKI.Admin.CertFile, ControlKey: c.PKI.Admin.KeyFile, PeerTimeout: peerTimeout,
 		}}
+		if s.PeerPath != nil {
+			n.cfg.AdvertiseURL = "https://" + s.PeerPath.Address
+		}
 		if err := n.startProxy(ctx); err != nil {
 			stop()
 			return nil, nil, err

@@ -40,16 +40,17 @@ type view struct {
 
 // registry keeps this proxy's lease alive and learns the peers and what they serve.
 type registry struct {
-	id        string
-	localURL  string
-	client    kubernetes.Interface
-	peerCfg   func(url string) *rest.Config
-	localCfg  *rest.Config
-	onSync    func(ok bool)
-	mu        sync.RWMutex
-	local     view
-	peers     map[string]view // by lease name; only peers whose lease is live
-	syncEvery time.Duration
+	id           string
+	localURL     string
+	advertiseURL string // what peers are told to dial
+	client       kubernetes.Interface
+	peerCfg      func(url string) *rest.Config
+	localCfg     *rest.Config
+	onSync       func(ok bool)
+	mu           sync.RWMutex
+	local        view
+	peers        map[string]view // by lease name; only peers whose lease is live
+	syncEvery    time.Duration
 }
 
 // run renews the lease and refreshes local and peer views until ctx ends.
@@ -70,6 +71,14 @@ func (r *registry) run(ctx context.Context) {
 	}
 }
 
+// advertised is the URL peers are told to dial for the fronted apiserver.
+func (r *registry) advertised() string {
+	if r.advertiseURL != "" {
+		return r.advertiseURL
+	}
+	return r.localURL
+}
+
 func (r *registry) leaseName() string { return "skewcheck-peerproxy-" + r.id }
 
 // renew writes this proxy's lease (creating it if needed).
@@ -81,7 +90,7 @@ func (r *registry) renew(ctx context.Context) error {
 	if apierrors.IsNotFound(err) {
 		_, err = leases.Create(ctx, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: r.leaseName(), Labels: map[string]string{leaseLabel: "true"},
-				Annotations: map[string]string{leaseAPIServer: r.localURL}},
+				Annotations: map[string]string{leaseAPIServer: r.advertised()}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &r.id, LeaseDurationSeconds: &secs, RenewTime: &now},
 		}, metav1.CreateOptions{})
 		return err

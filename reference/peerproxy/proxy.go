@@ -38,7 +38,10 @@ type Config struct {
 	ClientCA string
 	// APIServer is the fronted apiserver's URL; ServerCA verifies it and the peers.
 	APIServer string
-	ServerCA  string
+	// AdvertiseURL is how peers reach the fronted apiserver, if not at APIServer (a
+	// forwarder on the peer path, say). Default APIServer.
+	AdvertiseURL string
+	ServerCA     string
 	// FrontProxyCert and FrontProxyKey: the client certificate the apiservers trust for
 	// X-Remote-* identity headers (their --requestheader-client-ca-file and allowed names).
 	FrontProxyCert, FrontProxyKey string
@@ -106,7 +109,10 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
 		identity: transport(serverCAs, &frontProxy, cfg.PeerTimeout),
 		anon:     transport(serverCAs, nil, cfg.PeerTimeout)}
-	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, client: client, peerCfg: controlFor,
+	if cfg.AdvertiseURL == "" {
+		cfg.AdvertiseURL = cfg.APIServer
+	}
+	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: client, peerCfg: controlFor,
 		localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
 	if err := p.reg.renew(ctx); err != nil {
 		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)

@@ -1,0 +1,46 @@
+package local
+
+import (
+	"fmt"
+	"net"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// A peer path is an in-process TCP forwarder (toxiproxy) on its own address, 127.77.S.(40+N),
+// made the server's --peer-advertise address. Peers reach the server through it; clients
+// do not. Faults on it (latency, resets, a closed listener, dropped packets to its address)
+// hit apiserver-to-peer traffic only, which is what the mixed version proxy must survive.
+// Apiservers here share the root network namespace and dial from 127.0.0.1, so a fault
+// cannot tell which peer is dialling: a peer path fault is a fault on every path INTO one
+// server.
+
+// PeerPath is the forwarder in front of one server's peer address.
+type PeerPath struct {
+	// Address is ip:port peers dial; Proxy is the toxiproxy proxy, for toxics.
+	Address string
+	Proxy   *toxiproxy.Proxy
+}
+
+var toxiServer = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+
+// startPeerPath forwards listen to upstream.
+func startPeerPath(name, listen, upstream string) (*PeerPath, error) {
+	if err := checkPortFree(splitHostPort(listen)); err != nil {
+		return nil, fmt.Errorf("peer path of %s: %w", name, err)
+	}
+	p := toxiproxy.NewProxy(toxiServer, name, listen, upstream)
+	if err := p.Start(); err != nil {
+		return nil, fmt.Errorf("starting the peer path of %s on %s: %w", name, listen, err)
+	}
+	return &PeerPath{Address: listen, Proxy: p}, nil
+}
+
+func splitHostPort(addr string) (string, int) {
+	host, port, _ := net.SplitHostPort(addr)
+	var n int
+	fmt.Sscanf(port, "%d", &n)
+	return host, n
+}
