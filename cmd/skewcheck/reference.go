@@ -57,6 +57,8 @@ SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at
 	f.StringVar(&c.FrontProxyKey, "front-proxy-key", "", "its key")
 	f.StringVar(&c.ControlCert, "control-cert", "", "the proxy's own identity (discovery, leases in kube-system, tokenreviews)")
 	f.StringVar(&c.ControlKey, "control-key", "", "its key")
+	f.StringVar(&c.ServerName, "apiserver-server-name", "kubernetes.default.svc", "name the apiservers' serving certificates are verified against")
+	f.StringVar(&c.AdvertiseURL, "advertise-url", "", "URL peers use to reach the fronted apiserver (default --apiserver)")
 	f.DurationVar(&c.PeerTimeout, "peer-timeout", 2*time.Second, "bound on reaching a peer: the time to 503 for a frozen peer")
 	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
 	cmd.AddCommand(pp)

@@ -16,14 +16,19 @@ func isAggregatedV2(r *http.Request) bool {
 
 func noPeer(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "profile=nopeer") }
 
-// serveMergedDiscovery answers /apis (aggregated v2) with the union of what the local
-// apiserver and every live peer serve. A peer whose lease is live keeps its last known
-// document: it serves those resources again once it answers.
-func (p *Proxy) serveMergedDiscovery(w http.ResponseWriter) {
+// serveDiscovery answers /apis (aggregated v2) from the proxy's own views: with merged,
+// the union of what the local apiserver and every live peer serve (a peer whose lease is
+// live keeps its last known document: it serves those resources again once it answers);
+// without (profile=nopeer), the local apiserver's own view. The local view is read with
+// the nopeer profile, so it is local whether the apiserver merges itself (1.35+ with the
+// proxy on), ignores the profile, or predates it.
+func (p *Proxy) serveDiscovery(w http.ResponseWriter, merged bool) {
 	local, peers := p.reg.views()
 	lists := []*apidiscoveryv2.APIGroupDiscoveryList{local.apis}
 	for _, v := range peers {
-		lists = append(lists, v.apis)
+		if merged {
+			lists = append(lists, v.apis)
+		}
 	}
 	b, err := json.Marshal(mergeDiscovery(lists...))
 	if err != nil {

@@ -59,7 +59,14 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 			UserUID: direct.Endpoints[i].UserUID, UserExtra: direct.Endpoints[i].UserExtra,
 		})
 	}
-	t.Converge = func(ctx context.Context) error { return framework.WaitReachable(ctx, t, 90*time.Second) }
+	t.Converge = func(ctx context.Context) error {
+		// Every proxy must know every other server itself: reachability alone could be
+		// the fronted apiserver's own proxy answering.
+		if err := waitPeers(ctx, nodes, 90*time.Second); err != nil {
+			return err
+		}
+		return framework.WaitReachable(ctx, t, 90*time.Second)
+	}
 	if err := t.Converge(ctx); err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("reference proxies: %w", err)
@@ -116,4 +123,23 @@ func (n *node) Start(ctx context.Context) error {
 		return n.startProxy(ctx)
 	}
 	return nil
+}
+
+func waitPeers(ctx context.Context, nodes []*node, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := ""
+		for _, n := range nodes {
+			if n.proxy != nil && n.proxy.Peers() < len(nodes)-1 {
+				missing += fmt.Sprintf(" %s knows %d of %d peers;", n.cfg.ID, n.proxy.Peers(), len(nodes)-1)
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("reference proxies did not find each other within %v:%s check their apiservers' serving certificates (SAN kubernetes.default.svc) and leases", timeout, missing)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

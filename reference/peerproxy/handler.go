@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"time"
 )
 
@@ -28,12 +27,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	marked := r.Header.Get(headerMarked) != ""
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {
-		if noPeer(r) {
-			r.Header.Set("Accept", strings.ReplaceAll(r.Header.Get("Accept"), ";profile=nopeer", ""))
-		} else {
-			p.serveMergedDiscovery(w)
-			return
-		}
+		p.serveDiscovery(w, !noPeer(r))
+		return
 	}
 	info := parsePath(r.URL.Path)
 	if !info.isResource || marked || p.reg.localServes(info.key()) {

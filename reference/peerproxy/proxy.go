@@ -41,7 +41,11 @@ type Config struct {
 	// AdvertiseURL is how peers reach the fronted apiserver, if not at APIServer (a
 	// forwarder on the peer path, say). Default APIServer.
 	AdvertiseURL string
-	ServerCA     string
+	// ServerName is the name every apiserver's serving certificate is verified against,
+	// whatever address it is reached at (as upstream verifies peers). Default
+	// kubernetes.default.svc.
+	ServerName string
+	ServerCA   string
 	// FrontProxyCert and FrontProxyKey: the client certificate the apiservers trust for
 	// X-Remote-* identity headers (their --requestheader-client-ca-file and allowed names).
 	FrontProxyCert, FrontProxyKey string
@@ -79,6 +83,9 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if cfg.SyncEvery == 0 {
 		cfg.SyncEvery = time.Second
 	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "kubernetes.default.svc"
+	}
 	if cfg.ID == "" || cfg.Listen == "" || cfg.APIServer == "" {
 		return nil, errors.New("peerproxy: ID, Listen and APIServer are required")
 	}
@@ -100,15 +107,15 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	}
 	controlFor := func(url string) *rest.Config {
 		return &rest.Config{Host: url, QPS: 100, Burst: 200, Timeout: 5 * time.Second,
-			TLSClientConfig: rest.TLSClientConfig{CAFile: cfg.ServerCA, CertFile: cfg.ControlCert, KeyFile: cfg.ControlKey}}
+			TLSClientConfig: rest.TLSClientConfig{CAFile: cfg.ServerCA, CertFile: cfg.ControlCert, KeyFile: cfg.ControlKey, ServerName: cfg.ServerName}}
 	}
 	client, err := kubernetes.NewForConfig(controlFor(cfg.APIServer))
 	if err != nil {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
-		identity: transport(serverCAs, &frontProxy, cfg.PeerTimeout),
-		anon:     transport(serverCAs, nil, cfg.PeerTimeout)}
+		identity: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout),
+		anon:     transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout)}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
@@ -145,6 +152,12 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		go p.msrv.ListenAndServe()
 	}
 	return p, nil
+}
+
+// Peers is how many peers the proxy currently knows what they serve.
+func (p *Proxy) Peers() int {
+	_, peers := p.reg.views()
+	return len(peers)
 }
 
 // URL is where clients reach the proxy.
@@ -192,8 +205,8 @@ func loadPool(path string) (*x509.CertPool, error) {
 // transport talks TLS to apiservers. Connecting and the TLS handshake are bounded by
 // timeout, so a frozen peer costs at most that much; response headers are bounded per
 // request (see forward), since a local LIST may legitimately take longer.
-func transport(cas *x509.CertPool, cert *tls.Certificate, timeout time.Duration) *http.Transport {
-	tc := &tls.Config{RootCAs: cas}
+func transport(cas *x509.CertPool, serverName string, cert *tls.Certificate, timeout time.Duration) *http.Transport {
+	tc := &tls.Config{RootCAs: cas, ServerName: serverName}
 	if cert != nil {
 		tc.Certificates = []tls.Certificate{*cert}
 	}

@@ -1,0 +1,38 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+// PathBypassed checks that the target's peer traffic really passes the peer path before
+// network faults are placed on it: with the path closed (its open connections dropped too),
+// a request that must reach the peer has to fail. If it still succeeds, the traffic goes
+// around the path and every network fault would measure nothing; the reason is returned,
+// "" when the path is used.
+func PathBypassed(ctx context.Context, route framework.Route, path *local.PeerPath) string {
+	heal, err := faults.Inject(ctx, faults.Refused(path))
+	if err != nil {
+		return "could not check the peer path: " + err.Error()
+	}
+	defer heal(ctx)
+	list := route.GVR.Path() + "?limit=1"
+	deadline := time.Now().Add(5 * time.Second)
+	var last framework.Response
+	for time.Now().Before(deadline) {
+		last = probe(ctx, route.Entry, framework.Request{Path: list})
+		if last.Status != 200 {
+			framework.Evidence.Take()
+			return ""
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	framework.Evidence.Take()
+	return fmt.Sprintf("%s reaches %s without the peer path %s (still HTTP %d with the path closed): network faults on it would not touch this target's traffic",
+		route.Entry.Name, route.Peer.Name, path.Address, last.Status)
+}

@@ -1,0 +1,165 @@
+// Package chaos runs a fault against a target while a seeded load reads and writes a
+// resource only the faulted server serves, and measures what clients saw: the time to
+// the first 503, the time to recover after healing, spurious 404s, and lost writes.
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"time"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+// Options of one measurement.
+type Options struct {
+	// For is how long the fault stays injected.
+	For time.Duration
+	// Interval is the pause between two requests of each kind (reads, writes).
+	Interval time.Duration
+	// Recover bounds the wait for the first 200 after healing.
+	Recover time.Duration
+	// Seed names the objects written and orders the load, so a run can be replayed.
+	Seed int64
+}
+
+// Outcome is what clients saw during one fault on one target.
+type Outcome struct {
+	Target      string `json:"target"`
+	Fault       string `json:"fault"`
+	Description string `json:"description"`
+	Skipped     string `json:"skipped,omitempty"`
+	// TimeTo503 is seconds from injection to the first 503; -1 if none came.
+	TimeTo503 float64 `json:"timeTo503Seconds"`
+	// TimeToRecover is seconds from healing to the first 200.
+	TimeToRecover float64 `json:"timeToRecoverSeconds"`
+	// Spurious404 counts 404s for a resource a live (crashed, frozen or cut off, but
+	// registered) server serves. After a graceful stop the server has left, so its 404s
+	// are what upstream promises, and they are counted as Left404 instead.
+	Spurious404 int `json:"spurious404"`
+	Left404     int `json:"left404"`
+	// Statuses counts read answers by HTTP status (0: no answer: a client error).
+	Statuses    map[int]int `json:"statuses"`
+	Reads       int         `json:"reads"`
+	Writes      int         `json:"writes"`
+	AckedWrites int         `json:"ackedWrites"`
+	// LostWrites are writes acknowledged (201) that the serving peer does not have.
+	LostWrites int    `json:"lostWrites"`
+	Seed       int64  `json:"seed"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
+// opts.For, heals f, and measures. The fault is healed whatever happens.
+func Measure(ctx context.Context, target string, route framework.Route, f faults.Fault, opts Options) Outcome {
+	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, Statuses: map[int]int{}}
+	list := route.GVR.Path() + "?limit=1"
+	if r := probe(ctx, route.Entry, framework.Request{Path: list}); r.Status != 200 {
+		o.Error = "before the fault the path did not work: " + r.String()
+		return o
+	}
+	heal, err := faults.Inject(ctx, f)
+	var unsupported faults.Unsupported
+	if errors.As(err, &unsupported) {
+		o.Skipped = unsupported.Reason
+		return o
+	}
+	if err != nil {
+		o.Error = err.Error()
+		return o
+	}
+	injected := time.Now()
+	deadline := injected.Add(opts.For)
+	var mu sync.Mutex
+	var acked []string
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // reads
+		defer wg.Done()
+		for time.Now().Before(deadline) {
+			r := probe(ctx, route.Entry, framework.Request{Path: list})
+			mu.Lock()
+			o.Reads++
+			o.Statuses[r.Status]++
+			if r.Status == 503 && o.TimeTo503 < 0 {
+				o.TimeTo503 = time.Since(injected).Seconds()
+			}
+			if r.Status == 404 {
+				if f.Name() == "stop" {
+					o.Left404++
+				} else {
+					o.Spurious404++
+				}
+			}
+			mu.Unlock()
+			time.Sleep(opts.Interval)
+		}
+	}()
+	go func() { // writes, named by the seed so a replay writes the same names
+		defer wg.Done()
+		rng := rand.New(rand.NewSource(opts.Seed))
+		for n := 0; time.Now().Before(deadline); n++ {
+			name := fmt.Sprintf("chaos-%d-%d-%d", opts.Seed, n, rng.Intn(1000))
+			obj, _ := fixtures.Object(route.GVR, name, "default")
+			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
+			body, _ := json.Marshal(obj.Object)
+			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: collection(route), Body: body})
+			mu.Lock()
+			o.Writes++
+			if r.Status == 201 {
+				acked = append(acked, name)
+			}
+			mu.Unlock()
+			time.Sleep(opts.Interval)
+		}
+	}()
+	wg.Wait()
+	healed := time.Now()
+	if err := heal(ctx); err != nil {
+		o.Error = err.Error()
+	}
+	for time.Since(healed) < opts.Recover {
+		if probe(ctx, route.Entry, framework.Request{Path: list}).Status == 200 {
+			o.TimeToRecover = time.Since(healed).Seconds()
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if o.TimeToRecover == 0 {
+		o.Error = fmt.Sprintf("no 200 within %v of healing", opts.Recover)
+	}
+	o.AckedWrites = len(acked)
+	for _, name := range acked {
+		if probe(ctx, route.Peer, framework.Request{Path: collection(route) + "/" + name}).Status == 404 {
+			o.LostWrites++
+		}
+	}
+	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: collection(route) + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
+	framework.Evidence.Take()
+	return o
+}
+
+// probe is one request, bounded so a hung connection cannot stall the measurement forever
+// (upstream can take 45 s to fail on a frozen peer, which the bound must not hide).
+func probe(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	return e.Do(ctx, req)
+}
+
+func collection(r framework.Route) string {
+	if r.GVR.Namespaced {
+		base := "/apis/" + r.GVR.Group + "/" + r.GVR.Version
+		if r.GVR.Group == "" {
+			base = "/api/" + r.GVR.Version
+		}
+		return base + "/namespaces/default/" + r.GVR.Resource
+	}
+	return r.GVR.Path()
+}

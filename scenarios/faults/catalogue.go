@@ -1,0 +1,76 @@
+package faults
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Subject is what a fault acts on: one server's endpoint (process faults) and its peer
+// path (network faults), plus the other servers' peer paths (a partition both ways).
+type Subject struct {
+	Endpoint *framework.Endpoint
+	Path     *local.PeerPath
+	Others   []*local.PeerPath
+}
+
+var catalogue = map[string]func(Subject) Fault{
+	"crash":      func(s Subject) Fault { return Crash(s.Endpoint) },
+	"stop":       func(s Subject) Fault { return Stop(s.Endpoint) },
+	"freeze":     func(s Subject) Fault { return Freeze(s.Endpoint) },
+	"refused":    func(s Subject) Fault { return Refused(s.Path) },
+	"reset":      func(s Subject) Fault { return Reset(s.Path) },
+	"blackhole":  func(s Subject) Fault { return Blackhole(s.Path) },
+	"half-open":  func(s Subject) Fault { return HalfOpen(s.Path) },
+	"latency":    func(s Subject) Fault { return Latency(s.Path, 1000) },
+	"bandwidth":  func(s Subject) Fault { return Bandwidth(s.Path, 1) },
+	"slow-close": func(s Subject) Fault { return SlowClose(s.Path, 5000) },
+	"loss":       func(s Subject) Fault { return Loss(s.Path, 30) },
+	"partition":  func(s Subject) Fault { return Partition(append([]*local.PeerPath{s.Path}, s.Others...)...) },
+	"partition-one-way": func(s Subject) Fault {
+		f := Partition(s.Path).(*packets)
+		f.name = "partition-one-way"
+		return f
+	},
+}
+
+// Names lists every fault by name, sorted.
+func Names() []string {
+	var n []string
+	for k := range catalogue {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// ByName makes the named fault for subject. Network faults need a peer path.
+func ByName(name string, s Subject) (Fault, error) {
+	make, ok := catalogue[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown fault %q: the faults are %s", name, strings.Join(Names(), ", "))
+	}
+	switch name {
+	case "crash", "stop", "freeze":
+		if s.Endpoint == nil || s.Endpoint.Node == nil {
+			return nil, fmt.Errorf("fault %s needs a server skewcheck runs (a local cluster)", name)
+		}
+	default:
+		if s.Path == nil {
+			return nil, fmt.Errorf("fault %s needs a peer path: a local cluster made with PeerPaths", name)
+		}
+	}
+	return make(s), nil
+}
+
+// OnPeerPath reports whether the named fault acts on a peer path (not on a process).
+func OnPeerPath(name string) bool {
+	switch name {
+	case "crash", "stop", "freeze":
+		return false
+	}
+	return true
+}
