@@ -91,6 +91,7 @@ type Cluster struct {
 	etcdURL     string
 	auditPolicy string
 	deleteOnce  sync.Once
+	untrack     func()
 }
 
 // New makes the cluster, starts everything and waits until it has converged. On any error

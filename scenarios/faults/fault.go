@@ -5,10 +5,9 @@ package faults
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
+
+	"github.com/skewcheck/skewcheck/framework/interrupt"
 )
 
 // Fault is one thing going wrong, reversibly.
@@ -27,8 +26,8 @@ type Unsupported struct{ Reason string }
 
 func (u Unsupported) Error() string { return "not supported on this machine: " + u.Reason }
 
-// Inject injects f and remembers it, so that HealAll (and SIGINT or SIGTERM) heals it even
-// if the caller never gets to. Call the returned heal when done; it is safe to call twice.
+// Inject injects f and remembers it, so that HealAll, or an interrupt (SIGINT, SIGTERM),
+// heals it even if the caller never gets to. Call the returned heal when done; it is safe to call twice.
 func Inject(ctx context.Context, f Fault) (heal func(context.Context) error, err error) {
 	if err := f.Inject(ctx); err != nil {
 		return nil, fmt.Errorf("injecting %s (%s): %w", f.Name(), f.Description(), err)
@@ -50,28 +49,24 @@ func Inject(ctx context.Context, f Fault) (heal func(context.Context) error, err
 
 var injected = struct {
 	sync.Mutex
-	heals    map[Fault]func(context.Context) error
-	watching bool
-}{heals: map[Fault]func(context.Context) error{}}
+	forget map[Fault]func()
+	heals  map[Fault]func(context.Context) error
+}{forget: map[Fault]func(){}, heals: map[Fault]func(context.Context) error{}}
 
 func remember(f Fault, heal func(context.Context) error) {
 	injected.Lock()
 	defer injected.Unlock()
 	injected.heals[f] = heal
-	if !injected.watching {
-		injected.watching = true
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		go func() {
-			<-sigs
-			HealAll(context.Background())
-		}()
-	}
+	injected.forget[f] = interrupt.OnInterrupt(func() { heal(context.Background()) })
 }
 
 func forget(f Fault) {
 	injected.Lock()
 	defer injected.Unlock()
+	if unregister, ok := injected.forget[f]; ok {
+		unregister()
+	}
+	delete(injected.forget, f)
 	delete(injected.heals, f)
 }
 

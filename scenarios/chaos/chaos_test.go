@@ -1,0 +1,139 @@
+package chaos_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+	"github.com/skewcheck/skewcheck/scenarios/chaos"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+// cluster is a local cluster with peer paths where only apiserver-2 serves batch/v1.
+func cluster(t *testing.T) *local.Cluster {
+	t.Helper()
+	oldV, newV := integration.Versions()
+	c, err := local.New(context.Background(), local.Config{Name: "chaostest", PeerPaths: true, Servers: []local.ServerSpec{
+		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	return c
+}
+
+func jobsRoute(t *testing.T, target *framework.Target) framework.Route {
+	t.Helper()
+	for _, r := range framework.Routes(target, "create", "list") {
+		if r.GVR.Key() == "batch/v1/jobs" {
+			return r
+		}
+	}
+	t.Fatalf("no route for batch/v1/jobs: %v", framework.SkewedGVRs(target))
+	return framework.Route{}
+}
+
+// TestFaultsOnTheReference measures faults where the outcome is known: a crash and a
+// refused peer path give 503 at once and no spurious 404; a frozen peer gives 503 within
+// the reference's bound; writes acknowledged before are not lost; after healing, 200.
+func TestFaultsOnTheReference(t *testing.T) {
+	integration.Require(t)
+	ctx := context.Background()
+	c := cluster(t)
+	target, stop, err := peerproxy.Front(ctx, c, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	route := jobsRoute(t, target)
+	if reason := chaos.PathBypassed(ctx, route, c.Servers[1].PeerPath); reason != "" {
+		t.Fatalf("the reference's peer traffic must pass the peer path: %s", reason)
+	}
+	opts := chaos.Options{For: 4 * time.Second, Interval: 200 * time.Millisecond, Recover: time.Minute, Seed: 11}
+	for _, f := range []faults.Fault{faults.Crash(route.Peer), faults.Refused(c.Servers[1].PeerPath), faults.Freeze(route.Peer)} {
+		o := chaos.Measure(ctx, "reference", route, f, opts)
+		t.Logf("%s: 503 after %.2fs, recovered in %.2fs, statuses %v", o.Fault, o.TimeTo503, o.TimeToRecover, o.Statuses)
+		if o.Error != "" || o.Skipped != "" {
+			t.Fatalf("%s: %s%s", o.Fault, o.Error, o.Skipped)
+		}
+		if o.TimeTo503 < 0 || o.TimeTo503 > 3 {
+			t.Errorf("%s: time to 503 %.2fs, want within the 2s bound (plus a poll)", o.Fault, o.TimeTo503)
+		}
+		if o.Spurious404 != 0 || o.LostWrites != 0 {
+			t.Errorf("%s: %d spurious 404s, %d lost writes", o.Fault, o.Spurious404, o.LostWrites)
+		}
+		if err := target.Converge(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestUnsupportedFaultIsSkipped: without nft on PATH a packet fault says so, and is skipped.
+func TestUnsupportedFaultIsSkipped(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	f := faults.Loss(&local.PeerPath{Address: "127.77.250.1:6443"}, 10)
+	_, err := faults.Inject(context.Background(), f)
+	var u faults.Unsupported
+	if err == nil || !strings.Contains(err.Error(), "apt-get install nftables") {
+		t.Fatalf("want an Unsupported error naming the fix, got %v", err)
+	}
+	_ = u
+}
+
+// TestInterruptDuringFaultLeavesNothing runs the chaos CLI, interrupts it while an
+// nftables partition is in place, and checks the table, processes and cluster are gone.
+func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
+	integration.Require(t)
+	if _, err := exec.LookPath("nft"); err != nil {
+		t.Skip("nft is not installed (make deps installs it)")
+	}
+	bin := t.TempDir() + "/skewcheck"
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/skewcheck/skewcheck/cmd/skewcheck").CombinedOutput(); err != nil {
+		t.Fatalf("build: %s", out)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, "chaos", "--fault", "partition", "--targets", "reference", "--for", "60s", "--report-dir", tmp+"/r")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "dropped (nftables) for") {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("chaos ended before the fault:\n%s", seen.String())
+		}
+		seen.Write(buf[:n])
+	}
+	time.Sleep(time.Second) // the table is in place
+	tables, _ := exec.Command("nft", "list", "tables").Output()
+	if !strings.Contains(string(tables), "skewcheck_") {
+		t.Fatalf("the partition's nftables table is not there: %s", tables)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	go func() {
+		for {
+			if _, err := out.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	cmd.Wait()
+	tables, _ = exec.Command("nft", "list", "tables").Output()
+	if strings.Contains(string(tables), "skewcheck_") {
+		t.Errorf("an interrupted run left its nftables table: %s", tables)
+	}
+	if left, _ := exec.Command("pgrep", "-af", tmp).Output(); len(left) > 0 {
+		t.Errorf("processes left running:\n%s", left)
+	}
+}
