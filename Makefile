@@ -9,13 +9,22 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build binaries test unit conformance bench clean
+.PHONY: all build deps binaries test unit conformance chaos bench clean
 
 all: build
 
 build:
 	@mkdir -p bin
 	$(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
+
+# nftables (the nft command) for packet-loss and partition faults. Installed from Debian's
+# packages when missing and running as root; without it those faults are skipped with the
+# reason, never failed.
+deps:
+	@command -v nft >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing nftables (for packet-loss and partition faults)"; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables >/dev/null; \
+	else echo "nft not found and cannot install it: packet faults will be skipped"; fi; }
 
 # Builds (or finds in the cache) the kube-apiserver of every version the tests use, saying
 # what it does while it works, so no test waits minutes in silence.
@@ -33,13 +42,17 @@ conformance: binaries
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
 	$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
 
+# Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
+chaos: deps binaries
+	$(SKEWCHECK) chaos --versions $(VERSIONS) --fault all --targets upstream,reference --for 10s --report-dir $(REPORT_DIR)/chaos
+
 unit:
 	$(GO) test -short ./...
 
 # Integration tests need root (UTS and network namespaces); they run one package at a time
 # so two clusters never compete for the 2 cores during bring-up. -count=1: a cached result
 # would hide a change in the apiserver binaries or the machine, which go test cannot see.
-test: binaries
+test: deps binaries
 	$(GO) vet ./...
 	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
