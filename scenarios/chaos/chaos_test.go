@@ -115,10 +115,12 @@ func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
 		}
 		seen.Write(buf[:n])
 	}
-	time.Sleep(time.Second) // the table is in place
-	tables, _ := exec.Command("nft", "list", "tables").Output()
-	if !strings.Contains(string(tables), "skewcheck_") {
-		t.Fatalf("the partition's nftables table is not there: %s", tables)
+	var tables []byte
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(tables), "skewcheck_"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the partition's nftables table never appeared: %s", tables)
+		}
+		tables, _ = exec.Command("nft", "list", "tables").Output()
 	}
 	cmd.Process.Signal(os.Interrupt)
 	go func() {
@@ -129,8 +131,7 @@ func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
 		}
 	}()
 	cmd.Wait()
-	tables, _ = exec.Command("nft", "list", "tables").Output()
-	if strings.Contains(string(tables), "skewcheck_") {
+	if tables, _ = exec.Command("nft", "list", "tables").Output(); strings.Contains(string(tables), "skewcheck_") {
 		t.Errorf("an interrupted run left its nftables table: %s", tables)
 	}
 	if left, _ := exec.Command("pgrep", "-af", tmp).Output(); len(left) > 0 {
