@@ -197,3 +197,14 @@ func abbreviate(s string, n int) string {
 	}
 	return s
 }
+
+// StreamRequest is a client and a GET request for a long-lived stream (a watch) through e
+// as the admin, for callers that read the body as it comes instead of through Do.
+func StreamRequest(ctx context.Context, e *Endpoint, path string) (*http.Client, *http.Request, error) {
+	client, err := rest.HTTPClientFor(e.Admin)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := newRequest(ctx, http.MethodGet, e.URL+path, nil)
+	return client, req, err
+}

@@ -217,7 +217,11 @@ func (s *Server) Thaw() error { return s.signal(syscall.SIGCONT) }
 // downgrade step; "" keeps the version). Same host, address, certificates and data.
 func (s *Server) Restart(ctx context.Context, version string) error {
 	if err := s.Stop(s.cluster.cfg.StopTimeout); err != nil {
-		return err
+		if s.State() != Stopped {
+			return err
+		}
+		// Stopped all the same, by force: worth saying, not worth abandoning the step.
+		fmt.Fprintf(s.cluster.cfg.Progress, "warning: %v\n", err)
 	}
 	if version != "" {
 		resolved, binary, err := s.cluster.binaryFor(ctx, version)

@@ -1,0 +1,245 @@
+package upgrade
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+// load is the seeded traffic: through every server, reads of the tracked GVRs, writes of
+// labelled configmaps, and a watch of them that reconnects whenever its server goes away.
+type load struct {
+	target *framework.Target
+	o      Options
+	t0     time.Time
+	label  string
+
+	mu      sync.Mutex
+	tracked []discovery.GVR // listable GVRs some live server serves; core ones always
+	events  []Event
+	acked   []string
+	lastRV  map[string]string // server -> last resourceVersion seen by its watch
+	seen    map[string]map[string]bool
+}
+
+func newLoad(t *framework.Target, o Options, t0 time.Time) *load {
+	return &load{target: t, o: o, t0: t0, label: fmt.Sprintf("skewcheck.io/upgrade=%d", o.Seed),
+		lastRV: map[string]string{}, seen: map[string]map[string]bool{}}
+}
+
+func (l *load) since() float64 { return time.Since(l.t0).Seconds() }
+
+func (l *load) record(e Event) {
+	e.T = l.since()
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+// track reads the GVRs to load: configmaps, and every listable GVR that not all servers
+// serve (the skew: what the proxy must route), from the endpoints' own discovery.
+func (l *load) track(ctx context.Context) {
+	var sets []discovery.Set
+	for _, e := range l.target.Endpoints {
+		sets = append(sets, e.Served)
+	}
+	tracked := []discovery.GVR{}
+	if g, ok := discovery.Union(sets...)["core/v1/configmaps"]; ok {
+		tracked = append(tracked, g)
+	}
+	for _, sk := range discovery.Compare(byName(l.target)) {
+		if sk.GVR.Can("list") {
+			tracked = append(tracked, sk.GVR)
+		}
+	}
+	l.mu.Lock()
+	l.tracked = tracked
+	l.mu.Unlock()
+}
+
+func byName(t *framework.Target) map[string]discovery.Set {
+	m := map[string]discovery.Set{}
+	for _, e := range t.Endpoints {
+		m[e.Name] = e.Served
+	}
+	return m
+}
+
+func (l *load) start(ctx context.Context, wg *sync.WaitGroup) {
+	for i, e := range l.target.Endpoints {
+		wg.Add(2)
+		go func() { defer wg.Done(); l.traffic(ctx, e, l.o.Seed+int64(i)) }()
+		go func() { defer wg.Done(); l.watch(ctx, e) }()
+	}
+}
+
+// traffic alternates reads of a tracked GVR (picked by the seeded generator) and writes.
+func (l *load) traffic(ctx context.Context, e *framework.Endpoint, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	for n := 0; ctx.Err() == nil; n++ {
+		l.mu.Lock()
+		g := l.tracked[rng.Intn(len(l.tracked))]
+		l.mu.Unlock()
+		r := do(ctx, e, framework.Request{Path: g.Path() + "?limit=1"})
+		if ctx.Err() != nil {
+			return
+		}
+		l.record(Event{Server: e.Name, Kind: "read", GVR: g.Key(), Status: r.Status})
+		name := fmt.Sprintf("upgrade-%d-%s-%d", l.o.Seed, e.Name, n)
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"skewcheck.io/upgrade":"%d"}}}`, name, l.o.Seed)
+		w := do(ctx, e, framework.Request{Method: "POST", Path: "/api/v1/namespaces/default/configmaps", Body: []byte(body)})
+		if ctx.Err() != nil {
+			return
+		}
+		l.record(Event{Server: e.Name, Kind: "write", GVR: "core/v1/configmaps", Status: w.Status})
+		if w.Status == 201 {
+			l.mu.Lock()
+			l.acked = append(l.acked, name)
+			l.mu.Unlock()
+		}
+		framework.Evidence.Take()
+		sleep(ctx, l.o.Interval)
+	}
+}
+
+// watch keeps a watch of the load's configmaps open through e, resuming from the last
+// resourceVersion it saw whenever the stream ends (its server was stopped for the upgrade).
+func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
+	first := true
+	for ; ctx.Err() == nil; first = false {
+		l.mu.Lock()
+		rv := l.lastRV[e.Name]
+		l.mu.Unlock()
+		// Watches end by themselves every few seconds, as clients' do, so a server's graceful
+		// stop never waits on them; each end is resumed from the last resourceVersion.
+		path := "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=5&labelSelector=" + url.QueryEscape(l.label)
+		if rv != "" {
+			path += "&resourceVersion=" + rv
+		}
+		events, expired := l.stream(ctx, e, path)
+		if ctx.Err() != nil {
+			return
+		}
+		if expired {
+			// 410 Gone: the restarted server's watch cache starts after our version. A
+			// client relists; here, watching from the current state is the same.
+			l.mu.Lock()
+			l.lastRV[e.Name] = ""
+			l.mu.Unlock()
+			l.record(Event{Server: e.Name, Kind: "watch-relist", Status: 410})
+		}
+		// A resume is a reconnected stream that delivered events again.
+		if events > 0 && !first {
+			l.record(Event{Server: e.Name, Kind: "watch-resume", Status: 200})
+		}
+		l.record(Event{Server: e.Name, Kind: "watch-end"})
+		sleep(ctx, 200*time.Millisecond)
+	}
+}
+
+// stream reads one watch until it ends: how many events it delivered, and whether the
+// server said our resourceVersion is too old (an ERROR event, 410 Gone).
+func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (events int, expired bool) {
+	client, req, err := framework.StreamRequest(ctx, e, path)
+	if err != nil {
+		return 0, false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return 0, resp.StatusCode == 410
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct {
+					Name            string `json:"name"`
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev.Type == "ERROR" {
+			expired = true
+			continue
+		}
+		events++
+		l.mu.Lock()
+		l.lastRV[e.Name] = ev.Object.Metadata.ResourceVersion
+		if l.seen[e.Name] == nil {
+			l.seen[e.Name] = map[string]bool{}
+		}
+		l.seen[e.Name][ev.Object.Metadata.Name] = true
+		l.mu.Unlock()
+	}
+	return events, expired
+}
+
+func do(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return e.Do(ctx, req)
+}
+
+// check fills the result: events classified against the steps, writes acknowledged but
+// missing, and watches that never came back after their server's upgrade.
+func (l *load) check(ctx context.Context, r *Result) {
+	l.mu.Lock()
+	r.Events = append([]Event(nil), l.events...)
+	acked := append([]string(nil), l.acked...)
+	l.mu.Unlock()
+	r.classify()
+	r.Counts.AckedWrites = len(acked)
+	list := do(ctx, l.target.Endpoints[0], framework.Request{Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})
+	have := map[string]bool{}
+	var items struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	json.Unmarshal(list.Body, &items)
+	for _, i := range items.Items {
+		have[i.Metadata.Name] = true
+	}
+	for _, n := range acked {
+		if !have[n] {
+			r.Counts.LostWrites++
+		}
+	}
+	if r.Counts.LostWrites > 0 {
+		r.Violations = append(r.Violations, fmt.Sprintf("%d acknowledged writes are gone", r.Counts.LostWrites))
+	}
+	for _, st := range r.Steps {
+		resumed := false
+		for _, e := range r.Events {
+			if e.Server == st.Server && e.Kind == "watch-resume" && e.T > st.Start {
+				resumed = true
+				break
+			}
+		}
+		if !resumed {
+			r.Counts.WatchesNotResumed = append(r.Counts.WatchesNotResumed, st.Server)
+			r.Violations = append(r.Violations, "the watch through "+st.Server+" did not resume after its upgrade")
+		}
+	}
+	do(ctx, l.target.Endpoints[0], framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})
+	framework.Evidence.Take()
+}

@@ -1,0 +1,87 @@
+package upgrade
+
+import (
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+)
+
+// SVG draws the run: one row per server, one tick per answer coloured by outcome, the
+// upgrade steps as shaded spans (darker: the step; lighter: the declared window after it).
+// A reader sees at a glance where 404s and 503s fell relative to the steps.
+func (r *Result) SVG() string {
+	servers := map[string]bool{}
+	for _, e := range r.Events {
+		servers[e.Server] = true
+	}
+	var names []string
+	for s := range servers {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	const left, width, rowH, top = 110.0, 900.0, 34.0, 40.0
+	height := top + rowH*float64(len(names)) + 60
+	total := r.Duration
+	if total <= 0 {
+		total = 1
+	}
+	x := func(t float64) float64 { return left + width*t/total }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", left+width+20, height)
+	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14">Rolling upgrade %s → %s, %d servers, seed %d: %s</text>`+"\n",
+		html.EscapeString(r.From), html.EscapeString(r.To), r.Servers, r.Seed, verdict(r))
+	bottom := top + rowH*float64(len(names))
+	for _, s := range r.Steps {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#9ecae1" opacity="0.5"/>`+"\n", x(s.Start), top, x(s.End)-x(s.Start), bottom-top)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#deebf7" opacity="0.5"/>`+"\n", x(s.End), top, x(s.End+r.Window)-x(s.End), bottom-top)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10">%s → %s</text>`+"\n", x(s.Start), bottom+14, html.EscapeString(s.Server), html.EscapeString(s.To))
+	}
+	for i, n := range names {
+		y := top + rowH*float64(i)
+		fmt.Fprintf(&b, `<text x="10" y="%.0f">%s</text>`+"\n", y+rowH/2+4, html.EscapeString(n))
+		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#ccc"/>`+"\n", left, y+rowH, left+width, y+rowH)
+	}
+	row := map[string]int{}
+	for i, n := range names {
+		row[n] = i
+	}
+	for _, e := range r.Events {
+		if e.Kind != "read" && e.Kind != "write" && e.Kind != "watch-resume" {
+			continue
+		}
+		y := top + rowH*float64(row[e.Server]) + 4
+		h := rowH - 8
+		if e.Kind == "watch-resume" {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#6a51a3"/>`+"\n", x(e.T), y+h/2)
+			continue
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s"><title>%s %s %d at %.2fs</title></rect>`+"\n",
+			x(e.T), y, h, colour(e.Status), e.Kind, html.EscapeString(e.GVR), e.Status, e.T)
+	}
+	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "upgrade step"}, {"#deebf7", "convergence window"}}
+	for i, l := range legend {
+		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+i*130, height-18, l.c, 24+i*130, height-9, l.t)
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func colour(status int) string {
+	switch {
+	case status >= 200 && status < 300:
+		return "#31a354"
+	case status == 404:
+		return "#de2d26"
+	case status == 503:
+		return "#fd8d3c"
+	}
+	return "#969696"
+}
+
+func verdict(r *Result) string {
+	if r.Passed() {
+		return "passed"
+	}
+	return fmt.Sprintf("%d violations", len(r.Violations))
+}
