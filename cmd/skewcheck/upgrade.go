@@ -73,8 +73,8 @@ Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violat
 	f.IntVar(&o.Servers, "servers", 3, "number of apiservers")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the load (0: from the clock)")
 	f.DurationVar(&o.Interval, "interval", 100*time.Millisecond, "pause between a server's requests")
-	f.DurationVar(&o.Settle, "settle", 5*time.Second, "load before the first step and after the last")
-	f.DurationVar(&o.Window, "window", 15*time.Second, "declared convergence window after each step")
+	f.DurationVar(&o.Settle, "settle", 8*time.Second, "load before the first step, between steps and after the last")
+	f.DurationVar(&o.Window, "window", 5*time.Second, "declared convergence window after each step (which already waits for convergence)")
 	f.StringVar(&reportDir, "report-dir", "_reports/upgrade", "where upgrade.json and timeline.svg go")
 	addBinaryFlags(cmd, &bin)
 	return cmd

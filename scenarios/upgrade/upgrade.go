@@ -21,9 +21,10 @@ type Options struct {
 	From, To string
 	Servers  int
 	Seed     int64
-	// Interval paces each server's load; Settle is load before the first step and after
-	// the last; Window is the declared convergence window after a step, in which 404s and
-	// 503s are expected and only counted.
+	// Interval paces each server's load; Settle is load before the first step, between
+	// steps and after the last, so that much traffic falls outside every window; Window is
+	// the declared convergence window after a step (which already waited for convergence),
+	// in which 404s and 503s are expected and only counted.
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
 	Cluster                  local.Config // Name, Binaries, Port...; Servers is set from From
@@ -119,8 +120,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			l.track(ctx)
 		}
 		fmt.Fprintf(o.Progress, "step %d/%d done in %.1fs\n", i+1, len(c.Servers), step.End-step.Start)
+		sleep(ctx, o.Settle)
 	}
-	sleep(ctx, o.Settle)
 	stopLoad()
 	wg.Wait()
 	r.Duration = l.since()

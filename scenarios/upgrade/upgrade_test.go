@@ -19,7 +19,7 @@ func TestRollingUpgradeUnderLoad(t *testing.T) {
 	oldV, newV := integration.Versions()
 	var progress strings.Builder
 	r, err := upgrade.Run(context.Background(), upgrade.Options{From: oldV, To: newV, Servers: 3, Seed: 3,
-		Interval: 100 * time.Millisecond, Settle: 2 * time.Second, Window: 15 * time.Second, Progress: &progress})
+		Interval: 100 * time.Millisecond, Settle: 6 * time.Second, Window: 5 * time.Second, Progress: &progress})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
