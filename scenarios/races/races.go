@@ -1,0 +1,235 @@
+package races
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Outcome is one race: what upstream documents, what was seen, and the window measured.
+type Outcome struct {
+	Race       string   `json:"race"`
+	Documented string   `json:"documented"`
+	Seen       string   `json:"seen"` // runs of statuses, e.g. "200x19 404x53 200x185"
+	Window     float64  `json:"windowSeconds"`
+	Violations []string `json:"violations,omitempty"`
+}
+
+// Passed is true when what was seen is what is documented.
+func (o Outcome) Passed() bool { return len(o.Violations) == 0 }
+
+// Env is what every race needs: a route (Entry lacks the GVR, only Peer serves it), the
+// target's convergence, and how long to watch.
+type Env struct {
+	Route    framework.Route
+	Converge func(context.Context) error
+	Interval time.Duration
+	Observe  time.Duration // how long a steady state is watched
+	Bound    time.Duration // how long a recovery may take
+}
+
+func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
+
+// Registering: the peer that alone serves the GVR starts while requests arrive. Until the
+// entry has seen its identity lease and read its discovery the answer is 404 (readiness
+// does not mean the peers know you), possibly 503 in between; then 200, and never 404 again.
+func Registering(ctx context.Context, env Env) Outcome {
+	o := Outcome{Race: "registering", Documented: "404 (or 503) until the entry knows the new peer, then 200 for good"}
+	peer := env.Route.Peer
+	if err := peer.Node.Stop(30 * time.Second); err != nil {
+		o.Violations = append(o.Violations, "stopping the peer: "+err.Error())
+		return o
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	started := tl.Since()
+	if err := peer.Node.Start(ctx); err != nil {
+		o.Violations = append(o.Violations, "starting the peer: "+err.Error())
+		return o
+	}
+	first := tl.waitFor(ctx, 200, started, env.Bound)
+	if first < 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("no 200 within %v of the peer starting", env.Bound))
+	}
+	o.Window = first - started
+	time.Sleep(env.Observe)
+	cancel()
+	points := tl.Points()
+	o.Seen = Summary(points)
+	after := Counts(points, first, tl.Since())
+	if first >= 0 && after[404] > 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("%d 404s after the first 200", after[404]))
+	}
+	for _, s := range sortedStatuses(Counts(points, 0, tl.Since())) {
+		if s != 200 && s != 404 && s != 503 {
+			o.Violations = append(o.Violations, fmt.Sprintf("unexpected status %d", s))
+		}
+	}
+	return o
+}
+
+// StaleLease: the peer crashed; its identity lease stays (1.28-1.34 never delete it, and a
+// crash deletes nothing), so the entry keeps choosing it and answers 503, never 404, for as
+// long as the lease lives (up to an hour upstream). Watched for env.Observe.
+func StaleLease(ctx context.Context, env Env) Outcome {
+	o := Outcome{Race: "stale-lease", Documented: "503 for as long as the crashed peer's lease lives, never 404"}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	killed := tl.Since()
+	if err := env.Route.Peer.Node.Kill(); err != nil {
+		o.Violations = append(o.Violations, "killing the peer: "+err.Error())
+		return o
+	}
+	first := tl.waitFor(ctx, 503, killed, env.Bound)
+	o.Window = first - killed
+	time.Sleep(env.Observe)
+	cancel()
+	points := tl.Points()
+	o.Seen = Summary(points)
+	if first < 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("no 503 within %v of the crash", env.Bound))
+	} else if c := Counts(points, first, tl.Since()); c[404] > 0 || c[200] > 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("after the first 503: %d 404s and %d 200s while the peer was down", c[404], c[200]))
+	}
+	restore(ctx, env)
+	return o
+}
+
+// SameIdentity: the peer crashes and comes straight back with the same hostname, so the
+// same identity lease: a short 503 window, then 200, never 404.
+func SameIdentity(ctx context.Context, env Env) Outcome {
+	o := Outcome{Race: "same-identity", Documented: "503 until the restarted peer answers, then 200, never 404"}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	mark := tl.Since()
+	if err := env.Route.Peer.Node.Kill(); err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
+	if err := env.Route.Peer.Node.Start(ctx); err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
+	first := tl.waitFor(ctx, 200, mark, env.Bound)
+	o.Window = first - mark
+	time.Sleep(env.Observe)
+	cancel()
+	points := tl.Points()
+	o.Seen = Summary(points)
+	if first < 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("no 200 within %v of the restart", env.Bound))
+	}
+	if c := Counts(points, mark, tl.Since()); c[404] > 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("%d 404s around the restart", c[404]))
+	}
+	return o
+}
+
+// LeaseDeleted: the peer's identity lease is deleted while requests arrive. The entry
+// forgets the peer: 404 (the spurious window), until the peer re-creates its lease at its
+// next renewal (every 10 s), then 200.
+func LeaseDeleted(ctx context.Context, env Env) Outcome {
+	o := Outcome{Race: "lease-deleted", Documented: "404 until the peer re-creates its lease (renewed every 10 s), then 200"}
+	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	if err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
+	lease, err := identityLease(ctx, cs, env.Route.Peer)
+	if err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	tl.waitFor(ctx, 200, 0, env.Bound)
+	deleted := tl.Since()
+	if err := cs.CoordinationV1().Leases("kube-system").Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+		o.Violations = append(o.Violations, "deleting the lease: "+err.Error())
+		return o
+	}
+	first404 := tl.waitFor(ctx, 404, deleted, 15*time.Second)
+	back := tl.waitFor(ctx, 200, max(first404, deleted), env.Bound)
+	cancel()
+	o.Seen = Summary(tl.Points())
+	if back < 0 {
+		o.Violations = append(o.Violations, fmt.Sprintf("no 200 within %v of deleting the lease", env.Bound))
+	} else if first404 >= 0 {
+		o.Window = back - first404
+	}
+	return o
+}
+
+// DeadAddress: an identity lease names an address where nothing listens. A server that
+// serves nothing anyone can read must not disturb routing: the real peer keeps answering.
+func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
+	o := Outcome{Race: "dead-address", Documented: "a lease pointing at nothing changes nothing: 200 throughout"}
+	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	if err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
+	name, holder, secs := "apiserver-skewcheckdeadaddress", "apiserver-skewcheckdeadaddress_0", int32(3600)
+	now := metav1.NewMicroTime(time.Now())
+	_, err = cs.CoordinationV1().Leases("kube-system").Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": "skewcheck-dead"},
+			Annotations: map[string]string{"kubernetes.io/peer-advertise-address": deadAddress}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &now, AcquireTime: &now},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		o.Violations = append(o.Violations, "creating the lease: "+err.Error())
+		return o
+	}
+	defer cs.CoordinationV1().Leases("kube-system").Delete(context.Background(), name, metav1.DeleteOptions{})
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	time.Sleep(env.Observe)
+	cancel()
+	points := tl.Points()
+	o.Seen = Summary(points)
+	if c := Counts(points, 0, tl.Since()); c[200] != len(points) {
+		o.Violations = append(o.Violations, fmt.Sprintf("answers other than 200: %v", c))
+	}
+	return o
+}
+
+// identityLease finds the identity lease of the server behind e by its hostname label.
+func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint) (string, error) {
+	leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
+	if err != nil {
+		return "", err
+	}
+	for _, l := range leases.Items {
+		if l.Annotations["kubernetes.io/peer-advertise-address"] == hostPort(e.URL) {
+			return l.Name, nil
+		}
+	}
+	return "", fmt.Errorf("no identity lease advertises %s", hostPort(e.URL))
+}
+
+func hostPort(url string) string {
+	const prefix = "https://"
+	if len(url) > len(prefix) && url[:len(prefix)] == prefix {
+		return url[len(prefix):]
+	}
+	return url
+}
+
+// restore starts the peer again if a race left it down, and waits for convergence.
+func restore(ctx context.Context, env Env) {
+	env.Route.Peer.Node.Start(ctx)
+	if env.Converge != nil {
+		env.Converge(ctx)
+	}
+}

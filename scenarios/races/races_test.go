@@ -1,0 +1,50 @@
+package races_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/scenarios/races"
+)
+
+// TestRacesAgainstUpstream provokes every race on real apiservers of two versions and
+// asserts upstream's documented outcome, logging the windows measured.
+func TestRacesAgainstUpstream(t *testing.T) {
+	integration.Require(t)
+	ctx := context.Background()
+	oldV, newV := integration.Versions()
+	c, err := local.New(ctx, local.Config{Name: "races", Servers: local.SpecsFor([]string{oldV, newV})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	target, err := c.Target(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := framework.Routes(target, "list")
+	if len(routes) == 0 {
+		t.Fatal("no skewed GVR")
+	}
+	env := races.Env{Route: routes[0], Converge: c.WaitConverged, Interval: 100 * time.Millisecond, Observe: 3 * time.Second, Bound: 60 * time.Second}
+	for _, run := range []func() races.Outcome{
+		func() races.Outcome { return races.SameIdentity(ctx, env) },
+		func() races.Outcome { return races.StaleLease(ctx, env) },
+		func() races.Outcome { return races.LeaseDeleted(ctx, env) },
+		func() races.Outcome { return races.Registering(ctx, env) },
+		func() races.Outcome { return races.DeadAddress(ctx, env, "127.77.250.250:6443") },
+	} {
+		o := run()
+		t.Logf("%s: window %.2fs; seen %s", o.Race, o.Window, o.Seen)
+		if !o.Passed() {
+			t.Errorf("%s: documented %q; %v", o.Race, o.Documented, o.Violations)
+		}
+		if err := c.WaitConverged(ctx); err != nil {
+			t.Fatalf("after %s: %v", o.Race, err)
+		}
+	}
+}
