@@ -39,7 +39,7 @@ func TestRacesAgainstUpstream(t *testing.T) {
 		func() races.Outcome { return races.DeadAddress(ctx, env, "127.77.250.250:6443") },
 	} {
 		o := run()
-		t.Logf("%s: window %.2fs; seen %s", o.Race, o.Window, o.Seen)
+		t.Logf("%s: window %.2fs; spurious 404s %d; seen %s", o.Race, o.Window, o.Spurious404, o.Seen)
 		if !o.Passed() {
 			t.Errorf("%s: documented %q; %v", o.Race, o.Documented, o.Violations)
 		}
