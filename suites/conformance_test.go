@@ -15,8 +15,8 @@ import (
 	"github.com/skewcheck/skewcheck/suites"
 )
 
-// TestUpstreamIsConformant runs every profile against real upstream apiservers of two
-// versions, as `make conformance` does: each test must pass (known upstream deviations are
+// TestUpstreamIsConformant runs every profile (and the ipmode API profile) against real
+// upstream apiservers of two versions, as `make conformance` does: each test must pass (known upstream deviations are
 // reported as such), and the report must validate against the shipped schema.
 func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
@@ -35,7 +35,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
-		framework.RunOptions{Profiles: suites.DefaultProfiles, ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, "ipmode"), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {
 		t.Fatal(err)

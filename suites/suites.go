@@ -5,6 +5,7 @@ package suites
 import (
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/suites/discovery"
+	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/mvp"
 )
 
@@ -12,8 +13,11 @@ import (
 func All() []framework.Test {
 	var all []framework.Test
 	all = append(all, mvp.Tests...)
-	return append(all, discovery.Tests...)
+	all = append(all, discovery.Tests...)
+	return append(all, ipmode.Tests...)
 }
 
-// DefaultProfiles are what `skewcheck conformance` runs when not told otherwise.
+// DefaultProfiles are what `skewcheck conformance` runs when not told otherwise. ipmode
+// joins them once its dataplane part (real kube-proxy) exists; its API part runs with
+// --profiles ipmode.
 var DefaultProfiles = []string{mvp.Profile, discovery.Profile}
