@@ -92,6 +92,8 @@ type Cluster struct {
 	auditPolicy string
 	deleteOnce  sync.Once
 	untrack     func()
+	// adminHTTP and anonHTTP probe the servers (convergence, /readyz).
+	adminHTTP, anonHTTP *http.Client
 }
 
 // New makes the cluster, starts everything and waits until it has converged. On any error
@@ -175,6 +177,7 @@ func (c *Cluster) prepare() error {
 	if c.PKI, err = pki.New(filepath.Join(c.Dir, "pki")); err != nil {
 		return err
 	}
+	c.adminHTTP, c.anonHTTP = c.httpClient(c.PKI.Admin), c.httpClient(pki.Pair{})
 	c.auditPolicy = filepath.Join(c.Dir, "audit-policy.yaml")
 	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
 		return fmt.Errorf("writing the audit policy: %w", err)
@@ -267,9 +270,4 @@ func (c *Cluster) Delete() error {
 		}
 	})
 	return errors.Join(errs...)
-}
-
-// anonymousClient talks TLS to the servers without credentials, for /readyz.
-func (c *Cluster) anonymousClient() *http.Client {
-	return c.httpClient(pki.Pair{})
 }

@@ -59,7 +59,7 @@ func (c *Cluster) unconverged(ctx context.Context) ([]string, error) {
 		all = append(all, set)
 	}
 	union := discovery.Union(all...)
-	client := c.httpClient(c.PKI.Admin)
+	client := c.adminHTTP
 	var pending []string
 	for s, set := range served {
 		if !s.PeerProxy() {

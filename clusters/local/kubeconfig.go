@@ -70,6 +70,8 @@ func (c *Cluster) RestConfig(s *Server, id Identity) *rest.Config {
 }
 
 // httpClient is a plain HTTP client trusting the cluster CA, with a client cert if given.
+// Keep-alives are off: these clients poll servers that restart, and must never wait on a
+// connection to a process that is gone. Made once per cluster (see prepare).
 func (c *Cluster) httpClient(pair pki.Pair) *http.Client {
 	pool := x509.NewCertPool()
 	if ca, err := os.ReadFile(c.PKI.CA.CertFile); err == nil {

@@ -135,7 +135,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 // waitReady polls /readyz until 200, the process exits, or ctx ends.
 func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
-	client := s.cluster.anonymousClient()
+	client := s.cluster.anonHTTP
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -41,11 +41,19 @@ func (g GVR) GroupVersion() string {
 }
 
 // Path is the URL path that lists this resource across all namespaces.
-func (g GVR) Path() string {
+func (g GVR) Path() string { return g.CollectionPath("") }
+
+// CollectionPath is where objects of this resource live in namespace (ignored for a
+// cluster-scoped resource; "" lists across all namespaces).
+func (g GVR) CollectionPath(namespace string) string {
+	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
-		return "/api/" + g.Version + "/" + g.Resource
+		prefix = "/api/" + g.Version
 	}
-	return "/apis/" + g.Group + "/" + g.Version + "/" + g.Resource
+	if g.Namespaced && namespace != "" {
+		prefix += "/namespaces/" + namespace
+	}
+	return prefix + "/" + g.Resource
 }
 
 // Can reports whether the resource supports verb.

@@ -109,7 +109,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			obj, _ := fixtures.Object(route.GVR, name, "default")
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
 			body, _ := json.Marshal(obj.Object)
-			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: collection(route), Body: body})
+			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: route.GVR.CollectionPath("default"), Body: body})
 			mu.Lock()
 			o.Writes++
 			if r.Status == 201 {
@@ -136,11 +136,11 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {
-		if probe(ctx, route.Peer, framework.Request{Path: collection(route) + "/" + name}).Status == 404 {
+		if probe(ctx, route.Peer, framework.Request{Path: route.GVR.CollectionPath("default") + "/" + name}).Status == 404 {
 			o.LostWrites++
 		}
 	}
-	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: collection(route) + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
+	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: route.GVR.CollectionPath("default") + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
 	framework.Evidence.Take()
 	return o
 }
@@ -151,15 +151,4 @@ func probe(ctx context.Context, e *framework.Endpoint, req framework.Request) fr
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	return e.Do(ctx, req)
-}
-
-func collection(r framework.Route) string {
-	if r.GVR.Namespaced {
-		base := "/apis/" + r.GVR.Group + "/" + r.GVR.Version
-		if r.GVR.Group == "" {
-			base = "/api/" + r.GVR.Version
-		}
-		return base + "/namespaces/default/" + r.GVR.Resource
-	}
-	return r.GVR.Path()
 }

@@ -47,12 +47,20 @@ func Names() []string {
 	return n
 }
 
+// Check says whether name is a fault, before anything exists to inject it into.
+func Check(name string) error {
+	if _, ok := catalogue[name]; !ok {
+		return fmt.Errorf("unknown fault %q: the faults are %s", name, strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
 // ByName makes the named fault for subject. Network faults need a peer path.
 func ByName(name string, s Subject) (Fault, error) {
-	make, ok := catalogue[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown fault %q: the faults are %s", name, strings.Join(Names(), ", "))
+	if err := Check(name); err != nil {
+		return nil, err
 	}
+	make := catalogue[name]
 	switch name {
 	case "crash", "stop", "freeze":
 		if s.Endpoint == nil || s.Endpoint.Node == nil {

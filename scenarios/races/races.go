@@ -3,6 +3,7 @@ package races
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -214,24 +215,21 @@ func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
 
 // identityLease finds the identity lease of the server behind e by its hostname label.
 func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint) (string, error) {
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		return "", err
+	}
+	hostPort := u.Host
 	leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
 	if err != nil {
 		return "", err
 	}
 	for _, l := range leases.Items {
-		if l.Annotations["kubernetes.io/peer-advertise-address"] == hostPort(e.URL) {
+		if l.Annotations["kubernetes.io/peer-advertise-address"] == hostPort {
 			return l.Name, nil
 		}
 	}
-	return "", fmt.Errorf("no identity lease advertises %s", hostPort(e.URL))
-}
-
-func hostPort(url string) string {
-	const prefix = "https://"
-	if len(url) > len(prefix) && url[:len(prefix)] == prefix {
-		return url[len(prefix):]
-	}
-	return url
+	return "", fmt.Errorf("no identity lease advertises %s", hostPort)
 }
 
 // restore starts the peer again if a race left it down, and waits for convergence.

@@ -17,19 +17,7 @@ import (
 // The suites talk raw HTTP through framework probes, never through a client library that
 // might retry or rewrite: what the proxy answers is exactly what is asserted and recorded.
 
-// collectionPath is where objects of g live in namespace ns ("" for cluster-scoped).
-func collectionPath(g discovery.GVR, ns string) string {
-	prefix := "/apis/" + g.Group + "/" + g.Version
-	if g.Group == "" {
-		prefix = "/api/" + g.Version
-	}
-	if g.Namespaced {
-		prefix += "/namespaces/" + ns
-	}
-	return prefix + "/" + g.Resource
-}
-
-func objectPath(g discovery.GVR, ns, name string) string { return collectionPath(g, ns) + "/" + name }
+func objectPath(g discovery.GVR, ns, name string) string { return g.CollectionPath(ns) + "/" + name }
 
 // uniqueName makes names that do not collide across tests and reruns.
 func uniqueName(prefix string) string {
@@ -44,7 +32,7 @@ func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GV
 	obj, ok := fixtures.Object(g, name, testNamespace)
 	Expect(ok).To(BeTrue(), "no fixture for %s", g.Key())
 	body, _ := json.Marshal(obj.Object)
-	resp := e.Do(ctx, framework.Request{Method: "POST", Path: collectionPath(g, testNamespace), Body: body})
+	resp := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: body})
 	Expect(resp).To(framework.HaveStatus(201), "create %s through %s", g.Key(), e.Name)
 	cleanupObject(owner, g, name)
 	return decode(resp)

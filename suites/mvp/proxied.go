@@ -27,7 +27,7 @@ func proxiedReads(ctx context.Context, env *framework.Env) {
 		Expect(direct).To(framework.HaveStatus(200))
 		Expect(decode(via)).To(Equal(decode(direct)), "the object read through %s differs from the one %s returns", r.Entry.Name, r.Peer.Name)
 
-		list := collectionPath(r.GVR, testNamespace) + "?fieldSelector=" + url.QueryEscape("metadata.name="+name)
+		list := r.GVR.CollectionPath(testNamespace) + "?fieldSelector=" + url.QueryEscape("metadata.name="+name)
 		viaList := r.Entry.Do(ctx, framework.Request{Path: list})
 		directList := r.Peer.Do(ctx, framework.Request{Path: list})
 		Expect(viaList).To(framework.HaveStatus(200), "list %s through %s", r.GVR.Key(), r.Entry.Name)
@@ -70,10 +70,10 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace)
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/batch": batch})
 			body, _ := json.Marshal(obj.Object)
-			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: collectionPath(r.GVR, testNamespace), Body: body})).To(framework.HaveStatus(201))
+			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace), Body: body})).To(framework.HaveStatus(201))
 			cleanupObject(r.Peer, r.GVR, obj.GetName())
 		}
-		selector := collectionPath(r.GVR, testNamespace) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
+		selector := r.GVR.CollectionPath(testNamespace) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
 		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: selector})).To(framework.HaveStatus(200), "deletecollection through %s", r.Entry.Name)
 		Eventually(func() []string { return names(r.Peer.Do(ctx, framework.Request{Path: selector})) }).
 			WithTimeout(env.Timeouts.Request).Should(BeEmpty(), "deletecollection through %s left objects on %s", r.Entry.Name, r.Peer.Name)
@@ -83,13 +83,13 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 // proxiedWatch: a watch through the entry from a resourceVersion sees what the peer wrote after it.
 func proxiedWatch(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "list", "watch") {
-		list := r.Peer.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?limit=1"})
+		list := r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?limit=1"})
 		Expect(list).To(framework.HaveStatus(200))
 		rv := meta(decode(list), "resourceVersion")
 		name := uniqueName("watch")
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
 		watch := r.Entry.Do(ctx, framework.Request{Path: fmt.Sprintf("%s?watch=true&timeoutSeconds=2&resourceVersion=%v&fieldSelector=%s",
-			collectionPath(r.GVR, testNamespace), rv, url.QueryEscape("metadata.name="+name))})
+			r.GVR.CollectionPath(testNamespace), rv, url.QueryEscape("metadata.name="+name))})
 		Expect(watch).To(framework.HaveStatus(200), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
 		Expect(watchEvents(watch)).To(ContainElement("ADDED "+name), "the watch through %s did not stream the peer's ADDED event", r.Entry.Name)
 	}
@@ -117,7 +117,7 @@ func proxiedSubresource(ctx context.Context, env *framework.Env) {
 // oneHop: the peer sees the proxied request exactly once.
 func oneHop(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		resp := r.Entry.Do(ctx, framework.Request{Path: collectionPath(r.GVR, testNamespace) + "?limit=1"})
+		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?limit=1"})
 		Expect(resp).To(framework.HaveStatus(200))
 		events, err := r.Peer.AuditEvents(ctx, resp.AuditID, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())
