@@ -65,6 +65,8 @@ type Target struct {
 	// Converge waits until every proxy path is live again after a node operation; nil
 	// for targets skewcheck does not run (the suite then polls what it needs).
 	Converge func(ctx context.Context) error
+	// Dataplane is the service dataplane under test, when the run has one.
+	Dataplane *Dataplane
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -20,6 +20,9 @@ const (
 	FeatureAuditLog Feature = "AuditLog"
 	// FeatureUnprivileged: every endpoint has a client identity that RBAC grants nothing.
 	FeatureUnprivileged Feature = "Unprivileged"
+	// FeatureDataplane: the target has a service dataplane under test, in a network of
+	// hosts skewcheck built around it.
+	FeatureDataplane Feature = "Dataplane"
 )
 
 // Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
@@ -112,6 +115,10 @@ func missingFeature(t *Target, f Feature) string {
 			if e.User == nil {
 				return "no unprivileged identity for " + e.Name + " (give --user-contexts)"
 			}
+		}
+	case FeatureDataplane:
+		if t.Dataplane == nil {
+			return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
 		}
 	case FeatureSkew:
 		if len(SkewedGVRs(t)) == 0 {

@@ -11,12 +11,13 @@ import (
 
 func binariesCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "binaries", Short: "Find, build or download the Kubernetes binaries skewcheck runs"}
-	var versions []string
+	var versions, components []string
 	var opts binaries.Options
 	ensure := &cobra.Command{
 		Use:   "ensure",
-		Short: "Make sure kube-apiserver is cached for each version, building it from the Go module proxy if needed",
+		Short: "Make sure each component is cached for each version, building it from the Go module proxy if needed",
 		Example: "  skewcheck binaries ensure --versions v1.35.4,v1.36.3\n" +
+			"  skewcheck binaries ensure --versions v1.36.3 --components kube-apiserver,kube-proxy\n" +
 			"  skewcheck binaries ensure --versions 1.36 --source download",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Progress = os.Stderr
@@ -25,16 +26,19 @@ func binariesCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				path, err := binaries.Ensure(cmd.Context(), binaries.KubeAPIServer, resolved, opts)
-				if err != nil {
-					return err
+				for _, c := range components {
+					path, err := binaries.Ensure(cmd.Context(), binaries.Component(c), resolved, opts)
+					if err != nil {
+						return err
+					}
+					fmt.Printf("%s %s: %s\n", c, resolved, path)
 				}
-				fmt.Printf("kube-apiserver %s: %s\n", resolved, path)
 			}
 			return nil
 		},
 	}
 	ensure.Flags().StringSliceVar(&versions, "versions", []string{"v1.35.4", "v1.36.3"}, "versions to make sure of (v1.35.4, 1.36 for the newest 1.36.x, latest)")
+	ensure.Flags().StringSliceVar(&components, "components", []string{string(binaries.KubeAPIServer)}, "components to make sure of: kube-apiserver, kube-proxy, kube-controller-manager")
 	addBinaryFlags(ensure, &opts)
 	cmd.AddCommand(ensure)
 	return cmd

@@ -1,0 +1,38 @@
+package dataplane
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+)
+
+// Command is a vendor's dataplane, as a shell command run on the node. It finds what it
+// needs in the environment: SKEWCHECK_KUBECONFIG, SKEWCHECK_NODE_NAME, SKEWCHECK_NODE_IP,
+// SKEWCHECK_DIR.
+type Command struct {
+	Label string // the name in reports; "exec" when empty
+	Shell string
+}
+
+func (c Command) Name() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return "exec"
+}
+
+func (c Command) Unsupported() string { return "" }
+
+func (c Command) Process(_ context.Context, n NodeInfo) (Process, error) {
+	if c.Shell == "" {
+		return Process{}, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-proxy --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		return Process{}, err
+	}
+	return Process{Argv: []string{sh, "-c", c.Shell}, Env: []string{
+		"SKEWCHECK_KUBECONFIG=" + n.Kubeconfig, "SKEWCHECK_NODE_NAME=" + n.Name,
+		"SKEWCHECK_NODE_IP=" + n.IP, "SKEWCHECK_DIR=" + n.Dir,
+	}}, nil
+}

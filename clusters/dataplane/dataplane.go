@@ -1,0 +1,247 @@
+package dataplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/interrupt"
+)
+
+// Config says which dataplane to run and which apiserver it watches.
+type Config struct {
+	Spec Spec
+	// Admin reaches the apiserver the dataplane watches (any server of a local cluster).
+	Admin *rest.Config
+	// Dir keeps the dataplane's log and kubeconfig; a temporary directory when empty.
+	Dir string
+	// NodeName is the Node object the dataplane runs as (default skewcheck-node).
+	NodeName string
+	// SyncBound is the bound a change of a Service must take effect within (default 10s).
+	SyncBound time.Duration
+	// ReadyTimeout bounds the wait for the dataplane to serve a first NodePort (default 60s).
+	ReadyTimeout time.Duration
+	Progress     io.Writer
+}
+
+// Dataplane is a running dataplane in its topology.
+type Dataplane struct {
+	cfg      Config
+	topo     *topology
+	bridge   *apiBridge
+	backends []*http.Server
+	cmd      *procHandle
+	fw       *framework.Dataplane
+	untrack  func()
+	closed   bool
+}
+
+// Unsupported is returned by Start when the machine cannot run the dataplane; callers
+// skip with its reason rather than fail.
+type Unsupported struct{ Reason string }
+
+func (u Unsupported) Error() string { return u.Reason }
+
+// Start builds the topology, registers the node, starts the dataplane and waits until it
+// serves a NodePort from outside the node: from then on it is programming Services.
+func Start(ctx context.Context, cfg Config) (d *Dataplane, err error) {
+	if r := cfg.Spec.Unsupported(); r != "" {
+		return nil, Unsupported{Reason: r}
+	}
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("running a dataplane needs root: it builds network namespaces and the dataplane programs nftables or iptables inside them; run as root (sudo -E)")
+	}
+	if cfg.NodeName == "" {
+		cfg.NodeName = "skewcheck-node"
+	}
+	if cfg.SyncBound == 0 {
+		cfg.SyncBound = 10 * time.Second
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 60 * time.Second
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Dir == "" {
+		if cfg.Dir, err = os.MkdirTemp("", "skewcheck-dataplane-"); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	d = &Dataplane{cfg: cfg}
+	d.untrack = interrupt.OnInterrupt(func() { d.Close() })
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+	fmt.Fprintf(cfg.Progress, "dataplane %s: building the network (node, backends, load balancer, client)\n", cfg.Spec.Name())
+	if d.topo, err = newTopology(); err != nil {
+		return nil, err
+	}
+	for i, ip := range []string{backend1IP, backend2IP} {
+		srv, err := serveBackend(d.topo.backend, fmt.Sprintf("backend-%d", i+1), ip)
+		if err != nil {
+			return nil, err
+		}
+		d.backends = append(d.backends, srv)
+	}
+	if d.bridge, err = newAPIBridge(d.topo.node, cfg.Admin.Host); err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(cfg.Dir, "node.kubeconfig")
+	if err := writeNodeKubeconfig(kubeconfig, cfg.Admin); err != nil {
+		return nil, err
+	}
+	if err := registerNode(ctx, cfg.Admin, cfg.NodeName); err != nil {
+		return nil, err
+	}
+	d.fw = d.describe()
+	info := NodeInfo{Name: cfg.NodeName, IP: nodeIP, Kubeconfig: kubeconfig, Dir: cfg.Dir}
+	p, err := cfg.Spec.Process(ctx, info)
+	if err != nil {
+		return nil, fmt.Errorf("preparing dataplane %s: %w", cfg.Spec.Name(), err)
+	}
+	fmt.Fprintf(cfg.Progress, "dataplane %s: starting %s on the node (log: %s)\n", cfg.Spec.Name(), filepath.Base(p.Argv[0]), d.Log())
+	if d.cmd, err = startProcess(d.topo.node, p, d.Log()); err != nil {
+		return nil, fmt.Errorf("starting dataplane %s: %w", cfg.Spec.Name(), err)
+	}
+	began := time.Now()
+	if err := d.waitServing(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Progress, "dataplane %s: serving NodePorts after %s\n", cfg.Spec.Name(), time.Since(began).Round(100*time.Millisecond))
+	return d, nil
+}
+
+func (d *Dataplane) describe() *framework.Dataplane {
+	fw := &framework.Dataplane{
+		Name: d.cfg.Spec.Name(), Admin: d.cfg.Admin, Node: d.cfg.NodeName, NodeIP: nodeIP,
+		Backends: []framework.Backend{
+			{Name: "backend-1", IP: backend1IP, Port: backendPort},
+			{Name: "backend-2", IP: backend2IP, Port: backendPort},
+		},
+		LoadBalancer: &loadBalancer{host: d.topo.lb, seen: map[string]bool{}},
+		FromNode:     client(d.topo.node), FromClient: client(d.topo.client),
+		SyncBound: d.cfg.SyncBound,
+	}
+	for i := 0; i < lbIPCount; i++ {
+		fw.LBIPs = append(fw.LBIPs, lbIP(i))
+	}
+	return fw
+}
+
+// Framework is the dataplane as the suites see it.
+func (d *Dataplane) Framework() *framework.Dataplane { return d.fw }
+
+// Log is the path of the dataplane's own output.
+func (d *Dataplane) Log() string { return filepath.Join(d.cfg.Dir, "dataplane.log") }
+
+// waitServing waits until a NodePort answers from the client host: the dataplane has
+// synced Services and EndpointSlices. A dataplane that exits first fails at once, with the
+// end of its log.
+func (d *Dataplane) waitServing(ctx context.Context) error {
+	svc, del, err := d.fw.CreateService(ctx, "skewcheck-canary")
+	if err != nil {
+		return err
+	}
+	defer del(context.Background())
+	deadline := time.Now().Add(d.cfg.ReadyTimeout)
+	var last framework.Hop
+	for time.Now().Before(deadline) {
+		if exited, how := d.cmd.exited(); exited {
+			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, tail(d.Log(), 15))
+		}
+		if last = d.fw.Send(ctx, d.fw.FromClient, nodeIP, svc.NodePort); last.Err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("dataplane %s did not serve NodePort %d within %s (last try: %v); the end of its log (%s):\n%s",
+		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), tail(d.Log(), 15))
+}
+
+// registerNode creates the Node the dataplane runs as, with the node's address, as a kubelet
+// would; dataplanes find their node IP there.
+func registerNode(ctx context.Context, admin *rest.Config, name string) error {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+	n, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Labels: map[string]string{"skewcheck.io/fixture": "true", corev1.LabelHostname: name}}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("registering Node %s: %w", name, err)
+	}
+	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: nodeIP}, {Type: corev1.NodeHostName, Address: name}}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "SkewcheckNode",
+		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("writing the address of Node %s: %w", name, err)
+	}
+	return nil
+}
+
+// Close stops the dataplane, removes its Node and deletes the whole topology, so nothing
+// the dataplane programmed outlives the run.
+func (d *Dataplane) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	var errs []error
+	if d.cmd != nil {
+		errs = append(errs, d.cmd.stop(5*time.Second))
+	}
+	if d.fw != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if cs, err := kubernetes.NewForConfig(d.cfg.Admin); err == nil {
+			cs.CoreV1().Nodes().Delete(ctx, d.cfg.NodeName, metav1.DeleteOptions{})
+		}
+		cancel()
+	}
+	for _, b := range d.backends {
+		b.Close()
+	}
+	if d.bridge != nil {
+		d.bridge.close()
+	}
+	if d.topo != nil {
+		errs = append(errs, d.topo.close())
+	}
+	if d.untrack != nil {
+		d.untrack()
+	}
+	return errors.Join(errs...)
+}
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,87 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/skewcheck/skewcheck/clusters/netns"
+)
+
+// The address plan, all inside the benchmarking range 198.18.0.0/15 and only ever inside
+// the topology's namespaces.
+const (
+	subnetBits   = "/24"
+	nodeIP       = "198.18.0.2"
+	backend1IP   = "198.18.0.3"
+	backend2IP   = "198.18.0.4"
+	lbHostIP     = "198.18.0.5"
+	clientIP     = "198.18.0.6"
+	lbRange      = "198.18.1.0/24"
+	lbIPCount    = 16
+	backendPort  = 8080
+	apiLocalAddr = "127.0.0.1:6443"
+)
+
+// lbIP is the i-th load-balancer address (from 198.18.1.10).
+func lbIP(i int) string { return fmt.Sprintf("198.18.1.%d", 10+i) }
+
+// topology is the namespaces and their wiring.
+type topology struct {
+	sw                        *netns.Switch
+	node, backend, lb, client *netns.Host
+}
+
+func newTopology() (t *topology, err error) {
+	t = &topology{}
+	defer func() {
+		if err != nil {
+			t.close()
+		}
+	}()
+	if t.sw, err = netns.NewSwitch("switch"); err != nil {
+		return nil, err
+	}
+	for _, h := range []struct {
+		host **netns.Host
+		role string
+		ip   string
+	}{{&t.node, "node", nodeIP}, {&t.backend, "backend", backend1IP}, {&t.lb, "lb", lbHostIP}, {&t.client, "client", clientIP}} {
+		if *h.host, err = netns.NewHost(h.role); err != nil {
+			return nil, err
+		}
+		if err = t.sw.Attach(*h.host, h.ip+subnetBits); err != nil {
+			return nil, err
+		}
+	}
+	if err = t.backend.AddAddress("eth0", backend2IP+subnetBits); err != nil {
+		return nil, err
+	}
+	for i := 0; i < lbIPCount; i++ {
+		if err = t.lb.AddAddress("lo", lbIP(i)+"/32"); err != nil {
+			return nil, err
+		}
+	}
+	for _, h := range []*netns.Host{t.node, t.client} {
+		if err = h.AddRoute(lbRange, lbHostIP); err != nil {
+			return nil, err
+		}
+	}
+	// The node forwards what arrives for a NodePort to a backend on another host.
+	if err = t.node.Sysctl("net.ipv4.ip_forward", "1"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *topology) close() error {
+	var errs []error
+	for _, h := range []*netns.Host{t.client, t.lb, t.backend, t.node} {
+		if h != nil {
+			errs = append(errs, h.Close())
+		}
+	}
+	if t.sw != nil {
+		errs = append(errs, t.sw.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,215 @@
+// Package netns makes test hosts out of Linux network namespaces. Each host is a named
+// namespace (so `ip netns list` shows it while it lives), and hosts meet on a bridge that
+// lives in a namespace of its own: no address a test uses ever exists in the machine's own
+// network, and deleting the namespaces removes every interface, route and firewall rule a
+// test or the dataplane under test made.
+package netns
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+)
+
+// Prefix starts the name of every namespace skewcheck makes, followed by the pid of the
+// process that made it, so Sweep can tell a crashed run's leftovers from a live run's hosts.
+const Prefix = "skewcheck-"
+
+// Host is one network namespace used as a machine of a test topology.
+type Host struct {
+	Name string
+	ns   netns.NsHandle
+	nl   *netlink.Handle
+	once sync.Once
+}
+
+// NewHost makes the namespace <Prefix><pid>-<role> with its loopback up.
+func NewHost(role string) (*Host, error) {
+	Sweep()
+	name := fmt.Sprintf("%s%d-%s", Prefix, os.Getpid(), role)
+	var h *Host
+	err := onLockedThread(func() error {
+		ns, err := netns.NewNamed(name)
+		if err != nil {
+			return fmt.Errorf("creating network namespace %s: %w (needs root or CAP_SYS_ADMIN and CAP_NET_ADMIN)", name, err)
+		}
+		h = &Host{Name: name, ns: ns}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if h.nl, err = netlink.NewHandleAt(h.ns); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("opening netlink in %s: %w", name, err)
+	}
+	if err := h.linkUp("lo"); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Close deletes the namespace. Processes still inside keep it alive until they exit, so
+// stop them first.
+func (h *Host) Close() error {
+	var err error
+	h.once.Do(func() {
+		if h.nl != nil {
+			h.nl.Close()
+		}
+		h.ns.Close()
+		if e := netns.DeleteNamed(h.Name); e != nil && !os.IsNotExist(e) {
+			err = fmt.Errorf("deleting network namespace %s: %w", h.Name, e)
+		}
+	})
+	return err
+}
+
+// onLockedThread runs f on an OS thread of its own and puts the thread back into the
+// process's namespace afterwards. Namespaces belong to threads: if the way back fails, the
+// thread stays locked and dies with the goroutine rather than serving other goroutines in
+// the wrong network.
+func onLockedThread(f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := netns.Get()
+		if err != nil {
+			errc <- fmt.Errorf("reading this thread's network namespace: %w", err)
+			return
+		}
+		defer orig.Close()
+		ferr := f()
+		if err := netns.Set(orig); err != nil {
+			errc <- fmt.Errorf("returning to the original network namespace: %w", err)
+			return // the thread stays locked and is discarded
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+// Do runs f with the calling goroutine's thread inside the host's namespace. Sockets made
+// inside stay in the namespace after f returns, which is how in-process servers and clients
+// live on a host; a process started inside inherits the namespace.
+func (h *Host) Do(f func() error) error {
+	return onLockedThread(func() error {
+		if err := netns.Set(h.ns); err != nil {
+			return fmt.Errorf("entering network namespace %s: %w", h.Name, err)
+		}
+		return f()
+	})
+}
+
+// Listen opens a listening socket inside the host.
+func (h *Host) Listen(network, addr string) (net.Listener, error) {
+	var l net.Listener
+	err := h.Do(func() (err error) {
+		l, err = net.Listen(network, addr)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s in %s: %w", addr, h.Name, err)
+	}
+	return l, nil
+}
+
+// DialContext connects from inside the host.
+func (h *Host) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := h.Do(func() (err error) {
+		var d net.Dialer
+		c, err = d.DialContext(ctx, network, addr)
+		return err
+	})
+	return c, err
+}
+
+// Command returns a command that runs inside the host (through `ip netns exec`, which also
+// gives it the host's view of /sys).
+func (h *Host) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", h.Name, name}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// Sysctl sets a network sysctl (net.ipv4.ip_forward) inside the host.
+func (h *Host) Sysctl(key, value string) error {
+	path := filepath.Join("/proc/sys", strings.ReplaceAll(key, ".", "/"))
+	return h.Do(func() error {
+		if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+			return fmt.Errorf("setting %s=%s in %s: %w", key, value, h.Name, err)
+		}
+		return nil
+	})
+}
+
+// AddAddress puts an address (CIDR notation) on an interface of the host.
+func (h *Host) AddAddress(ifname, cidr string) error {
+	link, err := h.nl.LinkByName(ifname)
+	if err != nil {
+		return fmt.Errorf("%s: no interface %s: %w", h.Name, ifname, err)
+	}
+	addr, err := netlink.ParseAddr(cidr)
+	if err != nil {
+		return err
+	}
+	if err := h.nl.AddrAdd(link, addr); err != nil {
+		return fmt.Errorf("%s: adding %s to %s: %w", h.Name, cidr, ifname, err)
+	}
+	return nil
+}
+
+// AddRoute routes dst (CIDR) via the gateway address.
+func (h *Host) AddRoute(dst, via string) error {
+	_, n, err := net.ParseCIDR(dst)
+	if err != nil {
+		return err
+	}
+	if err := h.nl.RouteAdd(&netlink.Route{Dst: n, Gw: net.ParseIP(via)}); err != nil {
+		return fmt.Errorf("%s: route to %s via %s: %w", h.Name, dst, via, err)
+	}
+	return nil
+}
+
+func (h *Host) linkUp(ifname string) error {
+	link, err := h.nl.LinkByName(ifname)
+	if err != nil {
+		return fmt.Errorf("%s: no interface %s: %w", h.Name, ifname, err)
+	}
+	if err := h.nl.LinkSetUp(link); err != nil {
+		return fmt.Errorf("%s: bringing %s up: %w", h.Name, ifname, err)
+	}
+	return nil
+}
+
+// Sweep deletes the namespaces of skewcheck runs whose process is gone (a run killed with
+// SIGKILL cannot clean up after itself). Live runs' namespaces are left alone.
+func Sweep() {
+	entries, _ := os.ReadDir("/run/netns")
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), Prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		netns.DeleteNamed(e.Name())
+	}
+}

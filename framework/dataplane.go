@@ -1,0 +1,70 @@
+package framework
+
+import (
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// Dataplane is a service dataplane under test (kube-proxy in one of its modes, skewcheck's
+// reference, a vendor's) and the small network it programs: the node it runs on, backend
+// endpoints, a load balancer that owns the load-balancer IPs and records every request it
+// forwards, and a client host outside the node. Only targets skewcheck builds have one;
+// tests that need it declare FeatureDataplane.
+type Dataplane struct {
+	// Name says which dataplane this is: kube-proxy-nftables, reference, exec, ...
+	Name string
+	// Admin writes Services, EndpointSlices and Service status through the apiserver the
+	// dataplane watches.
+	Admin *rest.Config
+	// Node is the name of the Node object the dataplane runs as; NodeIP its address.
+	Node, NodeIP string
+	// Backends are the endpoints tests put into EndpointSlices; each answers HTTP with a
+	// BackendReply.
+	Backends []Backend
+	// LoadBalancer plays the cloud's load balancer.
+	LoadBalancer LoadBalancer
+	// FromNode sends requests from the node itself (where short-circuiting happens);
+	// FromClient from a host outside the node.
+	FromNode, FromClient *http.Client
+	// LBIPs are addresses the load balancer owns, free for tests to put in Service status
+	// (one per Service, so tests never share one).
+	LBIPs []string
+	// SyncBound is how long the dataplane may take to apply a change of a Service; a
+	// switch of ipMode must take effect within it.
+	SyncBound time.Duration
+}
+
+// Backend is one endpoint address of the topology.
+type Backend struct {
+	Name string
+	IP   string
+	Port int
+}
+
+// LoadBalancer is the load balancer of the topology: it owns the load-balancer IPs and sends
+// what arrives on one to the node's NodePort, the way a cloud's load balancer does.
+type LoadBalancer interface {
+	// Forward accepts HTTP on lbIP:port and forwards it to the node's nodePort, marking
+	// every request with ViaHeader; stop undoes it.
+	Forward(lbIP string, port, nodePort int) (stop func(), err error)
+	// Forwarded reports whether a request carrying ProbeHeader: probe passed through.
+	Forwarded(probe string) bool
+}
+
+const (
+	// ProbeHeader carries a unique ID of each request a test sends, so the load balancer's
+	// record and the backend's reply can be matched to it.
+	ProbeHeader = "X-Skewcheck-Probe"
+	// ViaHeader is what the load balancer adds to every request it forwards.
+	ViaHeader = "X-Skewcheck-Via"
+)
+
+// BackendReply is what a backend answers: who it is, and what it saw of the request.
+type BackendReply struct {
+	Backend string `json:"backend"`
+	Probe   string `json:"probe"`
+	Via     string `json:"via,omitempty"`
+	Remote  string `json:"remote"`
+}
