@@ -88,6 +88,9 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 	if env.ArtifactsDir != "" {
 		c.ArtifactsDir = "artifacts"
 	}
+	if d := env.Target.Dataplane; d != nil {
+		c.Dataplane = d.Name
+	}
 	for _, e := range env.Target.Endpoints {
 		c.Endpoints = append(c.Endpoints, report.Endpoint{Name: e.Name, Version: e.Version, URL: e.URL})
 	}

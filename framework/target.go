@@ -65,8 +65,10 @@ type Target struct {
 	// Converge waits until every proxy path is live again after a node operation; nil
 	// for targets skewcheck does not run (the suite then polls what it needs).
 	Converge func(ctx context.Context) error
-	// Dataplane is the service dataplane under test, when the run has one.
-	Dataplane *Dataplane
+	// Dataplane is the service dataplane under test, when the run has one; NoDataplane
+	// says why a run that asked for one has none (the machine cannot run it).
+	Dataplane   *Dataplane
+	NoDataplane string
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -117,6 +117,9 @@ func missingFeature(t *Target, f Feature) string {
 			}
 		}
 	case FeatureDataplane:
+		if t.Dataplane == nil && t.NoDataplane != "" {
+			return t.NoDataplane
+		}
 		if t.Dataplane == nil {
 			return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
 		}

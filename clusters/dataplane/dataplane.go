@@ -56,7 +56,7 @@ func (u Unsupported) Error() string { return u.Reason }
 
 // Start builds the topology, registers the node, starts the dataplane and waits until it
 // serves a NodePort from outside the node: from then on it is programming Services.
-func Start(ctx context.Context, cfg Config) (d *Dataplane, err error) {
+func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 	if r := cfg.Spec.Unsupported(); r != "" {
 		return nil, Unsupported{Reason: r}
 	}
@@ -82,7 +82,7 @@ func Start(ctx context.Context, cfg Config) (d *Dataplane, err error) {
 	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	d = &Dataplane{cfg: cfg}
+	d := &Dataplane{cfg: cfg}
 	d.untrack = interrupt.OnInterrupt(func() { d.Close() })
 	defer func() {
 		if err != nil {

@@ -31,7 +31,7 @@ func (k KubeProxy) Unsupported() string {
 		}
 	case "ipvs":
 		if _, err := os.Stat("/proc/net/ip_vs"); err != nil {
-			return "kube-proxy's ipvs mode needs IPVS in the kernel, and this kernel has none (/proc/net/ip_vs is missing, and it has no loadable modules)"
+			return "kube-proxy's ipvs mode needs IPVS in the kernel, and this kernel has none (/proc/net/ip_vs is missing; load the ip_vs module where the kernel has one)"
 		}
 		if _, err := exec.LookPath("iptables-restore"); err != nil {
 			return "kube-proxy's ipvs mode also needs iptables-restore (Debian package iptables)"

@@ -28,6 +28,7 @@ type conformanceFlags struct {
 	userContexts []string
 	list         bool
 	reference    referenceFlags
+	dataplane    dataplaneFlags
 	run          framework.RunOptions
 	timeouts     framework.Timeouts
 }
@@ -45,6 +46,9 @@ entry, runs the suites against it and deletes it. With --kubeconfig it tests wha
 contexts point at: one context per apiserver or proxy endpoint.`,
 		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck conformance --list\n" +
+			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
+			"  skewcheck conformance --profiles ipmode --dataplane exec --dataplane-name acme-lb \\\n" +
+			"      --dataplane-command 'acme-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'\n" +
 			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
 		RunE: func(cmd *cobra.Command, _ []string) error { return runConformance(cmd.Context(), &f) },
@@ -56,6 +60,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
 	f.reference.add(cmd)
+	f.dataplane.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
@@ -92,6 +97,11 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		return err
 	}
 	defer cleanup()
+	stopDataplane, err := f.dataplane.start(ctx, target, f.binaries, f.run.ReportDir)
+	if err != nil {
+		return err
+	}
+	defer stopDataplane()
 	if f.run.Implementation.Project == "" && target.Upstream {
 		f.run.Implementation.Project = "kubernetes"
 		f.run.Implementation.URL = "https://github.com/kubernetes/kubernetes"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/reference/ipmode"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
@@ -61,6 +62,36 @@ SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at
 	f.StringVar(&c.AdvertiseURL, "advertise-url", "", "URL peers use to reach the fronted apiserver (default --apiserver)")
 	f.DurationVar(&c.PeerTimeout, "peer-timeout", 2*time.Second, "bound on reaching a peer: the time to 503 for a frozen peer")
 	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
-	cmd.AddCommand(pp)
+	cmd.AddCommand(pp, referenceIPModeCommand())
+	return cmd
+}
+
+func referenceIPModeCommand() *cobra.Command {
+	var c ipmode.Config
+	cmd := &cobra.Command{
+		Use:   "ipmode",
+		Short: "Run the reference load-balancer-IP dataplane (KEP-1860) on this node",
+		Long: `Watches Services and EndpointSlices and programs nftables (table ip skewcheck-ipmode) so
+that the node's NodePorts reach ready endpoints and a load-balancer ingress IP is
+short-circuited only when its ipMode is VIP (or unset); with Proxy, and for hostname-only
+ingress, traffic goes to the real load balancer. Needs root and the nft command; removes its
+table on SIGTERM.`,
+		Example: "  skewcheck reference ipmode --kubeconfig node.kubeconfig --node-name node-1\n" +
+			"  skewcheck reference ipmode --kubeconfig node.kubeconfig --node-name node-1 --ignore-ipmode   # a dataplane without KEP-1860",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.Kubeconfig == "" || c.NodeName == "" {
+				return fmt.Errorf("--kubeconfig and --node-name are required")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c.Log = os.Stderr
+			return ipmode.Run(ctx, c)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.Kubeconfig, "kubeconfig", "", "how to reach the apiserver (required)")
+	f.StringVar(&c.NodeName, "node-name", "", "the Node this runs on; its InternalIP is where NodePorts listen (required)")
+	f.BoolVar(&c.IgnoreIPMode, "ignore-ipmode", false, "short-circuit Proxy ingress IPs too, like a dataplane without KEP-1860 (to see the ipmode suite fail)")
+	f.DurationVar(&c.MinSyncPeriod, "min-sync-period", 100*time.Millisecond, "batch changes into one nftables rewrite at most this often")
 	return cmd
 }

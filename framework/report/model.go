@@ -65,12 +65,14 @@ type Profile struct {
 
 // Conformance is the whole report of one run.
 type Conformance struct {
-	APIVersion        string            `json:"apiVersion"` // skewcheck.io/v1alpha1
-	Kind              string            `json:"kind"`       // ConformanceReport
-	Date              time.Time         `json:"date"`
-	SkewcheckVersion  string            `json:"skewcheckVersion"`
-	Implementation    Implementation    `json:"implementation"`
-	Target            string            `json:"target"` // local, existing, or reference:<name>
+	APIVersion       string         `json:"apiVersion"` // skewcheck.io/v1alpha1
+	Kind             string         `json:"kind"`       // ConformanceReport
+	Date             time.Time      `json:"date"`
+	SkewcheckVersion string         `json:"skewcheckVersion"`
+	Implementation   Implementation `json:"implementation"`
+	Target           string         `json:"target"` // local, existing, or reference:<name>
+	// Dataplane names the service dataplane under test, when the run had one (ipmode).
+	Dataplane         string            `json:"dataplane,omitempty"`
 	Endpoints         []Endpoint        `json:"endpoints"`
 	ProfilesRequested []string          `json:"profilesRequested"`
 	Profiles          []Profile         `json:"profiles"`

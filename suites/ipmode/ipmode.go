@@ -1,7 +1,9 @@
-// Package ipmode is the conformance profile of LoadBalancer ipMode (KEP-1860), API part:
-// how every apiserver defaults and validates status.loadBalancer.ingress[].ipMode. VIP lets
-// nodes short-circuit traffic to the load-balancer IP; Proxy sends it through the real
-// load balancer. (The dataplane part, with real kube-proxy, is still to come.)
+// Package ipmode is the conformance profile of LoadBalancer ipMode (KEP-1860). VIP lets
+// nodes short-circuit traffic to the load-balancer IP; Proxy sends it through the real load
+// balancer. The API part (IPM-00x) checks how every apiserver defaults and validates
+// status.loadBalancer.ingress[].ipMode; the dataplane part (IPM-10x) checks what a service
+// dataplane (kube-proxy, the reference, a vendor's) does with it, in a network of hosts
+// built around the dataplane.
 package ipmode
 
 import "github.com/skewcheck/skewcheck/framework"
@@ -30,4 +32,23 @@ var Tests = []framework.Test{
 	{ID: "IPM-006", Profile: Profile, Since: "1.30",
 		Description: "a hostname-only ingress is accepted and gets no ipMode",
 		Run:         hostnameOnly},
+
+	{ID: "IPM-101", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "with ipMode VIP, traffic from the node to the load-balancer IP reaches an endpoint without passing through the load balancer",
+		Run:         vipShortCircuits(vip(), "VIP")},
+	{ID: "IPM-102", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "with ipMode unset (an ingress with only ip), traffic from the node is short-circuited as for VIP",
+		Run:         vipShortCircuits(nil, "unset")},
+	{ID: "IPM-103", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "with ipMode Proxy, traffic from the node to the load-balancer IP goes through the load balancer",
+		Run:         proxyGoesThroughLB},
+	{ID: "IPM-104", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "the NodePort, and the load balancer through it, serve clients outside the node with ipMode VIP and Proxy alike",
+		Run:         nodePortInBothModes},
+	{ID: "IPM-105", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "switching ipMode on a live Service (VIP to Proxy and back) takes effect within the dataplane's sync bound",
+		Run:         switchLive},
+	{ID: "IPM-106", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "a hostname-only ingress is never short-circuited",
+		Run:         hostnameNeverShortCircuited},
 }

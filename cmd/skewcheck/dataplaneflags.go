@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/ipmode"
+)
+
+// dataplaneNames are the service dataplanes --dataplane knows.
+var dataplaneNames = []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode", "exec"}
+
+type dataplaneFlags struct {
+	name, command, label, version string
+	syncBound                     time.Duration
+}
+
+func (f *dataplaneFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.name, "dataplane", "", "service dataplane under test for the ipmode profile: "+strings.Join(dataplaneNames, ", "))
+	fl.StringVar(&f.command, "dataplane-command", "", "with --dataplane exec: the shell command that runs your dataplane on the node; it finds $SKEWCHECK_KUBECONFIG, $SKEWCHECK_NODE_NAME, $SKEWCHECK_NODE_IP and $SKEWCHECK_DIR")
+	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane exec: your dataplane's name in the report")
+	fl.StringVar(&f.version, "dataplane-version", "", "kube-proxy version for --dataplane kube-proxy-* (default: the newest apiserver's)")
+	fl.DurationVar(&f.syncBound, "dataplane-sync-bound", 10*time.Second, "bound on a dataplane applying a change of a Service, such as a switch of ipMode")
+}
+
+func (f *dataplaneFlags) spec(target *framework.Target, bin binaries.Options) (dataplane.Spec, error) {
+	switch f.name {
+	case "kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs":
+		v := f.version
+		if v == "" {
+			v = newestVersion(target)
+		}
+		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
+	case "reference":
+		return ipmode.Spec{}, nil
+	case "reference-ignoring-ipmode":
+		return ipmode.Spec{IgnoreIPMode: true}, nil
+	case "exec":
+		return dataplane.Command{Label: f.label, Shell: f.command}, nil
+	}
+	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
+}
+
+// newestVersion is the newest apiserver version of the target, without build metadata.
+func newestVersion(t *framework.Target) string {
+	newest := ""
+	for _, e := range t.Endpoints {
+		v, _, _ := strings.Cut(e.Version, "+")
+		if newest == "" || semver.Compare(v, newest) > 0 {
+			newest = v
+		}
+	}
+	return newest
+}
+
+// start runs the dataplane against the target's first endpoint and attaches it to the
+// target. A dataplane the machine cannot run is not an error: its tests skip with the reason.
+func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, bin binaries.Options, reportDir string) (stop func(), err error) {
+	if f.name == "" {
+		return func() {}, nil
+	}
+	spec, err := f.spec(target, bin)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Join(reportDir, "dataplane"))
+	if err != nil {
+		return nil, err
+	}
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: target.Endpoints[0].Admin, Dir: dir,
+		SyncBound: f.syncBound, Progress: os.Stderr})
+	var unsupported dataplane.Unsupported
+	if errors.As(err, &unsupported) {
+		fmt.Fprintf(os.Stderr, "dataplane %s cannot run here: %s\n", spec.Name(), unsupported.Reason)
+		target.NoDataplane = "dataplane " + spec.Name() + " cannot run on this machine: " + unsupported.Reason
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	target.Dataplane = d.Framework()
+	return func() { d.Close() }, nil
+}

@@ -1,0 +1,155 @@
+package ipmode
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// samples is how many requests a steady path is checked with: the dataplane balances over
+// two backends at random, and a rule that only sometimes matches must still be caught.
+const samples = 10
+
+var nextLBIP atomic.Int64
+
+// lbService makes a Service with both backends and has the load balancer own a fresh LB
+// IP for it, forwarding to its NodePort. The caller announces the ingress (announce), so
+// each test says exactly what status the dataplane sees.
+func lbService(ctx context.Context, d *framework.Dataplane) (*framework.BackedService, string) {
+	name := fmt.Sprintf("ipmode-dp-%d", time.Now().UnixNano()%1_000_000_000)
+	svc, del, err := d.CreateService(ctx, name)
+	Expect(err).NotTo(HaveOccurred())
+	ginkgo.DeferCleanup(del)
+	ip := d.LBIPs[int(nextLBIP.Add(1))%len(d.LBIPs)]
+	stop, err := d.LoadBalancer.Forward(ip, svc.Port, svc.NodePort)
+	Expect(err).NotTo(HaveOccurred(), "the load balancer could not take %s", ip)
+	ginkgo.DeferCleanup(stop)
+	return svc, ip
+}
+
+// announce writes the Service's load-balancer status, as a cloud provider would.
+func announce(ctx context.Context, d *framework.Dataplane, svc *framework.BackedService, ing corev1.LoadBalancerIngress) []corev1.LoadBalancerIngress {
+	stored, err := d.SetIngress(ctx, svc, ing)
+	Expect(err).NotTo(HaveOccurred())
+	return stored
+}
+
+func vip() *corev1.LoadBalancerIPMode   { m := corev1.LoadBalancerIPModeVIP; return &m }
+func proxy() *corev1.LoadBalancerIPMode { m := corev1.LoadBalancerIPModeProxy; return &m }
+
+// waitPath sends requests until one reaches a backend by the wanted path and returns how
+// long that took; it fails the test when the bound passes first.
+func waitPath(ctx context.Context, d *framework.Dataplane, c *http.Client, ip string, port int, throughLB bool, bound time.Duration, what string) time.Duration {
+	began := time.Now()
+	var last framework.Hop
+	for time.Since(began) < bound {
+		if last = d.Send(ctx, c, ip, port); last.Err == nil && last.ThroughLB == throughLB {
+			return time.Since(began)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ginkgo.Fail(fmt.Sprintf("%s: not within %s (the dataplane's sync bound). Last request: %s", what, bound, last))
+	return 0
+}
+
+// expectSteady checks that every one of samples requests reaches a backend by the path.
+func expectSteady(ctx context.Context, d *framework.Dataplane, c *http.Client, ip string, port int, throughLB bool, why string) {
+	for i := 0; i < samples; i++ {
+		h := d.Send(ctx, c, ip, port)
+		Expect(h.Err).NotTo(HaveOccurred(), "%s: request %d of %d failed: %s", why, i+1, samples, h)
+		Expect(h.ThroughLB).To(Equal(throughLB), "%s: request %d of %d: %s", why, i+1, samples, h)
+		Expect(h.Reply.Via != "").To(Equal(throughLB), "%s: the backend's view disagrees with the load balancer's record: %s (via %q)", why, h, h.Reply.Via)
+	}
+}
+
+// settle waits until the dataplane has seen every Service change made so far: it creates a
+// marker Service after them and waits for its NodePort to answer. Service events reach a
+// dataplane in order, so once the marker is programmed, so is everything before it. Tests
+// that assert something does NOT happen (no short-circuit) call it first, so a dataplane
+// that is merely slow cannot pass them.
+func settle(ctx context.Context, env *framework.Env) {
+	d := env.Target.Dataplane
+	svc, del, err := d.CreateService(ctx, fmt.Sprintf("ipmode-marker-%d", time.Now().UnixNano()%1_000_000_000))
+	Expect(err).NotTo(HaveOccurred())
+	defer del(context.Background())
+	waitPath(ctx, d, d.FromClient, d.NodeIP, svc.NodePort, false, d.SyncBound, "a new Service's NodePort to answer (the dataplane catching up)")
+}
+
+func vipShortCircuits(mode *corev1.LoadBalancerIPMode, label string) func(context.Context, *framework.Env) {
+	return func(ctx context.Context, env *framework.Env) {
+		d := env.Target.Dataplane
+		svc, ip := lbService(ctx, d)
+		stored := announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: mode})
+		if mode == nil {
+			ginkgo.AddReportEntry("note", fmt.Sprintf("the apiserver stored ipMode %v for an ingress without one", modeOf(stored)))
+		}
+		took := waitPath(ctx, d, d.FromNode, ip, svc.Port, false, d.SyncBound,
+			fmt.Sprintf("with ipMode %s, a request from the node to %s should be short-circuited to a backend", label, ip))
+		env.Measure("shortCircuitSeconds", took.Seconds())
+		expectSteady(ctx, d, d.FromNode, ip, svc.Port, false, "with ipMode "+label+", traffic from the node to the load-balancer IP must not pass through the load balancer")
+	}
+}
+
+func modeOf(ing []corev1.LoadBalancerIngress) string {
+	if len(ing) == 0 || ing[0].IPMode == nil {
+		return "(none)"
+	}
+	return string(*ing[0].IPMode)
+}
+
+func proxyGoesThroughLB(ctx context.Context, env *framework.Env) {
+	d := env.Target.Dataplane
+	svc, ip := lbService(ctx, d)
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
+	settle(ctx, env)
+	expectSteady(ctx, d, d.FromNode, ip, svc.Port, true,
+		"with ipMode Proxy, traffic from the node to the load-balancer IP must go through the load balancer (a dataplane that short-circuits it bypasses the load balancer's TLS, PROXY protocol and health checks)")
+}
+
+func nodePortInBothModes(ctx context.Context, env *framework.Env) {
+	d := env.Target.Dataplane
+	for _, m := range []struct {
+		label string
+		mode  *corev1.LoadBalancerIPMode
+	}{{"VIP", vip()}, {"Proxy", proxy()}} {
+		svc, ip := lbService(ctx, d)
+		announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: m.mode})
+		settle(ctx, env)
+		expectSteady(ctx, d, d.FromClient, d.NodeIP, svc.NodePort, false, "with ipMode "+m.label+", the NodePort must serve a client outside the node")
+		expectSteady(ctx, d, d.FromClient, ip, svc.Port, true, "with ipMode "+m.label+", a client outside the node must be served through the load balancer and the NodePort")
+	}
+}
+
+func switchLive(ctx context.Context, env *framework.Env) {
+	d := env.Target.Dataplane
+	svc, ip := lbService(ctx, d)
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: vip()})
+	waitPath(ctx, d, d.FromNode, ip, svc.Port, false, d.SyncBound, "with ipMode VIP, the first request from the node should be short-circuited")
+
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
+	took := waitPath(ctx, d, d.FromNode, ip, svc.Port, true, d.SyncBound, "after switching ipMode VIP to Proxy, requests from the node should go through the load balancer")
+	env.Measure("vipToProxySeconds", took.Seconds())
+	expectSteady(ctx, d, d.FromNode, ip, svc.Port, true, "after switching ipMode VIP to Proxy")
+
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: vip()})
+	took = waitPath(ctx, d, d.FromNode, ip, svc.Port, false, d.SyncBound, "after switching ipMode Proxy to VIP, requests from the node should be short-circuited again")
+	env.Measure("proxyToVIPSeconds", took.Seconds())
+	expectSteady(ctx, d, d.FromNode, ip, svc.Port, false, "after switching ipMode Proxy to VIP")
+}
+
+func hostnameNeverShortCircuited(ctx context.Context, env *framework.Env) {
+	d := env.Target.Dataplane
+	svc, ip := lbService(ctx, d)
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{Hostname: "lb.skewcheck.example"})
+	settle(ctx, env)
+	expectSteady(ctx, d, d.FromNode, ip, svc.Port, true,
+		"with a hostname-only ingress, traffic from the node to the load balancer's address must go through the load balancer")
+}
