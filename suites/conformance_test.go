@@ -8,16 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
+	"github.com/skewcheck/skewcheck/suites/ipmode"
 )
 
-// TestUpstreamIsConformant runs every profile (and the ipmode API profile) against real
-// upstream apiservers of two versions, as `make conformance` does: each test must pass (known upstream deviations are
-// reported as such), and the report must validate against the shipped schema.
+// TestUpstreamIsConformant runs every profile against real upstream apiservers of two
+// versions, with real kube-proxy (nftables mode) as the ipmode profile's dataplane, as `make
+// conformance` does: each test must pass (known upstream deviations are reported as such),
+// and the report must validate against the shipped schema.
 func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
@@ -34,8 +37,15 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: dataplane.KubeProxy{Mode: "nftables", Version: newV},
+		Admin: target.Endpoints[0].Admin, Dir: filepath.Join(dir, "dataplane")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	target.Dataplane = d.Framework()
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, "ipmode"), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +71,9 @@ func TestUpstreamIsConformant(t *testing.T) {
 	var back report.Conformance
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Endpoints) != 2 || back.Endpoints[1].Version != newV {
 		t.Errorf("report endpoints: %+v, %v", back.Endpoints, err)
+	}
+	if back.Dataplane != "kube-proxy-nftables" {
+		t.Errorf("the report names dataplane %q, want kube-proxy-nftables", back.Dataplane)
 	}
 	t.Logf("%s; files %v; ready %v converged %v", report.ClosingLine(rep), files, c.Timings.Ready.Round(time.Millisecond), c.Timings.Converged.Round(time.Millisecond))
 }

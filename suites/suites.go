@@ -17,7 +17,7 @@ func All() []framework.Test {
 	return append(all, ipmode.Tests...)
 }
 
-// DefaultProfiles are what `skewcheck conformance` runs when not told otherwise. ipmode
-// joins them once its dataplane part (real kube-proxy) exists; its API part runs with
-// --profiles ipmode.
+// DefaultProfiles are what `skewcheck conformance` runs when not told otherwise: the Mixed
+// Version Proxy's. The ipmode profile is about a service dataplane, so it is asked for with
+// --profiles ipmode --dataplane <name> (make conformance runs it for each dataplane).
 var DefaultProfiles = []string{mvp.Profile, discovery.Profile}

@@ -84,6 +84,8 @@ func TestBadInput(t *testing.T) {
 		{"bad server ref", []string{"cluster", "create", "--name", "x", "--no-peer-proxy", "7"}, "names no server"},
 		{"delete unknown", []string{"cluster", "delete", "--name", "nosuch"}, "there is no cluster named"},
 		{"missing kubeconfig", []string{"conformance", "--kubeconfig", "/nonexistent/kubeconfig", "--contexts", "a"}, "/nonexistent/kubeconfig"},
+		{"unknown dataplane", []string{"conformance", "--profiles", "ipmode", "--dataplane", "kube-proxy-ebpf"}, "the dataplanes are kube-proxy-nftables"},
+		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -89,6 +89,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		printTests(tests)
 		return nil
 	}
+	if err := f.dataplane.validate(); err != nil {
+		return err
+	}
 	f.run.SkewcheckVersion = version
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,20 @@ func (f *dataplaneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane exec: your dataplane's name in the report")
 	fl.StringVar(&f.version, "dataplane-version", "", "kube-proxy version for --dataplane kube-proxy-* (default: the newest apiserver's)")
 	fl.DurationVar(&f.syncBound, "dataplane-sync-bound", 10*time.Second, "bound on a dataplane applying a change of a Service, such as a switch of ipMode")
+}
+
+// validate checks the flags before any cluster is started for them.
+func (f *dataplaneFlags) validate() error {
+	if f.name == "" {
+		return nil
+	}
+	if !slices.Contains(dataplaneNames, f.name) {
+		return fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
+	}
+	if f.name == "exec" && f.command == "" {
+		return fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'")
+	}
+	return nil
 }
 
 func (f *dataplaneFlags) spec(target *framework.Target, bin binaries.Options) (dataplane.Spec, error) {

@@ -1,6 +1,8 @@
 package ipmode
 
 import (
+	"net"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 )
@@ -14,7 +16,8 @@ func Resolve(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, ignoreIPM
 	var shortCircuit []string
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		for _, ing := range svc.Status.LoadBalancer.Ingress {
-			if ShortCircuits(ing, ignoreIPMode) {
+			// The table is IPv4 (family ip): an IPv6 ingress is not this dataplane's.
+			if ShortCircuits(ing, ignoreIPMode) && net.ParseIP(ing.IP).To4() != nil {
 				shortCircuit = append(shortCircuit, ing.IP)
 			}
 		}

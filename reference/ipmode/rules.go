@@ -2,6 +2,7 @@ package ipmode
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,18 +31,13 @@ type ServicePort struct {
 	Endpoints    []Endpoint
 }
 
+// chain names the service port's chain. "/" cannot appear in a namespace, name or port
+// name, so two service ports never share a chain (as kube-proxy's nftables mode names them).
 func (p ServicePort) chain() string {
-	return sanitize(fmt.Sprintf("svc-%s-%s-%s", p.Namespace, p.Name, p.Port))
+	return fmt.Sprintf("svc-%s/%s/%s", p.Namespace, p.Name, p.Port)
 }
 
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '_'
-	}, s)
-}
+func endpointChain(e Endpoint) string { return fmt.Sprintf("ep-%s/%d", e.IP, e.Port) }
 
 // Ruleset writes the whole table for the node's ports into tx, replacing whatever the table
 // held: every sync is a full, atomic rewrite, so no stale rule can survive a change.
@@ -60,6 +56,7 @@ func Ruleset(tx *knftables.Transaction, nodeIP string, ports []ServicePort) {
 	tx.Add(&knftables.Rule{Chain: "output", Rule: "jump services"})
 	tx.Add(&knftables.Rule{Chain: "postrouting", Rule: fmt.Sprintf("meta mark & %s == %s masquerade", masqueradeMark, masqueradeMark)})
 
+	ports = slices.Clone(ports)
 	sort.Slice(ports, func(i, j int) bool { return ports[i].chain() < ports[j].chain() })
 	endpointChains := map[string]bool{}
 	for _, p := range ports {
@@ -78,7 +75,7 @@ func Ruleset(tx *knftables.Transaction, nodeIP string, ports []ServicePort) {
 		}
 		var vmap []string
 		for i, e := range p.Endpoints {
-			ep := sanitize(fmt.Sprintf("ep-%s-%d", e.IP, e.Port))
+			ep := endpointChain(e)
 			if !endpointChains[ep] {
 				endpointChains[ep] = true
 				tx.Add(&knftables.Chain{Name: ep})
