@@ -17,19 +17,26 @@ build:
 	@mkdir -p bin
 	$(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
 
-# nftables (the nft command) for packet-loss and partition faults. Installed from Debian's
-# packages when missing and running as root; without it those faults are skipped with the
-# reason, never failed.
+# nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
+# reference dataplane; iptables for kube-proxy's iptables mode. Installed from Debian's
+# packages when missing and running as root; without them those faults and dataplanes are
+# skipped with the reason, never failed.
 deps:
-	@command -v nft >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing nftables (for packet-loss and partition faults)"; \
-		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables >/dev/null; \
-	else echo "nft not found and cannot install it: packet faults will be skipped"; fi; }
+	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
+	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
+	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes)"; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "$$missing not found and cannot install: the faults and dataplanes that need them will be skipped"; fi; }
 
-# Builds (or finds in the cache) the kube-apiserver of every version the tests use, saying
-# what it does while it works, so no test waits minutes in silence.
+# Builds (or finds in the cache) the kube-apiserver of every version the tests use, and the
+# kube-proxy of the newest, saying what it does while it works, so no test waits minutes in
+# silence.
+comma := ,
+NEWEST = $(lastword $(subst $(comma), ,$(VERSIONS)))
 binaries: build
 	$(SKEWCHECK) binaries ensure --versions $(VERSIONS)
+	$(SKEWCHECK) binaries ensure --versions $(NEWEST) --components kube-proxy
 
 # The main job: mvp + discovery against a local v1.35.4 + v1.36.3 cluster. batch/v1 is off
 # on the first server so the skew includes a resource with a subresource (jobs/status),
@@ -37,10 +44,19 @@ binaries: build
 CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=batch/v1=false --profiles mvp,discovery
 # It runs twice: against upstream's proxy, then against skewcheck's reference peer proxy in
 # front of apiservers with the gate off; then puts both side by side.
-conformance: binaries
+# Then the ipmode profile once per service dataplane (real kube-proxy in two modes, and the
+# reference), each on the same two apiserver versions, side by side in _reports/ipmode.
+# kube-proxy-ipvs is left out: this kernel has no IPVS (it would skip, with the reason).
+DATAPLANES ?= kube-proxy-nftables kube-proxy-iptables reference
+conformance: deps binaries
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
 	$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
+	@set -e; for d in $(DATAPLANES); do \
+		echo "== ipmode profile, dataplane $$d"; \
+		$(SKEWCHECK) conformance --versions $(VERSIONS) --profiles ipmode --dataplane $$d --report-dir $(REPORT_DIR)/ipmode/$$d; \
+	done
+	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
 
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries

@@ -50,12 +50,12 @@ func (f *dataplaneFlags) validate() error {
 	return nil
 }
 
-func (f *dataplaneFlags) spec(target *framework.Target, bin binaries.Options) (dataplane.Spec, error) {
+func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
 	switch f.name {
 	case "kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs":
 		v := f.version
 		if v == "" {
-			v = newestVersion(target)
+			v, _, _ = strings.Cut(watched.Version, "+")
 		}
 		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
 	case "reference":
@@ -68,25 +68,26 @@ func (f *dataplaneFlags) spec(target *framework.Target, bin binaries.Options) (d
 	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
 }
 
-// newestVersion is the newest apiserver version of the target, without build metadata.
-func newestVersion(t *framework.Target) string {
-	newest := ""
-	for _, e := range t.Endpoints {
-		v, _, _ := strings.Cut(e.Version, "+")
-		if newest == "" || semver.Compare(v, newest) > 0 {
-			newest = v
+// newest is the endpoint of the newest version: the dataplane watches it, and kube-proxy
+// is of its version, so the dataplane is never newer than its apiserver (the skew policy).
+func newest(t *framework.Target) *framework.Endpoint {
+	best := t.Endpoints[0]
+	for _, e := range t.Endpoints[1:] {
+		if semver.Compare(e.Version, best.Version) > 0 {
+			best = e
 		}
 	}
-	return newest
+	return best
 }
 
-// start runs the dataplane against the target's first endpoint and attaches it to the
+// start runs the dataplane against the target's newest endpoint and attaches it to the
 // target. A dataplane the machine cannot run is not an error: its tests skip with the reason.
 func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, bin binaries.Options, reportDir string) (stop func(), err error) {
 	if f.name == "" {
 		return func() {}, nil
 	}
-	spec, err := f.spec(target, bin)
+	watched := newest(target)
+	spec, err := f.spec(watched, bin)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, bi
 	if err != nil {
 		return nil, err
 	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: target.Endpoints[0].Admin, Dir: dir,
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Dir: dir,
 		SyncBound: f.syncBound, Progress: os.Stderr})
 	var unsupported dataplane.Unsupported
 	if errors.As(err, &unsupported) {
