@@ -207,12 +207,35 @@ func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
 	}
 }
 
-// TestInterruptLeavesNothing sends SIGINT to a conformance run once its cluster is up:
-// no process, cluster directory or address slot may remain.
+// TestInterruptLeavesNothing sends SIGINT to conformance runs once their tests are running:
+// no process, cluster directory, address slot, network namespace or dataplane may remain.
 func TestInterruptLeavesNothing(t *testing.T) {
 	integration.Require(t)
-	tmp := t.TempDir()
-	cmd := exec.Command(cli, "conformance", "--versions", "v1.35.4,v1.36.3", "--report-dir", filepath.Join(tmp, "report"), "-v")
+	_, newV := integration.Versions()
+	for _, tc := range []struct {
+		name, marker string
+		args         []string
+	}{
+		{"mvp", "[MVP-0", []string{"--versions", "v1.35.4," + newV}},
+		{"dataplane", "[IPM-10", []string{"--versions", newV, "--profiles", "ipmode", "--dataplane", "reference"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			interruptWhen(t, tmp, tc.marker, append([]string{"conformance", "--report-dir", filepath.Join(tmp, "report"), "-v"}, tc.args...))
+			assertNothingLeft(t, tmp)
+			assertNoDataplaneLeft(t)
+			entries, _ := filepath.Glob(filepath.Join(tmp, "skewcheck-conformance-*"))
+			if len(entries) > 0 {
+				t.Errorf("the interrupted run left cluster directories: %v", entries)
+			}
+		})
+	}
+}
+
+// interruptWhen runs the CLI until its output shows marker, sends SIGINT and waits for it.
+func interruptWhen(t *testing.T, tmp, marker string, args []string) {
+	t.Helper()
+	cmd := exec.Command(cli, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SKEWCHECK_STATE_DIR="+tmp)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -223,13 +246,12 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	// Wait until the suites run: the cluster exists, tests are making requests.
 	buf := make([]byte, 64<<10)
 	var seen strings.Builder
-	for !strings.Contains(seen.String(), "[MVP-0") {
+	for !strings.Contains(seen.String(), marker) {
 		n, err := out.Read(buf)
 		if err != nil {
-			t.Fatalf("conformance ended before the suites ran:\n%s", seen.String())
+			t.Fatalf("the run ended before %q showed:\n%s", marker, seen.String())
 		}
 		seen.Write(buf[:n])
 	}
@@ -242,9 +264,4 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		}
 	}()
 	cmd.Wait()
-	assertNothingLeft(t, tmp)
-	entries, _ := filepath.Glob(filepath.Join(tmp, "skewcheck-conformance-*"))
-	if len(entries) > 0 {
-		t.Errorf("the interrupted run left cluster directories: %v", entries)
-	}
 }
