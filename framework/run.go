@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,9 +53,19 @@ func Select(tests []Test, profiles []string) ([]Test, error) {
 	return out, nil
 }
 
-// Run runs the tests against env's target with ginkgo and returns the conformance report.
-// Ginkgo allows one run per process: the CLI and each suite test binary call it once.
+// Run runs the tests of opts.Profiles (every test given, when none are named) against env's
+// target with ginkgo and returns the conformance report. Ginkgo allows one run per process:
+// the CLI and each suite test binary call it once.
 func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *report.Conformance {
+	if len(opts.Profiles) > 0 {
+		var chosen []Test
+		for _, tc := range tests {
+			if slices.Contains(opts.Profiles, tc.Profile) {
+				chosen = append(chosen, tc)
+			}
+		}
+		tests = chosen
+	}
 	if opts.ReportDir != "" && env.ArtifactsDir == "" {
 		env.ArtifactsDir = filepath.Join(opts.ReportDir, "artifacts")
 	}

@@ -48,3 +48,14 @@ func Routes(t *Target, verbs ...string) []Route {
 	}
 	return out
 }
+
+// ServedBy lists the endpoints that serve the route's GVR themselves.
+func (r Route) ServedBy(t *Target) []*Endpoint {
+	var out []*Endpoint
+	for _, e := range t.Endpoints {
+		if e.Served.Has(r.GVR.Key()) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
+	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 )
 
@@ -45,7 +46,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {
 		t.Fatal(err)

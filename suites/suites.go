@@ -4,6 +4,7 @@ package suites
 
 import (
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/mvp"
@@ -14,7 +15,8 @@ func All() []framework.Test {
 	var all []framework.Test
 	all = append(all, mvp.Tests...)
 	all = append(all, discovery.Tests...)
-	return append(all, ipmode.Tests...)
+	all = append(all, ipmode.Tests...)
+	return append(all, chaos.Tests...)
 }
 
 // DefaultProfiles are what `skewcheck conformance` runs when not told otherwise: the Mixed

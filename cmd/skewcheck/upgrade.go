@@ -27,8 +27,10 @@ servers serve), writes and watches through every server; servers are upgraded on
 (graceful stop, start at --to), each step waiting for convergence. Asserted: no 404 and no
 503 for a resource a live server serves outside a step and its declared --window, every
 acknowledged write readable at the end, every watch resumed after its server's upgrade.
-Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violation.`,
-		Example: "  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --seed 42",
+With --fault, a process fault hits the next server during every step (its span counts as a
+window too, and is drawn on that server's row). Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violation.`,
+		Example: "  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --seed 42\n" +
+			"  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --fault freeze --fault-for 5s",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Servers < 2 {
 				return fmt.Errorf("--servers %d: a rolling upgrade needs at least 2 servers", o.Servers)
@@ -55,6 +57,9 @@ Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violat
 			for _, s := range r.Steps {
 				fmt.Printf("  %s: %.1fs to converged\n", s.Server, s.End-s.Start)
 			}
+			for _, f := range r.Faults {
+				fmt.Printf("  fault: %s, %.1fs to %.1fs\n", f.Description, f.Start, f.End)
+			}
 			fmt.Printf("reads %d, writes %d (acknowledged %d, lost %d), watch resumes %d\n", c.Reads, c.Writes, c.AckedWrites, c.LostWrites, c.WatchResumes)
 			fmt.Printf("404s: %d in step windows, %d outside; 503s: %d in step windows, %d outside\n", c.NotFoundInside, c.NotFoundOutside, c.UnavailableInside, c.UnavailableOutside)
 			fmt.Printf("report: %s, %s\n", filepath.Join(reportDir, "upgrade.json"), filepath.Join(reportDir, "timeline.svg"))
@@ -75,6 +80,8 @@ Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violat
 	f.DurationVar(&o.Interval, "interval", 100*time.Millisecond, "pause between a server's requests")
 	f.DurationVar(&o.Settle, "settle", 8*time.Second, "load before the first step, between steps and after the last")
 	f.DurationVar(&o.Window, "window", 5*time.Second, "declared convergence window after each step (which already waits for convergence)")
+	f.StringVar(&o.Fault, "fault", "", "a process fault (crash, stop, freeze) that hits the next server during every step")
+	f.DurationVar(&o.FaultFor, "fault-for", 5*time.Second, "how long each fault lasts before it is healed")
 	f.StringVar(&reportDir, "report-dir", "_reports/upgrade", "where upgrade.json and timeline.svg go")
 	addBinaryFlags(cmd, &bin)
 	return cmd

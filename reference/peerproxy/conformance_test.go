@@ -11,6 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
+	"github.com/skewcheck/skewcheck/suites/chaos"
 )
 
 // TestReferenceIsConformant: in front of apiservers whose own proxy is off, the reference
@@ -36,7 +37,7 @@ func TestReferenceIsConformant(t *testing.T) {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
-		framework.RunOptions{Profiles: suites.DefaultProfiles, ReportDir: t.TempDir(), Seed: 1})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile), ReportDir: t.TempDir(), Seed: 1})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed || tc.KnownDeviation != "" {
 			t.Errorf("%s: %s %s%s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason, tc.KnownDeviation)

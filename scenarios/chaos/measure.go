@@ -27,6 +27,9 @@ type Options struct {
 	Recover time.Duration
 	// Seed names the objects written and orders the load, so a run can be replayed.
 	Seed int64
+	// EndAfter503, when set, ends the fault that long after the first 503 instead of at
+	// For: a suite that asserts the 503 need not wait longer.
+	EndAfter503 time.Duration
 }
 
 // Outcome is what clients saw during one fault on one target.
@@ -77,12 +80,20 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	injected := time.Now()
 	deadline := injected.Add(opts.For)
 	var mu sync.Mutex
+	over := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if opts.EndAfter503 > 0 && o.TimeTo503 >= 0 && time.Since(injected).Seconds() > o.TimeTo503+opts.EndAfter503.Seconds() {
+			return true
+		}
+		return !time.Now().Before(deadline)
+	}
 	var acked []string
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { // reads
 		defer wg.Done()
-		for time.Now().Before(deadline) {
+		for !over() {
 			r := probe(ctx, route.Entry, framework.Request{Path: list})
 			mu.Lock()
 			o.Reads++
@@ -104,7 +115,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	go func() { // writes, named by the seed so a replay writes the same names
 		defer wg.Done()
 		rng := rand.New(rand.NewSource(opts.Seed))
-		for n := 0; time.Now().Before(deadline); n++ {
+		for n := 0; !over(); n++ {
 			name := fmt.Sprintf("chaos-%d-%d-%d", opts.Seed, n, rng.Intn(1000))
 			obj, _ := fixtures.Object(route.GVR, name, "default")
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})

@@ -8,7 +8,8 @@ import (
 )
 
 // SVG draws the run: one row per server, one tick per answer coloured by outcome, the
-// upgrade steps as shaded spans (darker: the step; lighter: the declared window after it).
+// upgrade steps as shaded spans (darker: the step; lighter: the declared window after it),
+// and any fault injected during a step on its server's row.
 // A reader sees at a glance where 404s and 503s fell relative to the steps.
 func (r *Result) SVG() string {
 	servers := map[string]bool{}
@@ -37,6 +38,14 @@ func (r *Result) SVG() string {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#deebf7" opacity="0.5"/>`+"\n", x(s.End), top, x(s.End+r.Window)-x(s.End), bottom-top)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10">%s → %s</text>`+"\n", x(s.Start), bottom+14, html.EscapeString(s.Server), html.EscapeString(s.To))
 	}
+	for _, f := range r.Faults {
+		for i, n := range names {
+			if n == f.Server {
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#fcbba1" opacity="0.8"><title>%s</title></rect>`+"\n",
+					x(f.Start), top+rowH*float64(i), x(f.End)-x(f.Start), rowH, html.EscapeString(f.Description))
+			}
+		}
+	}
 	for i, n := range names {
 		y := top + rowH*float64(i)
 		fmt.Fprintf(&b, `<text x="10" y="%.0f">%s</text>`+"\n", y+rowH/2+4, html.EscapeString(n))
@@ -59,9 +68,9 @@ func (r *Result) SVG() string {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s"><title>%s %s %d at %.2fs</title></rect>`+"\n",
 			x(e.T), y, h, colour(e.Status), e.Kind, html.EscapeString(e.GVR), e.Status, e.T)
 	}
-	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "upgrade step"}, {"#deebf7", "convergence window"}}
+	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "upgrade step"}, {"#deebf7", "convergence window"}, {"#fcbba1", "fault"}}
 	for i, l := range legend {
-		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+i*130, height-18, l.c, 24+i*130, height-9, l.t)
+		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+i*120, height-18, l.c, 24+i*120, height-9, l.t)
 	}
 	b.WriteString("</svg>\n")
 	return b.String()

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
 // Options of one rolling upgrade.
@@ -28,6 +30,20 @@ type Options struct {
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
 	Cluster                  local.Config // Name, Binaries, Port...; Servers is set from From
+	// Fault, when set, goes wrong during every step: the named process fault (crash, stop,
+	// freeze) hits the next server, not the one being upgraded, as the step starts, and
+	// heals after FaultFor. Its span counts as a window, like a step's.
+	Fault    string
+	FaultFor time.Duration
+}
+
+// FaultSpan is one fault injected during the upgrade, in seconds since the start.
+type FaultSpan struct {
+	Server      string  `json:"server"`
+	Fault       string  `json:"fault"`
+	Description string  `json:"description"`
+	Start       float64 `json:"start"`
+	End         float64 `json:"end"` // healed
 }
 
 // Step is one server's upgrade, in seconds since the start.
@@ -67,6 +83,7 @@ type Result struct {
 	Window     float64 `json:"windowSeconds"`
 	Duration   float64 `json:"durationSeconds"`
 	Steps      []Step
+	Faults     []FaultSpan `json:",omitempty"`
 	Counts     Counts
 	Violations []string
 	Events     []Event
@@ -77,6 +94,17 @@ func (r *Result) Passed() bool { return len(r.Violations) == 0 }
 
 // Run makes the cluster, runs the load and the upgrade steps, checks, and deletes the cluster.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Fault != "" {
+		if err := faults.Check(o.Fault); err != nil {
+			return nil, err
+		}
+		if faults.OnPeerPath(o.Fault) {
+			return nil, fmt.Errorf("fault %s: during an upgrade only process faults (crash, stop, freeze) apply; upstream's peer traffic does not take a peer path skewcheck can fault", o.Fault)
+		}
+		if o.FaultFor <= 0 {
+			o.FaultFor = 5 * time.Second
+		}
+	}
 	specs := make([]string, o.Servers)
 	for i := range specs {
 		specs[i] = o.From
@@ -102,11 +130,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sleep(ctx, o.Settle)
 	for i, s := range c.Servers {
 		step := Step{Server: s.Name, From: s.Version, To: o.To, Start: l.since()}
+		var faulted <-chan FaultSpan
+		if o.Fault != "" {
+			victim := c.Servers[(i+1)%len(c.Servers)]
+			if faulted, err = faultDuring(ctx, target, victim.Name, o, l); err != nil {
+				stopLoad()
+				wg.Wait()
+				return nil, err
+			}
+		}
 		fmt.Fprintf(o.Progress, "upgrading %s: %s -> %s\n", s.Name, s.Version, o.To)
 		if err := s.Restart(ctx, o.To); err != nil {
 			stopLoad()
 			wg.Wait()
 			return nil, fmt.Errorf("upgrading %s: %w", s.Name, err)
+		}
+		if faulted != nil {
+			r.Faults = append(r.Faults, <-faulted)
 		}
 		if err := c.WaitConverged(ctx); err != nil {
 			stopLoad()
@@ -129,6 +169,31 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return r, nil
 }
 
+// faultDuring injects o.Fault into the named server now and heals it after o.FaultFor, in
+// the background; the span arrives on the channel once healed.
+func faultDuring(ctx context.Context, target *framework.Target, server string, o Options, l *load) (<-chan FaultSpan, error) {
+	f, err := faults.ByName(o.Fault, faults.Subject{Endpoint: target.Endpoint(server)})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Progress, "fault during the step: %s\n", f.Description())
+	span := FaultSpan{Server: server, Fault: f.Name(), Description: f.Description(), Start: l.since()}
+	heal, err := faults.Inject(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan FaultSpan, 1)
+	go func() {
+		sleep(ctx, o.FaultFor)
+		if err := heal(context.Background()); err != nil {
+			fmt.Fprintf(o.Progress, "warning: %v\n", err)
+		}
+		span.End = l.since()
+		done <- span
+	}()
+	return done, nil
+}
+
 func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
@@ -136,10 +201,15 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// inWindow reports whether t lies in a step or in the declared window after it.
+// inWindow reports whether t lies in a step or a fault, or in the declared window after one.
 func (r *Result) inWindow(t float64) bool {
 	for _, s := range r.Steps {
 		if t >= s.Start && t <= s.End+r.Window {
+			return true
+		}
+	}
+	for _, f := range r.Faults {
+		if t >= f.Start && t <= f.End+r.Window {
 			return true
 		}
 	}

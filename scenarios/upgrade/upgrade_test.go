@@ -38,6 +38,45 @@ func TestRollingUpgradeUnderLoad(t *testing.T) {
 	}
 }
 
+// TestRollingUpgradeWithFaults freezes the next server during every step: the upgrade still
+// passes (a frozen peer may give 503s, only inside its span and window), every fault is
+// healed, and the timeline shows them.
+func TestRollingUpgradeWithFaults(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	var progress strings.Builder
+	r, err := upgrade.Run(context.Background(), upgrade.Options{From: oldV, To: newV, Servers: 3, Seed: 5,
+		Interval: 100 * time.Millisecond, Settle: 4 * time.Second, Window: 5 * time.Second, Progress: &progress,
+		Fault: "freeze", FaultFor: 3 * time.Second})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	c := r.Counts
+	t.Logf("faults %+v; reads %d, writes %d acked %d lost %d; 404 in/out %d/%d; 503 in/out %d/%d",
+		r.Faults, c.Reads, c.Writes, c.AckedWrites, c.LostWrites, c.NotFoundInside, c.NotFoundOutside, c.UnavailableInside, c.UnavailableOutside)
+	if !r.Passed() {
+		t.Errorf("violations: %v", r.Violations)
+	}
+	if len(r.Faults) != 3 {
+		t.Fatalf("want a fault in each of the 3 steps, got %+v", r.Faults)
+	}
+	for i, f := range r.Faults {
+		if f.Server == r.Steps[i].Server || f.End-f.Start < 3 {
+			t.Errorf("fault %d %+v: must hit another server than step %s, for at least 3s", i, f, r.Steps[i].Server)
+		}
+	}
+	if !strings.Contains(r.SVG(), r.Faults[0].Description) {
+		t.Errorf("the timeline does not show the faults")
+	}
+}
+
+func TestFaultsDuringUpgradeAreProcessFaults(t *testing.T) {
+	_, err := upgrade.Run(context.Background(), upgrade.Options{From: "v1.35.4", To: "v1.36.3", Servers: 2, Fault: "latency"})
+	if err == nil || !strings.Contains(err.Error(), "only process faults") {
+		t.Errorf("want a clear refusal of a network fault during an upgrade, got %v", err)
+	}
+}
+
 // TestClassification: 404s and 503s count as violations only outside step windows.
 func TestClassification(t *testing.T) {
 	r := &upgrade.Result{Window: 5, Steps: []upgrade.Step{{Server: "a", Start: 10, End: 12}},
@@ -48,5 +87,15 @@ func TestClassification(t *testing.T) {
 	c := r.Counts
 	if c.NotFoundOutside != 1 || c.NotFoundInside != 1 || c.UnavailableInside != 1 || c.UnavailableOutside != 1 || len(r.Violations) != 2 {
 		t.Errorf("counts %+v, violations %v", c, r.Violations)
+	}
+}
+
+// TestFaultSpansAreWindows: a 503 during a fault (or its window) is expected, after is not.
+func TestFaultSpansAreWindows(t *testing.T) {
+	r := &upgrade.Result{Window: 2, Faults: []upgrade.FaultSpan{{Server: "b", Start: 10, End: 13}},
+		Events: []upgrade.Event{{T: 11, Kind: "read", Status: 503}, {T: 14.5, Kind: "read", Status: 503}, {T: 16, Kind: "read", Status: 503}}}
+	upgrade.Classify(r)
+	if r.Counts.UnavailableInside != 2 || r.Counts.UnavailableOutside != 1 {
+		t.Errorf("counts %+v", r.Counts)
 	}
 }

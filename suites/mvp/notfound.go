@@ -56,13 +56,7 @@ func soleServerRoute(env *framework.Env) framework.Route {
 		if !r.GVR.Can("list") {
 			continue
 		}
-		servers := 0
-		for _, e := range env.Target.Endpoints {
-			if e.Served.Has(r.GVR.Key()) {
-				servers++
-			}
-		}
-		if servers == 1 {
+		if len(r.ServedBy(env.Target)) == 1 {
 			return r
 		}
 	}
