@@ -189,18 +189,24 @@ func (c *Cluster) prepare() error {
 		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 			return fmt.Errorf("making %s: %w", s.Dir, err)
 		}
-		if s.Serving, err = c.PKI.ServingCert(s.Name, []string{s.Hostname}, []net.IP{net.ParseIP(s.IP)}); err != nil {
-			return err
-		}
 		if err := checkPortFree(s.IP, s.Port); err != nil {
 			return err
 		}
+		s.Cgroup = newCgroup(c.Name + "-" + s.Name)
 		if c.cfg.PeerPaths && s.Spec.PeerAdvertise == "" {
 			listen := fmt.Sprintf("%s:%d", c.slot.ip(40+i+1), s.Port)
 			if s.PeerPath, err = startPeerPath(c.Name+"-"+s.Name, listen, fmt.Sprintf("%s:%d", s.IP, s.Port)); err != nil {
 				return err
 			}
 			s.Spec.PeerAdvertise = listen
+		}
+		// Peers verify the address they dial, which may be the peer path's.
+		ips := []net.IP{net.ParseIP(s.IP)}
+		if host, _, err := net.SplitHostPort(s.Spec.PeerAdvertise); err == nil {
+			ips = append(ips, net.ParseIP(host))
+		}
+		if s.Serving, err = c.PKI.ServingCert(s.Name, []string{s.Hostname}, ips); err != nil {
+			return err
 		}
 	}
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
@@ -260,6 +266,9 @@ func (c *Cluster) Delete() error {
 		for _, s := range c.Servers {
 			if s.PeerPath != nil {
 				s.PeerPath.Proxy.Stop()
+			}
+			if err := s.Cgroup.remove(); err != nil {
+				errs = append(errs, err)
 			}
 		}
 		c.slot.release()

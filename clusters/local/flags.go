@@ -52,7 +52,7 @@ func peerProxyEnabled(s ServerSpec) bool {
 func apiserverFlags(c *Cluster, s *Server) []string {
 	b := c.PKI
 	f := []string{
-		"--advertise-address=" + s.IP,
+		"--advertise-address=" + advertiseAddress(s),
 		"--bind-address=" + s.IP,
 		fmt.Sprintf("--secure-port=%d", s.Port),
 		"--etcd-servers=" + c.etcdURL,
@@ -108,6 +108,26 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		}
 	}
 	return append(f, s.Spec.ExtraFlags...)
+}
+
+// advertiseAddress is the server's own address, or its PeerAdvertise IP when that has the
+// server's port. kube-apiserver 1.35 and 1.36 parse --peer-advertise-ip/-port but never
+// use them: CreateConfig (pkg/controlplane/apiserver/config.go) does not copy them into
+// Extra.PeerAdvertiseAddress, so the peer endpoint lease and the identity lease's
+// kubernetes.io/peer-advertise-address carry --advertise-address:--secure-port (server.go,
+// getPeerAddress). The advertise address is what peers really dial, so a peer path (or a
+// user's --peer-advertise) goes there too; both flags are passed, for versions that honour
+// the documented one. Clients never use the advertise address: the kubernetes Service's
+// endpoint reconciler is off.
+func advertiseAddress(s *Server) string {
+	if !peerProxyEnabled(s.Spec) || s.Spec.PeerAdvertise == "" {
+		return s.IP
+	}
+	ip, port, err := net.SplitHostPort(s.Spec.PeerAdvertise)
+	if err != nil || port != fmt.Sprint(s.Port) {
+		return s.IP
+	}
+	return ip
 }
 
 // auditPolicy records who asked for what at Metadata level: enough to see, on the peer, the

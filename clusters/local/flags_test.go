@@ -105,7 +105,12 @@ func TestAPIServerFlags(t *testing.T) {
 		},
 		{
 			name: "peer advertise", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "127.0.0.9:7000"},
-			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--peer-advertise-port=7000"},
+			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--peer-advertise-port=7000", "--advertise-address=127.77.0.11"},
+		},
+		{
+			// 1.35 and 1.36 ignore --peer-advertise-*: peers dial the advertise address.
+			name: "peer advertise on the server's port is the advertise address", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "127.0.0.9:6443"},
+			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--advertise-address=127.0.0.9"},
 		},
 		{
 			name: "peer advertise IPv6", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "[::1]:7000"},
@@ -161,9 +166,12 @@ func TestAPIServerFlags(t *testing.T) {
 					t.Errorf("want no %s, have %v", w, got)
 				}
 			}
+			if tc.spec.PeerAdvertise == "" && len(withPrefix(f, "--advertise-address=127.77.0.11")) == 0 {
+				t.Errorf("without a peer path the advertise address is the server's own: %v", withPrefix(f, "--advertise-address="))
+			}
 			// The basics are always there and point at this server and cluster.
 			for _, w := range []string{
-				"--advertise-address=127.77.0.11", "--bind-address=127.77.0.11", "--secure-port=6443",
+				"--advertise-address=", "--bind-address=127.77.0.11", "--secure-port=6443",
 				"--etcd-servers=http://127.0.0.1:2379",
 				"--client-ca-file=" + b.CA.CertFile,
 				"--requestheader-client-ca-file=" + b.FrontProxyCA.CertFile,

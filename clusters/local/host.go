@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -21,15 +23,24 @@ import (
 const (
 	hostExecEnv     = "SKEWCHECK_HOST_EXEC"
 	hostHostnameEnv = "SKEWCHECK_HOST_HOSTNAME"
+	hostCgroupEnv   = "SKEWCHECK_HOST_CGROUP"
 )
 
 func init() {
 	if os.Getenv(hostExecEnv) == "" {
 		return
 	}
-	hostname := os.Getenv(hostHostnameEnv)
+	hostname, cgroup := os.Getenv(hostHostnameEnv), os.Getenv(hostCgroupEnv)
 	os.Unsetenv(hostExecEnv)
 	os.Unsetenv(hostHostnameEnv)
+	os.Unsetenv(hostCgroupEnv)
+	// Join the server's cgroup before exec, so no socket of the apiserver is ever outside it.
+	if cgroup != "" {
+		if err := os.WriteFile(filepath.Join(cgroup, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "skewcheck: joining cgroup %s: %v\n", cgroup, err)
+			os.Exit(126)
+		}
+	}
 	if err := unix.Sethostname([]byte(hostname)); err != nil {
 		fmt.Fprintf(os.Stderr, "skewcheck: setting hostname %q in the new UTS namespace: %v\n", hostname, err)
 		os.Exit(126)
@@ -46,9 +57,12 @@ func init() {
 // hostCommand returns a command that runs argv as a host named hostname. The child dies with
 // its parent (Pdeathsig), so a test that panics or a CLI that is killed leaves nothing
 // running; it gets its own process group so signals meant for us are not delivered to it twice.
-func hostCommand(hostname string, argv []string) *exec.Cmd {
+func hostCommand(hostname string, cgroup *Cgroup, argv []string) *exec.Cmd {
 	cmd := exec.Command("/proc/self/exe", argv...)
 	cmd.Env = append(os.Environ(), hostExecEnv+"=1", hostHostnameEnv+"="+hostname)
+	if cgroup != nil {
+		cmd.Env = append(cmd.Env, hostCgroupEnv+"="+cgroup.Dir)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUTS,
 		Pdeathsig:  syscall.SIGKILL,
@@ -60,7 +74,7 @@ func hostCommand(hostname string, argv []string) *exec.Cmd {
 // CheckPrivilege tells early and clearly when this process cannot create UTS namespaces,
 // instead of failing later with EPERM from deep inside a start.
 func CheckPrivilege() error {
-	cmd := hostCommand("skewcheck-probe", []string{"/bin/true"})
+	cmd := hostCommand("skewcheck-probe", nil, []string{"/bin/true"})
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("cannot give an apiserver its own hostname (creating a UTS namespace failed: %v %s): "+
 			"skewcheck's local cluster needs root or CAP_SYS_ADMIN; run it as root (sudo -E), "+

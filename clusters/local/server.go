@@ -49,6 +49,8 @@ type Server struct {
 	Serving  pki.Pair
 	// PeerPath is the forwarder peers reach this server through, if the cluster has them.
 	PeerPath *PeerPath
+	// Cgroup is the cgroup v2 the process runs in; nil where the machine has none.
+	Cgroup *Cgroup
 
 	cluster *Cluster
 	mu      sync.Mutex
@@ -106,7 +108,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	fmt.Fprintf(logf, "==== skewcheck: starting %s %s as host %s at %s\n", s.Name, s.Version, s.Hostname, time.Now().Format(time.RFC3339))
 	argv := append([]string{s.Binary}, apiserverFlags(s.cluster, s)...)
-	cmd := hostCommand(s.Hostname, argv)
+	cmd := hostCommand(s.Hostname, s.Cgroup, argv)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

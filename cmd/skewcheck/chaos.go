@@ -93,10 +93,22 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				}
 				path := c.Servers[server-1].PeerPath
 				bypass := chaos.PathBypassed(ctx, route, path)
+				subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others}
+				if tname == "upstream" {
+					// An exact partition cuts the faulted server from the entry of the load.
+					subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
+				}
 				for _, n := range faultNames {
-					f, _ := faults.ByName(n, faults.Subject{Endpoint: route.Peer, Path: path, Others: others})
+					f, err := faults.ByName(n, subject)
+					skip := func(desc, reason string) {
+						outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
+					}
+					if err != nil {
+						skip("", err.Error())
+						continue
+					}
 					if bypass != "" && faults.OnPeerPath(n) {
-						outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, Skipped: bypass})
+						skip(f.Description(), bypass)
 						continue
 					}
 					fmt.Fprintf(os.Stderr, "%s: %s for %v (seed %d)\n", tname, f.Description(), opts.For, opts.Seed)
@@ -148,6 +160,16 @@ func chaosTarget(ctx context.Context, c *local.Cluster, name string) (*framework
 		return peerproxy.Front(ctx, c, 2*time.Second)
 	}
 	return nil, nil, fmt.Errorf("unknown target %q: upstream or reference", name)
+}
+
+// serverOf is the local server behind an endpoint of the upstream target.
+func serverOf(c *local.Cluster, e *framework.Endpoint) *local.Server {
+	for _, s := range c.Servers {
+		if s.Name == e.Name {
+			return s
+		}
+	}
+	return nil
 }
 
 // soleRoute is a route into a creatable GVR that only server n serves.

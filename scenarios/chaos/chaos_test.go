@@ -5,9 +5,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -73,6 +77,102 @@ func TestFaultsOnTheReference(t *testing.T) {
 		if err := target.Converge(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestUpstreamTakesThePeerPath: upstream's own proxy dials a peer at its advertise address
+// (1.35 and 1.36 ignore --peer-advertise-*), so the local cluster advertises the peer path
+// there. The peer's identity lease names the path, closing the path stops proxied requests,
+// and a refused path gives upstream's 503 at once, never a 404.
+func TestUpstreamTakesThePeerPath(t *testing.T) {
+	integration.Require(t)
+	ctx := context.Background()
+	c := cluster(t)
+	target, err := c.Target(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := c.Servers[1].PeerPath
+	cs, err := kubernetes.NewForConfig(c.RestConfig(c.Servers[0], local.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var advertised []string
+	for _, l := range leases.Items {
+		advertised = append(advertised, l.Annotations["kubernetes.io/peer-advertise-address"])
+	}
+	if !slices.Contains(advertised, path.Address) {
+		t.Errorf("no identity lease advertises the peer path %s: %v", path.Address, advertised)
+	}
+	route := jobsRoute(t, target)
+	if reason := chaos.PathBypassed(ctx, route, path); reason != "" {
+		t.Fatalf("upstream's peer traffic must pass the peer path: %s", reason)
+	}
+	o := chaos.Measure(ctx, "upstream", route, faults.Refused(path),
+		chaos.Options{For: 3 * time.Second, Interval: 200 * time.Millisecond, Recover: time.Minute, Seed: 12})
+	t.Logf("refused: 503 after %.2fs, recovered in %.2fs, statuses %v", o.TimeTo503, o.TimeToRecover, o.Statuses)
+	if o.Error != "" || o.TimeTo503 < 0 || o.TimeTo503 > 1 || o.Spurious404 != 0 {
+		t.Errorf("a refused peer path: want 503 within 1s and no 404; got %+v", o)
+	}
+}
+
+// TestExactPartitionOfThree cuts apiserver-1 from apiserver-2 and no one else: a GVR only
+// apiserver-2 serves stays reachable through apiserver-3, and not through apiserver-1,
+// until the partition heals.
+func TestExactPartitionOfThree(t *testing.T) {
+	integration.Require(t)
+	if _, err := exec.LookPath("nft"); err != nil {
+		t.Skip("needs nft (make deps installs it)")
+	}
+	ctx := context.Background()
+	oldV, newV := integration.Versions()
+	off := []string{"--runtime-config=batch/v1=false"}
+	c, err := local.New(ctx, local.Config{Name: "pairtest", Servers: []local.ServerSpec{
+		{Version: oldV, ExtraFlags: off}, {Version: newV}, {Version: oldV, ExtraFlags: off}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	target, err := c.Target(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, three := target.Endpoint("apiserver-1"), target.Endpoint("apiserver-3")
+	list := framework.Request{Path: "/apis/batch/v1/namespaces/default/jobs?limit=1"}
+	answer := func(e *framework.Endpoint) int {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		return e.Do(ctx, list).Status
+	}
+	f := faults.PartitionPair(c.Servers[0], c.Servers[1], false)
+	heal, err := faults.Inject(ctx, f)
+	var unsupported faults.Unsupported
+	if errors.As(err, &unsupported) {
+		t.Skip(unsupported.Reason)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer heal(ctx)
+	if got := answer(three); got != 200 {
+		t.Errorf("during %s, apiserver-3 must still reach apiserver-2: HTTP %d", f.Description(), got)
+	}
+	if got := answer(one); got == 200 {
+		t.Errorf("during %s, apiserver-1 still reached apiserver-2", f.Description())
+	}
+	if err := heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for answer(one) != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("apiserver-1 does not reach apiserver-2 again within 30s of healing")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

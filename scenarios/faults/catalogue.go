@@ -10,26 +10,30 @@ import (
 )
 
 // Subject is what a fault acts on: one server's endpoint (process faults) and its peer
-// path (network faults), plus the other servers' peer paths (a partition both ways).
+// path (network faults), plus the other servers' peer paths (a partition both ways); for an
+// exact partition, the server and the one peer it is cut from.
 type Subject struct {
-	Endpoint *framework.Endpoint
-	Path     *local.PeerPath
-	Others   []*local.PeerPath
+	Endpoint     *framework.Endpoint
+	Path         *local.PeerPath
+	Others       []*local.PeerPath
+	Server, Peer *local.Server
 }
 
 var catalogue = map[string]func(Subject) Fault{
-	"crash":      func(s Subject) Fault { return Crash(s.Endpoint) },
-	"stop":       func(s Subject) Fault { return Stop(s.Endpoint) },
-	"freeze":     func(s Subject) Fault { return Freeze(s.Endpoint) },
-	"refused":    func(s Subject) Fault { return Refused(s.Path) },
-	"reset":      func(s Subject) Fault { return Reset(s.Path) },
-	"blackhole":  func(s Subject) Fault { return Blackhole(s.Path) },
-	"half-open":  func(s Subject) Fault { return HalfOpen(s.Path) },
-	"latency":    func(s Subject) Fault { return Latency(s.Path, 1000) },
-	"bandwidth":  func(s Subject) Fault { return Bandwidth(s.Path, 1) },
-	"slow-close": func(s Subject) Fault { return SlowClose(s.Path, 5000) },
-	"loss":       func(s Subject) Fault { return Loss(s.Path, 30) },
-	"partition":  func(s Subject) Fault { return Partition(append([]*local.PeerPath{s.Path}, s.Others...)...) },
+	"crash":                  func(s Subject) Fault { return Crash(s.Endpoint) },
+	"stop":                   func(s Subject) Fault { return Stop(s.Endpoint) },
+	"freeze":                 func(s Subject) Fault { return Freeze(s.Endpoint) },
+	"refused":                func(s Subject) Fault { return Refused(s.Path) },
+	"reset":                  func(s Subject) Fault { return Reset(s.Path) },
+	"blackhole":              func(s Subject) Fault { return Blackhole(s.Path) },
+	"half-open":              func(s Subject) Fault { return HalfOpen(s.Path) },
+	"latency":                func(s Subject) Fault { return Latency(s.Path, 1000) },
+	"bandwidth":              func(s Subject) Fault { return Bandwidth(s.Path, 1) },
+	"slow-close":             func(s Subject) Fault { return SlowClose(s.Path, 5000) },
+	"loss":                   func(s Subject) Fault { return Loss(s.Path, 30) },
+	"partition":              func(s Subject) Fault { return Partition(append([]*local.PeerPath{s.Path}, s.Others...)...) },
+	"partition-pair":         func(s Subject) Fault { return PartitionPair(s.Server, s.Peer, false) },
+	"partition-pair-one-way": func(s Subject) Fault { return PartitionPair(s.Peer, s.Server, true) },
 	"partition-one-way": func(s Subject) Fault {
 		f := Partition(s.Path).(*packets)
 		f.name = "partition-one-way"
@@ -66,6 +70,10 @@ func ByName(name string, s Subject) (Fault, error) {
 		if s.Endpoint == nil || s.Endpoint.Node == nil {
 			return nil, fmt.Errorf("fault %s needs a server skewcheck runs (a local cluster)", name)
 		}
+	case "partition-pair", "partition-pair-one-way":
+		if s.Server == nil || s.Peer == nil {
+			return nil, fmt.Errorf("fault %s needs two apiserver processes of a local cluster, told apart by cgroup; traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
+		}
 	default:
 		if s.Path == nil {
 			return nil, fmt.Errorf("fault %s needs a peer path: a local cluster made with PeerPaths", name)
@@ -77,8 +85,17 @@ func ByName(name string, s Subject) (Fault, error) {
 // OnPeerPath reports whether the named fault acts on a peer path (not on a process).
 func OnPeerPath(name string) bool {
 	switch name {
-	case "crash", "stop", "freeze":
+	case "crash", "stop", "freeze", "partition-pair", "partition-pair-one-way":
 		return false
 	}
 	return true
+}
+
+// IsProcess reports whether the named fault acts on a server's process.
+func IsProcess(name string) bool {
+	switch name {
+	case "crash", "stop", "freeze":
+		return true
+	}
+	return false
 }

@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := faults.Check(o.Fault); err != nil {
 			return nil, err
 		}
-		if faults.OnPeerPath(o.Fault) {
+		if !faults.IsProcess(o.Fault) {
 			return nil, fmt.Errorf("fault %s: during an upgrade only process faults (crash, stop, freeze) apply; upstream's peer traffic does not take a peer path skewcheck can fault", o.Fault)
 		}
 		if o.FaultFor <= 0 {

@@ -1,0 +1,98 @@
+package local
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Cgroup is the cgroup (v2) an apiserver runs in. All apiservers share the loopback
+// network, so their connections to a peer cannot be told apart by address; nftables can
+// tell them apart by the cgroup of the socket (`socket cgroupv2`), which is what an exact
+// partition between two servers of three needs.
+type Cgroup struct {
+	Dir string // absolute path
+	// Rel and Level are how nftables names it: the path below /sys/fs/cgroup (where nft
+	// looks it up) and its depth in the cgroup v2 hierarchy.
+	Rel   string
+	Level int
+}
+
+const nftCgroupRoot = "/sys/fs/cgroup"
+
+// cgroup2Mount finds where cgroup v2 is mounted: /sys/fs/cgroup on a unified host,
+// /sys/fs/cgroup/unified on a hybrid one; "" when it is not.
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// ... mount-point ... - fstype source options
+		fields := strings.Fields(sc.Text())
+		for i, fl := range fields {
+			if fl == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
+				return fields[4]
+			}
+		}
+	}
+	return ""
+}
+
+// newCgroup makes skewcheck-<pid>-<name> at the root of the cgroup v2 hierarchy. It returns
+// nil, not an error, where cgroup v2 is missing or outside /sys/fs/cgroup: then only the
+// faults that need it are unavailable.
+func newCgroup(name string) *Cgroup {
+	mount := cgroup2Mount()
+	rel, err := filepath.Rel(nftCgroupRoot, mount)
+	if mount == "" || err != nil || strings.HasPrefix(rel, "..") {
+		return nil
+	}
+	sweepCgroups(mount)
+	base := fmt.Sprintf("%s%d-%s", cgroupPrefix, os.Getpid(), name)
+	dir := filepath.Join(mount, base)
+	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+		return nil
+	}
+	return &Cgroup{Dir: dir, Rel: filepath.Join(rel, base), Level: 1}
+}
+
+const cgroupPrefix = "skewcheck-"
+
+// remove deletes the cgroup once its processes are gone (an exiting process leaves it a
+// moment after it is reaped).
+func (g *Cgroup) remove() error {
+	if g == nil {
+		return nil
+	}
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = syscall.Rmdir(g.Dir); err == nil || os.IsNotExist(err) {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("removing cgroup %s: %w", g.Dir, err)
+}
+
+// sweepCgroups removes the cgroups of skewcheck runs whose process is gone.
+func sweepCgroups(mount string) {
+	entries, _ := os.ReadDir(mount)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) != nil {
+			syscall.Rmdir(filepath.Join(mount, e.Name()))
+		}
+	}
+}
