@@ -10,12 +10,13 @@ import (
 )
 
 // A peer path is an in-process TCP forwarder (toxiproxy) on its own address, 127.77.S.(40+N),
-// made the server's --peer-advertise address. Peers reach the server through it; clients
-// do not. Faults on it (latency, resets, a closed listener, dropped packets to its address)
-// hit apiserver-to-peer traffic only, which is what the mixed version proxy must survive.
-// Apiservers here share the root network namespace and dial from 127.0.0.1, so a fault
-// cannot tell which peer is dialling: a peer path fault is a fault on every path INTO one
-// server.
+// made the server's advertise address (see advertiseAddress: upstream ignores
+// --peer-advertise-*). Peers reach the server through it; clients do not. Faults on it
+// (latency, resets, a closed listener, dropped packets to its address) hit apiserver-to-peer
+// traffic only, which is what the mixed version proxy must survive. Apiservers here share the
+// root network namespace and dial from 127.0.0.1, so a fault on the path cannot tell which
+// peer is dialling: it is a fault on every path INTO one server. (PartitionPair in
+// scenarios/faults tells them apart by cgroup.)
 
 // PeerPath is the forwarder in front of one server's peer address.
 type PeerPath struct {
@@ -25,6 +26,10 @@ type PeerPath struct {
 }
 
 var toxiServer = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+
+// Some toxics log through zerolog's global logger at trace level ("BandwidthToxic was
+// interrupted") in the middle of a run's output; nothing else in skewcheck uses zerolog.
+func init() { zerolog.SetGlobalLevel(zerolog.InfoLevel) }
 
 // startPeerPath forwards listen to upstream.
 func startPeerPath(name, listen, upstream string) (*PeerPath, error) {
