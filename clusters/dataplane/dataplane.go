@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -164,7 +163,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 	var last framework.Hop
 	for time.Now().Before(deadline) {
 		if exited, how := d.cmd.exited(); exited {
-			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, tail(d.Log(), 15))
+			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, framework.LogTail(d.Log(), 15))
 		}
 		if last = d.fw.Send(ctx, d.fw.FromClient, nodeIP, svc.NodePort); last.Err == nil {
 			return nil
@@ -176,7 +175,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("dataplane %s did not serve NodePort %d within %s (last try: %v); the end of its log (%s):\n%s",
-		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), tail(d.Log(), 15))
+		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), framework.LogTail(d.Log(), 15))
 }
 
 // registerNode creates the Node the dataplane runs as, with the node's address, as a kubelet
@@ -234,14 +233,3 @@ func (d *Dataplane) Close() error {
 	return errors.Join(errs...)
 }
 
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/pki"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // ServerSpec is what a user asks for one apiserver.
@@ -150,10 +150,10 @@ func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s", s.Name, s.Version, s.Log(), tail(s.Log(), 15))
+			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s", s.Name, s.Version, s.Log(), framework.LogTail(s.Log(), 15))
 		case <-ctx.Done():
 			return fmt.Errorf("%s (%s) was not ready at %s/readyz within the deadline (%v); its log %s ends with:\n%s",
-				s.Name, s.Version, s.URL(), ctx.Err(), s.Log(), tail(s.Log(), 15))
+				s.Name, s.Version, s.URL(), ctx.Err(), s.Log(), framework.LogTail(s.Log(), 15))
 		case <-tick.C:
 		}
 	}
@@ -248,19 +248,3 @@ func (s *Server) exitedChan() <-chan struct{} {
 	return s.exited
 }
 
-// tail returns the last n lines of a file, for error messages that show why a server failed.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	out := ""
-	for _, l := range lines {
-		out += "    " + l + "\n"
-	}
-	return out
-}

@@ -1,0 +1,20 @@
+package framework
+
+import (
+	"os"
+	"strings"
+)
+
+// LogTail returns the last n lines of a log, each indented, for an error message that
+// shows why a process failed; a log that cannot be read says so instead.
+func LogTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "    (no log: " + err.Error() + ")\n"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ") + "\n"
+}
