@@ -232,4 +232,3 @@ func (d *Dataplane) Close() error {
 	}
 	return errors.Join(errs...)
 }
-

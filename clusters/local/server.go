@@ -247,4 +247,3 @@ func (s *Server) exitedChan() <-chan struct{} {
 	}
 	return s.exited
 }
-
