@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,50 +12,37 @@ import (
 // WaitReachable waits until, through every endpoint, every listable GVR that some endpoint
 // serves answers anything but 404: the proxy paths the suites rely on are live. It is the
 // convergence check for targets whose servers skewcheck does not wire itself (a proxy in
-// front of each apiserver), read from the endpoints' own discovery.
+// front of each apiserver), read from the endpoints' own discovery, which it also records
+// in each endpoint's Served.
 func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	for {
-		pending, err := unreachable(ctx, t)
-		if err == nil && len(pending) == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if err != nil {
-				return fmt.Errorf("not converged within %v: %w", timeout, err)
-			}
-			return fmt.Errorf("not converged within %v: still 404 through %s", timeout, strings.Join(pending, "; "))
-		case <-time.After(250 * time.Millisecond):
-		}
+	members := make([]discovery.Member, len(t.Endpoints))
+	for i, e := range t.Endpoints {
+		members[i] = discovery.Member{Name: e.Name, MustReach: true,
+			Served: func(ctx context.Context) (discovery.Set, error) {
+				set, err := discovery.Served(ctx, e.Admin)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", e.Name, err)
+				}
+				e.Served = set
+				return set, nil
+			},
+			List: func(ctx context.Context, path string) (int, error) {
+				r := e.Do(ctx, Request{Path: path})
+				Evidence.Take() // convergence polling is not a test's evidence
+				if r.Err != "" {
+					return 0, fmt.Errorf("%s", r.Err)
+				}
+				return r.Status, nil
+			}}
 	}
-}
-
-func unreachable(ctx context.Context, t *Target) ([]string, error) {
-	var sets []discovery.Set
-	for _, e := range t.Endpoints {
-		set, err := discovery.Served(ctx, e.Admin)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		e.Served = set
-		sets = append(sets, set)
+	pending, err := discovery.AwaitReached(ctx, func() []discovery.Member { return members })
+	switch {
+	case len(pending) > 0:
+		return fmt.Errorf("not converged within %v: still 404 through %s", timeout, strings.Join(pending, "; "))
+	case err != nil:
+		return fmt.Errorf("not converged within %v: %w", timeout, err)
 	}
-	union := discovery.Union(sets...)
-	var pending []string
-	for _, e := range t.Endpoints {
-		for _, g := range e.Served.Missing(union).Sorted() {
-			if !g.Can("list") {
-				continue
-			}
-			r := e.Do(ctx, Request{Path: g.Path() + "?limit=1"})
-			Evidence.Take() // convergence polling is not a test's evidence
-			if r.Err != "" || r.Status == 404 {
-				pending = append(pending, e.Name+": "+g.Key())
-			}
-		}
-	}
-	sort.Strings(pending)
-	return pending, nil
+	return nil
 }

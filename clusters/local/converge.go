@@ -5,78 +5,46 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/skewcheck/skewcheck/framework/discovery"
 )
 
 // WaitConverged waits until every running server with the proxy on can reach, through
-// itself, every GVR that some running server serves and it does not. /readyz alone is not
-// enough: right after it a proxied request still gets 404 for a few seconds, until the
-// server has seen its peers' identity leases and fetched their discovery.
-//
-// Each such GVR is probed with a list (limit=1) as the admin: any answer but 404 shows a
-// live path. GVRs without the list verb are skipped.
+// itself, every GVR that some running server serves and it does not (discovery.Unreached
+// says why /readyz is not enough). Servers that are stopped or frozen do not count.
 func (c *Cluster) WaitConverged(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConvergeTimeout)
 	defer cancel()
-	var pending []string
-	for {
-		var err error
-		pending, err = c.unconverged(ctx)
-		if err == nil && len(pending) == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if err != nil {
-				return fmt.Errorf("the cluster did not converge within %v: %w", c.cfg.ConvergeTimeout, err)
-			}
-			return fmt.Errorf("the cluster did not converge within %v: these servers still answer 404 for GVRs a peer serves: %s (server logs under %s)",
-				c.cfg.ConvergeTimeout, strings.Join(pending, "; "), c.Dir)
-		case <-time.After(250 * time.Millisecond):
-		}
+	pending, err := discovery.AwaitReached(ctx, c.members)
+	switch {
+	case len(pending) > 0:
+		return fmt.Errorf("the cluster did not converge within %v: these servers still answer 404 for GVRs a peer serves: %s (server logs under %s)",
+			c.cfg.ConvergeTimeout, strings.Join(pending, "; "), c.Dir)
+	case err != nil:
+		return fmt.Errorf("the cluster did not converge within %v: %w", c.cfg.ConvergeTimeout, err)
 	}
+	return nil
 }
 
-// unconverged lists "server: gvr" pairs whose proxy path is not live yet.
-func (c *Cluster) unconverged(ctx context.Context) ([]string, error) {
-	served := map[*Server]discovery.Set{}
+// members are the running servers, probed as the admin with the cluster's own client.
+func (c *Cluster) members() []discovery.Member {
+	var out []discovery.Member
 	for _, s := range c.Servers {
 		if s.State() != Running {
 			continue
 		}
-		set, err := discovery.Served(ctx, c.RestConfig(s, Admin))
-		if err != nil {
-			return nil, fmt.Errorf("reading what %s serves: %w", s.Name, err)
-		}
-		served[s] = set
+		out = append(out, discovery.Member{Name: s.Name, MustReach: s.PeerProxy(),
+			Served: func(ctx context.Context) (discovery.Set, error) {
+				set, err := discovery.Served(ctx, c.RestConfig(s, Admin))
+				if err != nil {
+					return nil, fmt.Errorf("reading what %s serves: %w", s.Name, err)
+				}
+				return set, nil
+			},
+			List: func(ctx context.Context, path string) (int, error) { return getStatus(ctx, c.adminHTTP, s.URL()+path) }})
 	}
-	var all []discovery.Set
-	for _, set := range served {
-		all = append(all, set)
-	}
-	union := discovery.Union(all...)
-	client := c.adminHTTP
-	var pending []string
-	for s, set := range served {
-		if !s.PeerProxy() {
-			continue
-		}
-		for _, g := range set.Missing(union).Sorted() {
-			if !g.Can("list") {
-				continue
-			}
-			code, err := getStatus(ctx, client, s.URL()+g.Path()+"?limit=1")
-			if err != nil || code == http.StatusNotFound {
-				pending = append(pending, s.Name+": "+g.Key())
-			}
-		}
-	}
-	sort.Strings(pending)
-	return pending, nil
+	return out
 }
 
 func getStatus(ctx context.Context, client *http.Client, url string) (int, error) {
