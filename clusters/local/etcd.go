@@ -14,7 +14,7 @@ import (
 // server cannot be go-installed), and it dies with us. fsync is off: a test cluster's data
 // need not survive a power cut, and fsync dominates write latency on small disks.
 func startEtcd(dir, ip string, timeout time.Duration) (*embed.Etcd, string, error) {
-	client := url.URL{Scheme: "http", Host: ip + ":2379"}
+	client := url.URL{Scheme: "http", Host: fmt.Sprintf("%s:%d", ip, etcdPort)}
 	peer := url.URL{Scheme: "http", Host: ip + ":2380"}
 	for _, u := range []url.URL{client, peer} {
 		var port int

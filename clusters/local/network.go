@@ -18,6 +18,7 @@ const (
 	slotPrefix  = "127.77"
 	maxSlots    = 250
 	etcdHost    = 1
+	etcdPort    = 2379
 	serviceCIDR = "10.96.0.0/16" // only allocated from in etcd; no traffic is ever sent there
 )
 
@@ -38,9 +39,9 @@ func (s *slot) release() {
 
 // claimSlot takes the first free slot; want > 0 asks for exactly that one.
 func claimSlot(want int) (*slot, error) {
-	dir := filepath.Join(os.TempDir(), "skewcheck-slots")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("making %s for address slots: %w", dir, err)
+	dir, err := slotDir()
+	if err != nil {
+		return nil, err
 	}
 	first, last := 1, maxSlots
 	if want > 0 {
@@ -55,12 +56,30 @@ func claimSlot(want int) (*slot, error) {
 			f.Close()
 			continue
 		}
-		return &slot{n: n, lock: f}, nil
+		s := &slot{n: n, lock: f}
+		// Something outside skewcheck's locks may hold the block (a cluster of a process
+		// with another lock directory): then it is not free either.
+		if want == 0 && checkPortFree(s.ip(etcdHost), etcdPort) != nil {
+			f.Close()
+			continue
+		}
+		return s, nil
 	}
 	if want > 0 {
 		return nil, fmt.Errorf("address slot %d (%s.%d.0/24) is used by another running cluster: pick another or delete that cluster (skewcheck cluster list)", want, slotPrefix, want)
 	}
 	return nil, fmt.Errorf("all %d address slots are in use: delete clusters you no longer need (skewcheck cluster list)", maxSlots)
+}
+
+// slotDir is where the slot locks live: one place for every skewcheck process on the
+// machine, whatever its TMPDIR (tests set their own), so two runs never share a block.
+func slotDir() (string, error) {
+	for _, dir := range []string{"/run/skewcheck/slots", filepath.Join(os.TempDir(), "skewcheck-slots")} {
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("cannot make a directory for address slot locks (/run/skewcheck/slots or $TMPDIR/skewcheck-slots)")
 }
 
 // checkPortFree fails early, with what to do, when ip:port is taken (also by a wildcard
