@@ -23,6 +23,9 @@ const (
 	// FeatureDataplane: the target has a service dataplane under test, in a network of
 	// hosts skewcheck built around it.
 	FeatureDataplane Feature = "Dataplane"
+	// FeatureIdentityLeases: the proxy finds its peers through kube-apiserver identity
+	// leases (upstream's mechanism), so the suite can race with them.
+	FeatureIdentityLeases Feature = "IdentityLeases"
 )
 
 // Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
@@ -122,6 +125,10 @@ func missingFeature(t *Target, f Feature) string {
 		}
 		if t.Dataplane == nil {
 			return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
+		}
+	case FeatureIdentityLeases:
+		if !t.Upstream {
+			return "the proxy under test does not find its peers through kube-apiserver identity leases (" + t.Kind + ")"
 		}
 	case FeatureSkew:
 		if len(SkewedGVRs(t)) == 0 {

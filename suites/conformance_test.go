@@ -16,6 +16,7 @@ import (
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
+	"github.com/skewcheck/skewcheck/suites/races"
 )
 
 // TestUpstreamIsConformant runs every profile against real upstream apiservers of two
@@ -46,7 +47,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile, races.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/mvp"
+	"github.com/skewcheck/skewcheck/suites/races"
 )
 
 // All returns every test, in a stable order.
@@ -16,7 +17,8 @@ func All() []framework.Test {
 	all = append(all, mvp.Tests...)
 	all = append(all, discovery.Tests...)
 	all = append(all, ipmode.Tests...)
-	return append(all, chaos.Tests...)
+	all = append(all, chaos.Tests...)
+	return append(all, races.Tests...)
 }
 
 // DefaultProfiles are what `skewcheck conformance` runs when not told otherwise: the Mixed

@@ -1,0 +1,74 @@
+// Package races is the profile of the registration races of upstream's Mixed Version
+// Proxy (scenarios/races) run from inside the suites: requests keep arriving through one
+// server for a GVR only its peer serves while the peer registers, crashes, restarts or
+// loses its identity lease. Each test asserts the outcome upstream documents and reports
+// the window it measured.
+//
+// The races act on kube-apiserver identity leases, which is how upstream's proxy finds its
+// peers; a proxy that finds them otherwise (skewcheck's reference has leases of its own)
+// skips the profile with that reason.
+package races
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+	scenario "github.com/skewcheck/skewcheck/scenarios/races"
+)
+
+// Profile is this suite's profile name.
+const Profile = "races"
+
+var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl, framework.FeatureIdentityLeases}
+
+// deadAddress is where the dead-address race's lease points: the last address block local
+// clusters would use, where nothing listens.
+const deadAddress = "127.77.250.250:6443"
+
+// Tests is the profile, as data. Since 1.35: the outcomes are those of 1.35 and later
+// (graceful stop deletes the lease, peer-aggregated discovery).
+var Tests = []framework.Test{
+	{ID: "RACE-001", Profile: Profile, Since: "1.35", Features: needs,
+		Description: "a request arriving while the only peer serving its GVR registers gets 404 until the entry knows the peer, then 200; the window is measured",
+		Run:         race(scenario.Registering)},
+	{ID: "RACE-002", Profile: Profile, Since: "1.35", Features: needs,
+		Description: "while a crashed peer's identity lease is still valid, requests for what only it serves get 503, never 404",
+		Run:         race(scenario.StaleLease)},
+	{ID: "RACE-003", Profile: Profile, Since: "1.35", Features: needs,
+		Description: "a peer restarting with the same identity gives 503 and then 200; the window is measured",
+		Run:         race(scenario.SameIdentity)},
+	{ID: "RACE-004", Profile: Profile, Since: "1.35", Features: needs,
+		Description: "when the peer's identity lease is deleted, requests get 404 until the peer renews it, then 200; the window is measured",
+		Run:         race(scenario.LeaseDeleted)},
+	{ID: "RACE-005", Profile: Profile, Since: "1.35", Features: needs,
+		Description: "a lease that names an address where nothing listens does not disturb requests",
+		Run: race(func(ctx context.Context, env scenario.Env) scenario.Outcome {
+			return scenario.DeadAddress(ctx, env, deadAddress)
+		})},
+}
+
+func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context.Context, *framework.Env) {
+	return func(ctx context.Context, env *framework.Env) {
+		routes := framework.Routes(env.Target, "list")
+		Expect(routes).NotTo(BeEmpty(), "no GVR is served by one server and not another")
+		converge := env.Target.Converge
+		if converge == nil {
+			converge = func(context.Context) error { return nil }
+		}
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			Expect(converge(ctx)).To(Succeed(), "converging after the race")
+		})
+		o := run(ctx, scenario.Env{Route: routes[0], Converge: converge, Interval: 100 * time.Millisecond,
+			Observe: 3 * time.Second, Bound: env.Timeouts.Converge})
+		framework.Evidence.Take()
+		ginkgo.AddReportEntry("seen", o.Seen)
+		env.Measure("windowSeconds", o.Window)
+		env.Measure("spurious404", float64(o.Spurious404))
+		Expect(o.Violations).To(BeEmpty(), "documented: %s; seen: %s; %s", o.Documented, o.Seen, strings.Join(o.Violations, "; "))
+	}
+}
