@@ -75,6 +75,7 @@ test: deps binaries
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local
 	$(GO) test -run '^$$' -bench Proxied -benchtime 2s -timeout 30m ./reference/peerproxy
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./reference/ipmode ./clusters/dataplane
 
 clean:
 	rm -rf bin $(REPORT_DIR)
