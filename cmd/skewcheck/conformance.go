@@ -51,7 +51,13 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 			"      --dataplane-command 'acme-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'\n" +
 			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
-		RunE: func(cmd *cobra.Command, _ []string) error { return runConformance(cmd.Context(), &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.list && !cmd.Flags().Changed("profiles") {
+				printTests(suites.All()) // every profile, not only the default ones
+				return nil
+			}
+			return runConformance(cmd.Context(), &f)
+		},
 	}
 	fl := cmd.Flags()
 	f.servers.add(cmd)
@@ -61,7 +67,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
 	f.reference.add(cmd)
 	f.dataplane.add(cmd)
-	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed)")
+	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
 	fl.StringVar(&f.run.Skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
