@@ -154,5 +154,5 @@ func leaverDisappears(ctx context.Context, env *framework.Env) {
 		return still
 	}).WithTimeout(env.Timeouts.DiscoveryLeave).WithPolling(200*time.Millisecond).Should(BeEmpty(),
 		"%s stopped, yet %s's merged /apis still lists what only it served", r.Peer.Name, r.Entry.Name)
-	env.Measure("leave_seconds", time.Since(stopped).Seconds())
+	env.Measure("leaveSeconds", time.Since(stopped).Seconds())
 }

@@ -42,7 +42,7 @@ func crashedPeer(ctx context.Context, env *framework.Env) {
 		return resp
 	}).WithTimeout(env.Timeouts.Unavailable).WithPolling(100*time.Millisecond).Should(framework.BeServiceUnavailable(),
 		"%s was killed; %s should answer 503 for %s", r.Peer.Name, r.Entry.Name, r.GVR.Key())
-	env.Measure("time_to_503_seconds", time.Since(killed).Seconds())
+	env.Measure("timeTo503Seconds", time.Since(killed).Seconds())
 	Expect(seen).NotTo(ContainElement(404), "a spurious 404 while the peer that serves %s was down", r.GVR.Key())
 	for i := 0; i < 5; i++ {
 		Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.BeServiceUnavailable())
