@@ -13,8 +13,9 @@ import (
 // forwards, and a client host outside the node. Only targets skewcheck builds have one;
 // tests that need it declare FeatureDataplane.
 type Dataplane struct {
-	// Name says which dataplane this is: kube-proxy-nftables, reference, exec, ...
-	Name string
+	// Name says which dataplane this is: kube-proxy-nftables, reference, exec, ...; Version
+	// is its version where it has one (kube-proxy's).
+	Name, Version string
 	// Admin writes Services, EndpointSlices and Service status through the apiserver the
 	// dataplane watches.
 	Admin *rest.Config

@@ -100,7 +100,8 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 		c.ArtifactsDir = "artifacts"
 	}
 	if d := env.Target.Dataplane; d != nil {
-		c.Dataplane = d.Name
+		c.Dataplane, c.DataplaneVersion = d.Name, d.Version
+		c.Timeouts["dataplaneSync"] = d.SyncBound.String()
 	}
 	for _, e := range env.Target.Endpoints {
 		c.Endpoints = append(c.Endpoints, report.Endpoint{Name: e.Name, Version: e.Version, URL: e.URL})

@@ -74,8 +74,8 @@ func TestUpstreamIsConformant(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Endpoints) != 2 || back.Endpoints[1].Version != newV {
 		t.Errorf("report endpoints: %+v, %v", back.Endpoints, err)
 	}
-	if back.Dataplane != "kube-proxy-nftables" {
-		t.Errorf("the report names dataplane %q, want kube-proxy-nftables", back.Dataplane)
+	if back.Dataplane != "kube-proxy-nftables" || back.DataplaneVersion != newV || back.Timeouts["dataplaneSync"] == "" {
+		t.Errorf("the report names dataplane %q %q (sync bound %q), want kube-proxy-nftables %s with its bound", back.Dataplane, back.DataplaneVersion, back.Timeouts["dataplaneSync"], newV)
 	}
 	t.Logf("%s; files %v; ready %v converged %v", report.ClosingLine(rep), files, c.Timings.Ready.Round(time.Millisecond), c.Timings.Converged.Round(time.Millisecond))
 }

@@ -22,6 +22,7 @@ func (c Command) Name() string {
 }
 
 func (c Command) Unsupported() string { return "" }
+func (c Command) Release() string     { return "" }
 
 func (c Command) Process(_ context.Context, n NodeInfo) (Process, error) {
 	if c.Shell == "" {

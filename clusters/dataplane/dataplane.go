@@ -129,7 +129,7 @@ func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 
 func (d *Dataplane) describe() *framework.Dataplane {
 	fw := &framework.Dataplane{
-		Name: d.cfg.Spec.Name(), Admin: d.cfg.Admin, Node: d.cfg.NodeName, NodeIP: nodeIP,
+		Name: d.cfg.Spec.Name(), Version: d.cfg.Spec.Release(), Admin: d.cfg.Admin, Node: d.cfg.NodeName, NodeIP: nodeIP,
 		Backends: []framework.Backend{
 			{Name: "backend-1", IP: backend1IP, Port: backendPort},
 			{Name: "backend-2", IP: backend2IP, Port: backendPort},

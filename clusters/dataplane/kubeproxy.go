@@ -17,7 +17,8 @@ type KubeProxy struct {
 	Binaries binaries.Options
 }
 
-func (k KubeProxy) Name() string { return "kube-proxy-" + k.Mode }
+func (k KubeProxy) Name() string    { return "kube-proxy-" + k.Mode }
+func (k KubeProxy) Release() string { return k.Version }
 
 func (k KubeProxy) Unsupported() string {
 	switch k.Mode {

@@ -6,6 +6,8 @@ import "context"
 type Spec interface {
 	// Name is how reports and logs call it: kube-proxy-nftables, reference, exec.
 	Name() string
+	// Release is the dataplane's version, "" where it has none of its own.
+	Release() string
 	// Unsupported says why this machine cannot run the dataplane, or "" when it can.
 	Unsupported() string
 	// Process returns the command to start on the node.

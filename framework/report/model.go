@@ -73,6 +73,7 @@ type Conformance struct {
 	Target           string         `json:"target"` // local, existing, or reference:<name>
 	// Dataplane names the service dataplane under test, when the run had one (ipmode).
 	Dataplane         string            `json:"dataplane,omitempty"`
+	DataplaneVersion  string            `json:"dataplaneVersion,omitempty"`
 	Endpoints         []Endpoint        `json:"endpoints"`
 	ProfilesRequested []string          `json:"profilesRequested"`
 	Profiles          []Profile         `json:"profiles"`

@@ -26,6 +26,9 @@ func (s Spec) Name() string {
 	return "reference"
 }
 
+// Release is empty: the reference is versioned with skewcheck.
+func (s Spec) Release() string { return "" }
+
 func (s Spec) Unsupported() string {
 	if _, err := exec.LookPath("nft"); err != nil {
 		return "the reference dataplane needs the nft command (Debian package nftables; `make deps` installs it)"
