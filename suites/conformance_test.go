@@ -39,8 +39,12 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	proxier, err := c.AsNodeProxier(target.Endpoints[1].Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, err := dataplane.Start(ctx, dataplane.Config{Spec: dataplane.KubeProxy{Mode: "nftables", Version: newV},
-		Admin: target.Endpoints[0].Admin, Dir: filepath.Join(dir, "dataplane")})
+		Admin: target.Endpoints[1].Admin, Identity: proxier, Dir: filepath.Join(dir, "dataplane")})
 	if err != nil {
 		t.Fatal(err)
 	}

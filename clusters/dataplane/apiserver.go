@@ -66,9 +66,9 @@ func (b *apiBridge) close() {
 	b.wg.Wait()
 }
 
-// writeNodeKubeconfig writes the kubeconfig the dataplane uses: the admin's credentials,
-// the bridge's address, and the apiserver's own name for TLS, since the bridge address is
-// not in its certificate.
+// writeNodeKubeconfig writes the kubeconfig the dataplane uses: its credentials, the
+// bridge's address, and the apiserver's own name for TLS, since the bridge address is not
+// in its certificate.
 func writeNodeKubeconfig(path string, admin *rest.Config) error {
 	ca, err := fileOrData(admin.CAFile, admin.CAData)
 	if err != nil {
@@ -76,11 +76,11 @@ func writeNodeKubeconfig(path string, admin *rest.Config) error {
 	}
 	cert, err := fileOrData(admin.CertFile, admin.CertData)
 	if err != nil {
-		return fmt.Errorf("reading the admin client certificate: %w", err)
+		return fmt.Errorf("reading the dataplane's client certificate: %w", err)
 	}
 	key, err := fileOrData(admin.KeyFile, admin.KeyData)
 	if err != nil {
-		return fmt.Errorf("reading the admin client key: %w", err)
+		return fmt.Errorf("reading the dataplane's client key: %w", err)
 	}
 	serverName := admin.ServerName
 	if serverName == "" {

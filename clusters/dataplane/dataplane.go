@@ -22,8 +22,13 @@ import (
 // Config says which dataplane to run and which apiserver it watches.
 type Config struct {
 	Spec Spec
-	// Admin reaches the apiserver the dataplane watches (any server of a local cluster).
+	// Admin reaches the apiserver the dataplane watches (any server of a local cluster); the
+	// harness writes Nodes, Services and EndpointSlices with it.
 	Admin *rest.Config
+	// Identity is who the dataplane is to the apiserver (same server as Admin); Admin when
+	// nil. kube-proxy's own identity (local.Cluster.AsNodeProxier) shows a dataplane
+	// needs no more than upstream grants kube-proxy.
+	Identity *rest.Config
 	// Dir keeps the dataplane's log and kubeconfig; a temporary directory when empty.
 	Dir string
 	// NodeName is the Node object the dataplane runs as (default skewcheck-node).
@@ -103,7 +108,11 @@ func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 		return nil, err
 	}
 	kubeconfig := filepath.Join(cfg.Dir, "node.kubeconfig")
-	if err := writeNodeKubeconfig(kubeconfig, cfg.Admin); err != nil {
+	identity := cfg.Identity
+	if identity == nil {
+		identity = cfg.Admin
+	}
+	if err := writeNodeKubeconfig(kubeconfig, identity); err != nil {
 		return nil, err
 	}
 	if err := registerNode(ctx, cfg.Admin, cfg.NodeName); err != nil {

@@ -69,6 +69,20 @@ func (c *Cluster) RestConfig(s *Server, id Identity) *rest.Config {
 	}
 }
 
+// AsNodeProxier returns a copy of base (a config for any endpoint of this cluster, a
+// server or a proxy in front of one) that authenticates as kube-proxy's own user,
+// system:kube-proxy, which upstream's bootstrap RBAC binds to system:node-proxier: what a
+// service dataplane may do and no more. The certificate is issued by the cluster CA.
+func (c *Cluster) AsNodeProxier(base *rest.Config) (*rest.Config, error) {
+	pair, err := c.PKI.ClientCert("kube-proxy", "system:kube-proxy", nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.CertFile, cfg.KeyFile, cfg.CertData, cfg.KeyData = pair.CertFile, pair.KeyFile, nil, nil
+	return cfg, nil
+}
+
 // httpClient is a plain HTTP client trusting the cluster CA, with a client cert if given.
 // Keep-alives are off: these clients poll servers that restart, and must never wait on a
 // connection to a process that is gone. Made once per cluster (see prepare).

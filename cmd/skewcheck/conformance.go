@@ -101,12 +101,12 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	f.run.SkewcheckVersion = version
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	target, cleanup, err := conformanceTarget(ctx, f)
+	target, cluster, cleanup, err := conformanceTarget(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	stopDataplane, err := f.dataplane.start(ctx, target, f.binaries, f.run.ReportDir)
+	stopDataplane, err := f.dataplane.start(ctx, target, cluster, f.binaries, f.run.ReportDir)
 	if err != nil {
 		return err
 	}
@@ -128,23 +128,24 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	return nil
 }
 
-// conformanceTarget finds or makes the target; cleanup deletes what it made.
-func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, func(), error) {
+// conformanceTarget finds or makes the target, and the local cluster behind it when it
+// made one; cleanup deletes what it made.
+func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
-		return t, func() {}, err
+		return t, nil, func() {}, err
 	}
 	specs, err := f.servers.specs()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := f.reference.apply(specs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cleanup := func() {
 		fmt.Fprintln(os.Stderr, "deleting the local cluster")
@@ -157,16 +158,16 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		t, stop, err := peerproxy.Front(ctx, c, f.reference.peerTimeout)
 		if err != nil {
 			cleanup()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return t, func() { stop(); cleanup() }, nil
+		return t, c, func() { stop(); cleanup() }, nil
 	}
 	t, err := c.Target(ctx)
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, cleanup, nil
+	return t, c, cleanup, nil
 }
 
 // failRecorder stands in for *testing.T when ginkgo runs outside go test; the report, not

@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/semver"
+	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/ipmode"
 )
@@ -81,8 +83,10 @@ func newest(t *framework.Target) *framework.Endpoint {
 }
 
 // start runs the dataplane against the target's newest endpoint and attaches it to the
-// target. A dataplane the machine cannot run is not an error: its tests skip with the reason.
-func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, bin binaries.Options, reportDir string) (stop func(), err error) {
+// target. On a local cluster the dataplane is kube-proxy's own user (system:kube-proxy);
+// on an existing target, whose CA skewcheck cannot sign with, it is the admin. A dataplane
+// the machine cannot run is not an error: its tests skip with the reason.
+func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, c *local.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
 	if f.name == "" {
 		return func() {}, nil
 	}
@@ -95,7 +99,13 @@ func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, bi
 	if err != nil {
 		return nil, err
 	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Dir: dir,
+	var identity *rest.Config
+	if c != nil {
+		if identity, err = c.AsNodeProxier(watched.Admin); err != nil {
+			return nil, err
+		}
+	}
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Identity: identity, Dir: dir,
 		SyncBound: f.syncBound, Progress: os.Stderr})
 	var unsupported dataplane.Unsupported
 	if errors.As(err, &unsupported) {
