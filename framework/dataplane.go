@@ -30,8 +30,9 @@ type Dataplane struct {
 	// FromClient from a host outside the node.
 	FromNode, FromClient *http.Client
 	// LBIPs are addresses the load balancer owns, free for tests to put in Service status
-	// (one per Service, so tests never share one).
-	LBIPs []string
+	// (one per Service, so tests never share one). LBHostnames[i] resolves to LBIPs[i] on
+	// the node, for hostname-only ingress.
+	LBIPs, LBHostnames []string
 	// SyncBound is how long the dataplane may take to apply a change of a Service; a
 	// switch of ipMode must take effect within it.
 	SyncBound time.Duration

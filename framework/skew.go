@@ -59,3 +59,15 @@ func (r Route) ServedBy(t *Target) []*Endpoint {
 	}
 	return out
 }
+
+// SoleRoutes are the Routes whose GVR exactly one endpoint serves, the route's Peer: when
+// that peer fails, no other server can answer for it.
+func SoleRoutes(t *Target, verbs ...string) []Route {
+	var out []Route
+	for _, r := range Routes(t, verbs...) {
+		if len(r.ServedBy(t)) == 1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,9 @@ type Dataplane struct {
 	cmd      *procHandle
 	fw       *framework.Dataplane
 	untrack  func()
-	closed   bool
+	// mu makes Close (also from the interrupt handler) and Start's building exclusive.
+	mu     sync.Mutex
+	closed bool
 }
 
 // Unsupported is returned by Start when the machine cannot run the dataplane; callers
@@ -86,6 +89,13 @@ func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	kubeconfig := filepath.Join(cfg.Dir, "node.kubeconfig")
+	info := NodeInfo{Name: cfg.NodeName, IP: nodeIP, Kubeconfig: kubeconfig, Dir: cfg.Dir}
+	// Before anything exists: it may build kube-proxy, which takes minutes the first time.
+	p, err := cfg.Spec.Process(ctx, info)
+	if err != nil {
+		return nil, fmt.Errorf("preparing dataplane %s: %w", cfg.Spec.Name(), err)
+	}
 	d := &Dataplane{cfg: cfg}
 	d.untrack = interrupt.OnInterrupt(func() { d.Close() })
 	defer func() {
@@ -93,40 +103,8 @@ func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 			d.Close()
 		}
 	}()
-	fmt.Fprintf(cfg.Progress, "dataplane %s: building the network (node, backends, load balancer, client)\n", cfg.Spec.Name())
-	if d.topo, err = newTopology(); err != nil {
+	if err := d.build(ctx, p, kubeconfig); err != nil {
 		return nil, err
-	}
-	for i, ip := range []string{backend1IP, backend2IP} {
-		srv, err := serveBackend(d.topo.backend, fmt.Sprintf("backend-%d", i+1), ip)
-		if err != nil {
-			return nil, err
-		}
-		d.backends = append(d.backends, srv)
-	}
-	if d.bridge, err = newAPIBridge(d.topo.node, cfg.Admin.Host); err != nil {
-		return nil, err
-	}
-	kubeconfig := filepath.Join(cfg.Dir, "node.kubeconfig")
-	identity := cfg.Identity
-	if identity == nil {
-		identity = cfg.Admin
-	}
-	if err := writeNodeKubeconfig(kubeconfig, identity); err != nil {
-		return nil, err
-	}
-	if err := registerNode(ctx, cfg.Admin, cfg.NodeName); err != nil {
-		return nil, err
-	}
-	d.fw = d.describe()
-	info := NodeInfo{Name: cfg.NodeName, IP: nodeIP, Kubeconfig: kubeconfig, Dir: cfg.Dir}
-	p, err := cfg.Spec.Process(ctx, info)
-	if err != nil {
-		return nil, fmt.Errorf("preparing dataplane %s: %w", cfg.Spec.Name(), err)
-	}
-	fmt.Fprintf(cfg.Progress, "dataplane %s: starting %s on the node (log: %s)\n", cfg.Spec.Name(), filepath.Base(p.Argv[0]), d.Log())
-	if d.cmd, err = startProcess(d.topo.node, p, d.Log()); err != nil {
-		return nil, fmt.Errorf("starting dataplane %s: %w", cfg.Spec.Name(), err)
 	}
 	began := time.Now()
 	if err := d.waitServing(ctx); err != nil {
@@ -134,6 +112,47 @@ func Start(ctx context.Context, cfg Config) (_ *Dataplane, err error) {
 	}
 	fmt.Fprintf(cfg.Progress, "dataplane %s: serving NodePorts after %s\n", cfg.Spec.Name(), time.Since(began).Round(100*time.Millisecond))
 	return d, nil
+}
+
+// build makes the topology, the node and the process, holding the lock that Close takes, so
+// an interrupt in the middle finds either nothing or whole parts to tear down.
+func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("dataplane %s: closed (interrupted) while starting", d.cfg.Spec.Name())
+	}
+	cfg := d.cfg
+	fmt.Fprintf(cfg.Progress, "dataplane %s: building the network (node, backends, load balancer, client)\n", cfg.Spec.Name())
+	if d.topo, err = newTopology(); err != nil {
+		return err
+	}
+	for i, ip := range []string{backend1IP, backend2IP} {
+		srv, err := serveBackend(d.topo.backend, fmt.Sprintf("backend-%d", i+1), ip)
+		if err != nil {
+			return err
+		}
+		d.backends = append(d.backends, srv)
+	}
+	if d.bridge, err = newAPIBridge(d.topo.node, cfg.Admin.Host); err != nil {
+		return err
+	}
+	identity := cfg.Identity
+	if identity == nil {
+		identity = cfg.Admin
+	}
+	if err := writeNodeKubeconfig(kubeconfig, identity); err != nil {
+		return err
+	}
+	if err := registerNode(ctx, cfg.Admin, cfg.NodeName); err != nil {
+		return err
+	}
+	d.fw = d.describe()
+	fmt.Fprintf(cfg.Progress, "dataplane %s: starting %s on the node (log: %s)\n", cfg.Spec.Name(), filepath.Base(p.Argv[0]), d.Log())
+	if d.cmd, err = startProcess(d.topo.node, p, d.Log()); err != nil {
+		return fmt.Errorf("starting dataplane %s: %w", cfg.Spec.Name(), err)
+	}
+	return nil
 }
 
 func (d *Dataplane) describe() *framework.Dataplane {
@@ -149,6 +168,7 @@ func (d *Dataplane) describe() *framework.Dataplane {
 	}
 	for i := 0; i < lbIPCount; i++ {
 		fw.LBIPs = append(fw.LBIPs, lbIP(i))
+		fw.LBHostnames = append(fw.LBHostnames, lbHostname(i))
 	}
 	return fw
 }
@@ -212,6 +232,8 @@ func registerNode(ctx context.Context, admin *rest.Config, name string) error {
 // Close stops the dataplane, removes its Node and deletes the whole topology, so nothing
 // the dataplane programmed outlives the run.
 func (d *Dataplane) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.closed {
 		return nil
 	}

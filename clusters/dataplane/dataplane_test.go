@@ -3,7 +3,8 @@ package dataplane
 import (
 	"context"
 	"os"
-	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,32 +12,33 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/netns"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
-func startCluster(t *testing.T) *local.Cluster {
-	t.Helper()
+// kube-proxy, started on the node as system:kube-proxy, short-circuits a VIP and leaves a
+// Proxy LB IP to the load balancer; Close leaves none of this process's namespaces, nor
+// the node's /etc/netns entry.
+func TestKubeProxyOnTheNode(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
-	c, err := local.New(context.Background(), local.Config{Name: "dataplane", Servers: []local.ServerSpec{{Version: newV}}})
+	ctx := context.Background()
+	c, err := local.New(ctx, local.Config{Name: "dataplane", Servers: []local.ServerSpec{{Version: newV}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Delete() })
-	return c
-}
-
-// kube-proxy, started on the node, short-circuits a VIP and leaves a Proxy LB IP to the
-// load balancer; Close leaves no namespace behind.
-func TestKubeProxyNftablesOnTheNode(t *testing.T) {
-	c := startCluster(t)
-	_, newV := integration.Versions()
-	ctx := context.Background()
-	d, err := Start(ctx, Config{Spec: KubeProxy{Mode: "nftables", Version: newV},
-		Admin: c.RestConfig(c.Servers[0], local.Admin), Dir: t.TempDir(), Progress: os.Stderr})
+	admin := c.RestConfig(c.Servers[0], local.Admin)
+	proxier, err := c.AsNodeProxier(admin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d, err := Start(ctx, Config{Spec: KubeProxy{Mode: "nftables", Version: newV}, Admin: admin, Identity: proxier,
+		Dir: t.TempDir(), Progress: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
 	fw := d.Framework()
 	svc, del, err := fw.CreateService(ctx, "smoke")
 	if err != nil {
@@ -48,30 +50,36 @@ func TestKubeProxyNftablesOnTheNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	if _, err := fw.SetIngress(ctx, svc, corev1.LoadBalancerIngress{IP: fw.LBIPs[0]}); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 40; i++ {
-		h := fw.Send(ctx, fw.FromNode, fw.LBIPs[0], 80)
-		t.Log(h)
-		if h.Err == nil && !h.ThroughLB {
-			break
+	proxy := corev1.LoadBalancerIPModeProxy
+	for _, want := range []struct {
+		ingress   corev1.LoadBalancerIngress
+		throughLB bool
+	}{{corev1.LoadBalancerIngress{IP: fw.LBIPs[0]}, false}, {corev1.LoadBalancerIngress{IP: fw.LBIPs[0], IPMode: &proxy}, true}} {
+		if _, err := fw.SetIngress(ctx, svc, want.ingress); err != nil {
+			t.Fatal(err)
 		}
-		if i == 39 {
-			t.Fatalf("VIP never short-circuited: %v", h)
+		var h framework.Hop
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if h = fw.Send(ctx, fw.FromNode, fw.LBIPs[0], 80); h.Err == nil && h.ThroughLB == want.throughLB {
+				break
+			}
 		}
-		sleep()
+		if h.Err != nil || h.ThroughLB != want.throughLB {
+			t.Errorf("ipMode %v: want through the load balancer %v, got: %s", want.ingress.IPMode, want.throughLB, h)
+		}
 	}
-	t.Log(fw.Send(ctx, fw.FromClient, fw.LBIPs[0], 80))
+	node := d.topo.node.Name
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
+	own := netns.Prefix + strconv.Itoa(os.Getpid()) + "-"
 	entries, _ := os.ReadDir("/run/netns")
 	for _, e := range entries {
-		if m, _ := filepath.Match(netns.Prefix+"*", e.Name()); m {
+		if strings.HasPrefix(e.Name(), own) {
 			t.Errorf("namespace %s left after Close", e.Name())
 		}
 	}
+	if _, err := os.Stat("/etc/netns/" + node); !os.IsNotExist(err) {
+		t.Errorf("/etc/netns/%s left after Close", node)
+	}
 }
-
-func sleep() { <-time.After(250 * time.Millisecond) }

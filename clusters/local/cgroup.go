@@ -25,32 +25,38 @@ type Cgroup struct {
 
 const nftCgroupRoot = "/sys/fs/cgroup"
 
-// cgroup2Mount finds where cgroup v2 is mounted: /sys/fs/cgroup on a unified host,
-// /sys/fs/cgroup/unified on a hybrid one; "" when it is not.
-func cgroup2Mount() string {
+// cgroup2Mount finds where cgroup v2 is mounted (/sys/fs/cgroup on a unified host,
+// /sys/fs/cgroup/unified on a hybrid one; "" when it is not) and which cgroup of the
+// hierarchy the mount shows at its top ("/" unless a subtree is mounted).
+func cgroup2Mount() (mount, root string) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		// ... mount-point ... - fstype source options
+		// id parent major:minor root mount-point options ... - fstype source options
 		fields := strings.Fields(sc.Text())
 		for i, fl := range fields {
 			if fl == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
-				return fields[4]
+				return fields[4], fields[3]
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // newCgroup makes skewcheck-<pid>-<name> at the root of the cgroup v2 hierarchy. It returns
 // nil, not an error, where cgroup v2 is missing or outside /sys/fs/cgroup: then only the
 // faults that need it are unavailable.
+//
+// nftables matches `socket cgroupv2 level N` against the cgroup's depth in the whole
+// hierarchy: the mount's root adds its own depth. Inside a cgroup namespace the true depth
+// is hidden; there TestExactPartitionOfThree fails rather than a partition silently
+// dropping nothing.
 func newCgroup(name string) *Cgroup {
-	mount := cgroup2Mount()
+	mount, root := cgroup2Mount()
 	rel, err := filepath.Rel(nftCgroupRoot, mount)
 	if mount == "" || err != nil || strings.HasPrefix(rel, "..") {
 		return nil
@@ -61,7 +67,11 @@ func newCgroup(name string) *Cgroup {
 	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
 		return nil
 	}
-	return &Cgroup{Dir: dir, Rel: filepath.Join(rel, base), Level: 1}
+	level := 1
+	if r := strings.Trim(root, "/"); r != "" {
+		level += strings.Count(r, "/") + 1
+	}
+	return &Cgroup{Dir: dir, Rel: filepath.Join(rel, base), Level: level}
 }
 
 const cgroupPrefix = "skewcheck-"

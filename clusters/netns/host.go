@@ -7,6 +7,7 @@ package netns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/vishvananda/netlink"
@@ -34,15 +36,21 @@ type Host struct {
 	once sync.Once
 }
 
-// NewHost makes the namespace <Prefix><pid>-<role> with its loopback up.
+var hostSeq atomic.Int64
+
+// NewHost makes the namespace <Prefix><pid>-<n>-<role> with its loopback up (n tells apart
+// the hosts of two topologies of one process).
 func NewHost(role string) (*Host, error) {
 	Sweep()
-	name := fmt.Sprintf("%s%d-%s", Prefix, os.Getpid(), role)
+	name := fmt.Sprintf("%s%d-%d-%s", Prefix, os.Getpid(), hostSeq.Add(1), role)
 	var h *Host
 	err := onLockedThread(func() error {
 		ns, err := netns.NewNamed(name)
+		if errors.Is(err, syscall.EPERM) {
+			return fmt.Errorf("creating network namespace %s: %w: it needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN); run as root (sudo -E)", name, err)
+		}
 		if err != nil {
-			return fmt.Errorf("creating network namespace %s: %w (needs root or CAP_SYS_ADMIN and CAP_NET_ADMIN)", name, err)
+			return fmt.Errorf("creating network namespace %s: %w", name, err)
 		}
 		h = &Host{Name: name, ns: ns}
 		return nil
@@ -61,11 +69,12 @@ func NewHost(role string) (*Host, error) {
 	return h, nil
 }
 
-// Close deletes the namespace. Processes still inside keep it alive until they exit, so
-// stop them first.
+// Close kills whatever still runs inside (a process that outlived its stop, a vendor
+// command's children) and deletes the namespace.
 func (h *Host) Close() error {
 	var err error
 	h.once.Do(func() {
+		killInside(h.Name)
 		if h.nl != nil {
 			h.nl.Close()
 		}
@@ -102,9 +111,10 @@ func onLockedThread(f func() error) error {
 	return <-errc
 }
 
-// Do runs f with the calling goroutine's thread inside the host's namespace. Sockets made
-// inside stay in the namespace after f returns, which is how in-process servers and clients
-// live on a host; a process started inside inherits the namespace.
+// Do runs f on an OS thread of its own inside the host's namespace, and waits for it.
+// Sockets made inside stay in the namespace after f returns, which is how in-process
+// servers and clients live on a host; a process started inside inherits the namespace.
+// f must return (not call runtime.Goexit, as t.FailNow does).
 func (h *Host) Do(f func() error) error {
 	return onLockedThread(func() error {
 		if err := netns.Set(h.ns); err != nil {
@@ -210,6 +220,20 @@ func Sweep() {
 		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
 			continue
 		}
+		killInside(e.Name())
 		netns.DeleteNamed(e.Name())
+	}
+}
+
+// killInside SIGKILLs every process in the named namespace (as `ip netns pids` lists them).
+func killInside(name string) {
+	out, err := exec.Command("ip", "netns", "pids", name).Output()
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

@@ -175,7 +175,7 @@ func serverOf(c *local.Cluster, e *framework.Endpoint) *local.Server {
 // soleRoute is a route into a creatable GVR that only server n serves.
 func soleRoute(t *framework.Target, n int) (framework.Route, error) {
 	peer := t.Endpoints[n-1]
-	for _, r := range framework.Routes(t, "create", "list", "get") {
+	for _, r := range framework.SoleRoutes(t, "create", "list", "get") {
 		if r.Peer == peer {
 			return r, nil
 		}

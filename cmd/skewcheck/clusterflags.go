@@ -25,7 +25,7 @@ func (f *serverFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.versions, "versions", []string{"v1.35.4", "v1.36.3"}, "one kube-apiserver per version, in order apiserver-1, apiserver-2, ... (v1.35.4, 1.36 for the newest 1.36.x, latest)")
 	cmd.Flags().StringSliceVar(&f.noPeerProxy, "no-peer-proxy", nil, "servers (apiserver-N or N) that run without the mixed version proxy: gate off, no peer CA")
 	cmd.Flags().StringArrayVar(&f.extra, "server-flag", nil, "an extra kube-apiserver flag for one server, SERVER=FLAG, e.g. 2=--runtime-config=batch/v1=false (repeatable)")
-	cmd.Flags().StringArrayVar(&f.peerAdvertise, "peer-advertise", nil, "the ip:port peers use to reach a server, SERVER=IP:PORT, e.g. to put a fault proxy on the peer path")
+	cmd.Flags().StringArrayVar(&f.peerAdvertise, "peer-advertise", nil, "the ip:port peers use to reach a server, SERVER=IP:PORT, e.g. to put a fault proxy on the peer path; PORT must be --port, because kube-apiserver 1.35 and 1.36 ignore --peer-advertise-port and peers dial the advertise address at the secure port")
 	cmd.Flags().IntVar(&f.port, "port", 6443, "secure port of every apiserver (each has its own loopback address)")
 }
 
@@ -60,7 +60,10 @@ func (f *serverFlags) specs() ([]local.ServerSpec, error) {
 	for _, kv := range f.peerAdvertise {
 		ref, addr, _ := strings.Cut(kv, "=")
 		if err := checkIPPort(addr); err != nil {
-			return nil, fmt.Errorf("--peer-advertise %q: want SERVER=IP:PORT, e.g. 2=127.0.0.9:7000 or 2=[::1]:7000: %v", kv, err)
+			return nil, fmt.Errorf("--peer-advertise %q: want SERVER=IP:PORT, e.g. 2=127.0.0.9:%d or 2=[::1]:%d: %v", kv, f.port, f.port, err)
+		}
+		if _, port, _ := net.SplitHostPort(addr); port != strconv.Itoa(f.port) {
+			return nil, fmt.Errorf("--peer-advertise %q: the port must be the servers' --port (%d): kube-apiserver 1.35 and 1.36 ignore --peer-advertise-port, and peers dial the advertise address at the secure port", kv, f.port)
 		}
 		i, err := index(ref)
 		if err != nil {

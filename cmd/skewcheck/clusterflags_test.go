@@ -100,55 +100,60 @@ func TestServerFlagsSpecs(t *testing.T) {
 		},
 		{
 			name:  "peer-advertise",
-			flags: serverFlags{versions: two, peerAdvertise: []string{"1=127.0.0.9:7000"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "127.0.0.9:7000"}, {Version: "v1.36.3"}},
+			flags: serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=127.0.0.9:6443"}},
+			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "127.0.0.9:6443"}, {Version: "v1.36.3"}},
 		},
 		{
 			name:    "peer-advertise without port",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=127.0.0.9"}},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=127.0.0.9"}},
 			wantErr: []string{`"1=127.0.0.9"`, "SERVER=IP:PORT"},
 		},
 		{
 			name:  "peer-advertise IPv6",
-			flags: serverFlags{versions: two, peerAdvertise: []string{"1=[::1]:7000"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "[::1]:7000"}, {Version: "v1.36.3"}},
+			flags: serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=[::1]:6443"}},
+			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "[::1]:6443"}, {Version: "v1.36.3"}},
 		},
 		{
 			name:    "peer-advertise not an IP",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=host:7000"}},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=host:6443"}},
 			wantErr: []string{"is not an IP address"},
 		},
 		{
 			name:    "peer-advertise empty IP",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=:7000"}},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=:6443"}},
 			wantErr: []string{"is not an IP address"},
 		},
 		{
+			name:    "peer-advertise on another port than the servers'",
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=127.0.0.9:7000"}},
+			wantErr: []string{"the port must be the servers' --port (6443)", "ignore --peer-advertise-port"},
+		},
+		{
 			name:    "peer-advertise bad port",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"1=127.0.0.9:abc"}},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=127.0.0.9:abc"}},
 			wantErr: []string{"is not a port"},
 		},
 		{
 			name:    "peer-advertise without server",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"127.0.0.9:7000"}},
-			wantErr: []string{`"127.0.0.9:7000"`, "SERVER=IP:PORT"},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"127.0.0.9:6443"}},
+			wantErr: []string{`"127.0.0.9:6443"`, "SERVER=IP:PORT"},
 		},
 		{
 			name:    "peer-advertise bad server",
-			flags:   serverFlags{versions: two, peerAdvertise: []string{"apiserver-9=127.0.0.9:7000"}},
+			flags:   serverFlags{versions: two, port: 6443, peerAdvertise: []string{"apiserver-9=127.0.0.9:6443"}},
 			wantErr: []string{`"apiserver-9" names no server`},
 		},
 		{
 			name: "everything at once",
 			flags: serverFlags{
-				versions:      two,
+				versions: two, port: 6443,
 				noPeerProxy:   []string{"apiserver-1"},
 				extra:         []string{"2=--runtime-config=batch/v1=false"},
-				peerAdvertise: []string{"apiserver-2=127.0.0.9:7000"},
+				peerAdvertise: []string{"apiserver-2=127.0.0.9:6443"},
 			},
 			want: []local.ServerSpec{
 				{Version: "v1.35.4", DisablePeerProxy: true},
-				{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}, PeerAdvertise: "127.0.0.9:7000"},
+				{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}, PeerAdvertise: "127.0.0.9:6443"},
 			},
 		},
 	}
@@ -185,7 +190,7 @@ func TestServerFlagsFromCommandLine(t *testing.T) {
 		"--versions", "v1.35.4,v1.36.3",
 		"--no-peer-proxy", "1",
 		"--server-flag", "2=--runtime-config=batch/v1=false,apps/v1=true",
-		"--peer-advertise", "2=127.0.0.9:7000",
+		"--peer-advertise", "2=127.0.0.9:6443",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +202,7 @@ func TestServerFlagsFromCommandLine(t *testing.T) {
 	want := []local.ServerSpec{
 		{Version: "v1.35.4", DisablePeerProxy: true},
 		// --server-flag is a string array: a comma inside the flag is kept.
-		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false,apps/v1=true"}, PeerAdvertise: "127.0.0.9:7000"},
+		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false,apps/v1=true"}, PeerAdvertise: "127.0.0.9:6443"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("specs() =\n%+v\nwant\n%+v", got, want)

@@ -98,6 +98,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if err := f.dataplane.validate(); err != nil {
 		return err
 	}
+	if f.kubeconfig != "" && f.dataplane.name != "" {
+		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
+	}
 	f.run.SkewcheckVersion = version
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -55,9 +55,9 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 			if err != nil {
 				return err
 			}
-			routes := framework.Routes(t, "list")
+			routes := framework.SoleRoutes(t, "list")
 			if len(routes) == 0 {
-				return fmt.Errorf("no GVR is served by one server and not another: give versions that differ (or --server-flag N=--runtime-config=...)")
+				return fmt.Errorf("no listable GVR is served by exactly one server: give versions that differ (or --server-flag N=--runtime-config=...)")
 			}
 			env.Route, env.Converge = routes[0], c.WaitConverged
 			run := map[string]func() races.Outcome{

@@ -141,6 +141,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		fmt.Fprintf(o.Progress, "upgrading %s: %s -> %s\n", s.Name, s.Version, o.To)
 		if err := s.Restart(ctx, o.To); err != nil {
+			if faulted != nil {
+				<-faulted // healed before the cluster goes
+			}
 			stopLoad()
 			wg.Wait()
 			return nil, fmt.Errorf("upgrading %s: %w", s.Name, err)

@@ -52,14 +52,12 @@ func underFault(name string, want503 bool) func(context.Context, *framework.Env)
 		}
 		// A registered peer must answer 503 within the unavailable bound, and the load ends
 		// soon after; a peer that left is loaded for a fixed while.
-		lasts := stoppedFor
+		opts := scenario.Options{For: stoppedFor, Interval: 200 * time.Millisecond,
+			Recover: env.Timeouts.Converge, Seed: ginkgo.GinkgoRandomSeed()}
 		if want503 {
-			lasts = env.Timeouts.Unavailable
+			opts.For, opts.EndAfter503 = env.Timeouts.Unavailable, 2*time.Second
 		}
-		o := scenario.Measure(ctx, env.Target.Kind, route, f, scenario.Options{
-			For: lasts, EndAfter503: 2 * time.Second, Interval: 200 * time.Millisecond,
-			Recover: env.Timeouts.Converge, Seed: ginkgo.GinkgoRandomSeed(),
-		})
+		o := scenario.Measure(ctx, env.Target.Kind, route, f, opts)
 		ginkgo.AddReportEntry("fault", f.Description()+" during a load through "+route.Entry.Name+" for "+route.GVR.Key())
 		Expect(o.Skipped).To(BeEmpty())
 		env.Measure("timeTo503Seconds", o.TimeTo503)
@@ -69,7 +67,8 @@ func underFault(name string, want503 bool) func(context.Context, *framework.Env)
 		env.Measure("lostWrites", float64(o.LostWrites))
 		Expect(o.Error).To(BeEmpty(), "%s: %s", f.Description(), o.Error)
 		if want503 {
-			Expect(o.TimeTo503).To(BeNumerically(">=", 0), "%s: no 503 through %s within %s (answers by status: %v)", f.Description(), route.Entry.Name, env.Timeouts.Unavailable, o.Statuses)
+			Expect(o.TimeTo503).To(And(BeNumerically(">=", 0), BeNumerically("<=", env.Timeouts.Unavailable.Seconds())),
+				"%s: no 503 through %s within %s (answers by status: %v)", f.Description(), route.Entry.Name, env.Timeouts.Unavailable, o.Statuses)
 			Expect(o.Spurious404).To(BeZero(), "%s: %d requests got 404 for %s although its server is still registered (answers by status: %v)", f.Description(), o.Spurious404, route.GVR.Key(), o.Statuses)
 		}
 		Expect(o.LostWrites).To(BeZero(), "%s: %d of %d acknowledged writes are missing afterwards", f.Description(), o.LostWrites, o.AckedWrites)
@@ -78,11 +77,9 @@ func underFault(name string, want503 bool) func(context.Context, *framework.Env)
 
 // soleRoute is a route into a creatable GVR exactly one server serves.
 func soleRoute(t *framework.Target) framework.Route {
-	for _, r := range framework.Routes(t, "create", "list", "get") {
-		if len(r.ServedBy(t)) == 1 {
-			return r
-		}
+	routes := framework.SoleRoutes(t, "create", "list", "get")
+	if len(routes) == 0 {
+		ginkgo.Fail("no creatable GVR is served by exactly one endpoint: nothing to fault")
 	}
-	ginkgo.Fail("no creatable GVR is served by exactly one endpoint: nothing to fault")
-	return framework.Route{}
+	return routes[0]
 }

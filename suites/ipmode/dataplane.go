@@ -24,15 +24,22 @@ var nextLBIP atomic.Int64
 // IP for it, forwarding to its NodePort. The caller announces the ingress (announce), so
 // each test says exactly what status the dataplane sees.
 func lbService(ctx context.Context, d *framework.Dataplane) (*framework.BackedService, string) {
+	svc, ip, _ := lbServiceNamed(ctx, d)
+	return svc, ip
+}
+
+// lbServiceNamed is lbService that also returns the hostname the node resolves to the IP.
+func lbServiceNamed(ctx context.Context, d *framework.Dataplane) (*framework.BackedService, string, string) {
 	name := fmt.Sprintf("ipmode-dp-%d", time.Now().UnixNano()%1_000_000_000)
 	svc, del, err := d.CreateService(ctx, name)
 	Expect(err).NotTo(HaveOccurred())
 	ginkgo.DeferCleanup(del)
-	ip := d.LBIPs[int(nextLBIP.Add(1))%len(d.LBIPs)]
+	i := int(nextLBIP.Add(1)) % len(d.LBIPs)
+	ip := d.LBIPs[i]
 	stop, err := d.LoadBalancer.Forward(ip, svc.Port, svc.NodePort)
 	Expect(err).NotTo(HaveOccurred(), "the load balancer could not take %s", ip)
 	ginkgo.DeferCleanup(stop)
-	return svc, ip
+	return svc, ip, d.LBHostnames[i]
 }
 
 // announce writes the Service's load-balancer status, as a cloud provider would.
@@ -147,8 +154,9 @@ func switchLive(ctx context.Context, env *framework.Env) {
 
 func hostnameNeverShortCircuited(ctx context.Context, env *framework.Env) {
 	d := env.Target.Dataplane
-	svc, ip := lbService(ctx, d)
-	announce(ctx, d, svc, corev1.LoadBalancerIngress{Hostname: "lb.skewcheck.example"})
+	svc, ip, hostname := lbServiceNamed(ctx, d)
+	// The node resolves hostname to ip: a dataplane that resolved it would short-circuit.
+	announce(ctx, d, svc, corev1.LoadBalancerIngress{Hostname: hostname})
 	settle(ctx, env)
 	expectSteady(ctx, d, d.FromNode, ip, svc.Port, true,
 		"with a hostname-only ingress, traffic from the node to the load balancer's address must go through the load balancer")

@@ -37,7 +37,7 @@ var Tests = []framework.Test{
 		Description: "with ipMode VIP, traffic from the node to the load-balancer IP reaches an endpoint without passing through the load balancer",
 		Run:         vipShortCircuits(vip(), "VIP")},
 	{ID: "IPM-102", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
-		Description: "with ipMode unset (an ingress with only ip), traffic from the node is short-circuited as for VIP",
+		Description: "with an ingress written with only ip (as most cloud providers write it; the apiserver defaults ipMode), traffic from the node is short-circuited as for VIP",
 		Run:         vipShortCircuits(nil, "unset")},
 	{ID: "IPM-103", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
 		Description: "with ipMode Proxy, traffic from the node to the load-balancer IP goes through the load balancer",
@@ -49,6 +49,6 @@ var Tests = []framework.Test{
 		Description: "switching ipMode on a live Service (VIP to Proxy and back) takes effect within the dataplane's sync bound",
 		Run:         switchLive},
 	{ID: "IPM-106", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
-		Description: "a hostname-only ingress is never short-circuited",
+		Description: "a hostname-only ingress is never short-circuited, even where the node resolves the hostname to the load balancer's IP",
 		Run:         hostnameNeverShortCircuited},
 }

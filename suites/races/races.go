@@ -54,8 +54,8 @@ var Tests = []framework.Test{
 
 func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
-		routes := framework.Routes(env.Target, "list")
-		Expect(routes).NotTo(BeEmpty(), "no GVR is served by one server and not another")
+		routes := framework.SoleRoutes(env.Target, "list")
+		Expect(routes).NotTo(BeEmpty(), "no listable GVR is served by exactly one server")
 		converge := env.Target.Converge
 		if converge == nil {
 			converge = func(context.Context) error { return nil }
