@@ -47,6 +47,9 @@ type Outcome struct {
 	// are what upstream promises, and they are counted as Left404 instead.
 	Spurious404 int `json:"spurious404"`
 	Left404     int `json:"left404"`
+	// Window404 is seconds from the first 404 to the first 200 after it (past healing if
+	// need be): how long clients were told the resource does not exist. 0 without a 404.
+	Window404 float64 `json:"window404Seconds"`
 	// Statuses counts read answers by HTTP status (0: no answer: a client error).
 	Statuses    map[int]int `json:"statuses"`
 	Reads       int         `json:"reads"`
@@ -79,6 +82,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	}
 	injected := time.Now()
 	deadline := injected.Add(opts.For)
+	var first404 time.Time
 	var mu sync.Mutex
 	over := func() bool {
 		mu.Lock()
@@ -100,6 +104,12 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			o.Statuses[r.Status]++
 			if r.Status == 503 && o.TimeTo503 < 0 {
 				o.TimeTo503 = time.Since(injected).Seconds()
+			}
+			if r.Status == 404 && first404.IsZero() {
+				first404 = time.Now()
+			}
+			if r.Status == 200 && !first404.IsZero() && o.Window404 == 0 {
+				o.Window404 = time.Since(first404).Seconds()
 			}
 			if r.Status == 404 {
 				if f.Name() == "stop" {
@@ -138,6 +148,9 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	for time.Since(healed) < opts.Recover {
 		if probe(ctx, route.Entry, framework.Request{Path: list}).Status == 200 {
 			o.TimeToRecover = time.Since(healed).Seconds()
+			if !first404.IsZero() && o.Window404 == 0 {
+				o.Window404 = time.Since(first404).Seconds()
+			}
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

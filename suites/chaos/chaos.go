@@ -33,7 +33,7 @@ var Tests = []framework.Test{
 		Description: "while the only server serving a GVR is frozen, requests for it through another server get 503 within the unavailable bound, never 404, no acknowledged write is lost, and they succeed again once it thaws",
 		Run:         underFault("freeze", true)},
 	{ID: "CHAOS-003", Profile: Profile, Since: "1.28", Features: needs,
-		Description: "when the only server serving a GVR stops gracefully, no acknowledged write is lost and requests succeed again once it restarts; the 404s after it left are measured",
+		Description: "when the only server serving a GVR stops gracefully, no acknowledged write is lost and requests succeed again once it restarts; the 404s after it left, and their window, are measured",
 		Run:         underFault("stop", false)},
 }
 
@@ -64,6 +64,7 @@ func underFault(name string, want503 bool) func(context.Context, *framework.Env)
 		env.Measure("timeToRecoverSeconds", o.TimeToRecover)
 		env.Measure("spurious404", float64(o.Spurious404))
 		env.Measure("left404", float64(o.Left404))
+		env.Measure("window404Seconds", o.Window404)
 		env.Measure("lostWrites", float64(o.LostWrites))
 		Expect(o.Error).To(BeEmpty(), "%s: %s", f.Description(), o.Error)
 		if want503 {
