@@ -3,8 +3,6 @@ package dataplane
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters/netns"
@@ -73,7 +71,7 @@ func newTopology() (_ *topology, err error) {
 	if err = t.node.Sysctl("net.ipv4.ip_forward", "1"); err != nil {
 		return nil, err
 	}
-	if err = writeNodeHosts(t.node.Name); err != nil {
+	if err = t.node.WriteEtc("hosts", nodeHosts()); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -82,21 +80,16 @@ func newTopology() (_ *topology, err error) {
 // lbHostname is the name that resolves to the i-th load-balancer address on the node.
 func lbHostname(i int) string { return fmt.Sprintf("lb-%d.skewcheck.example", i) }
 
-// writeNodeHosts gives the node an /etc/hosts (ip netns exec mounts /etc/netns/<ns>/hosts
-// over it for the processes it starts) in which every load-balancer hostname resolves to
-// its address: a dataplane that resolved a hostname-only ingress and short-circuited it
-// would then be caught.
-func writeNodeHosts(ns string) error {
+// nodeHosts is the node's /etc/hosts, in which every load-balancer hostname resolves to its
+// address: a dataplane that resolved a hostname-only ingress and short-circuited it would
+// then be caught.
+func nodeHosts() []byte {
 	var b strings.Builder
 	b.WriteString("127.0.0.1 localhost\n::1 localhost\n")
 	for i := 0; i < lbIPCount; i++ {
 		fmt.Fprintf(&b, "%s %s\n", lbIP(i), lbHostname(i))
 	}
-	dir := filepath.Join("/etc/netns", ns)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("making %s for the node's /etc/hosts: %w", dir, err)
-	}
-	return os.WriteFile(filepath.Join(dir, "hosts"), []byte(b.String()), 0o644)
+	return []byte(b.String())
 }
 
 func (t *topology) close() error {
@@ -108,9 +101,6 @@ func (t *topology) close() error {
 	}
 	if t.sw != nil {
 		errs = append(errs, t.sw.Close())
-	}
-	if t.node != nil {
-		errs = append(errs, os.RemoveAll(filepath.Join("/etc/netns", t.node.Name)))
 	}
 	return errors.Join(errs...)
 }

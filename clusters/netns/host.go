@@ -75,6 +75,7 @@ func (h *Host) Close() error {
 	var err error
 	h.once.Do(func() {
 		killInside(h.Name)
+		os.RemoveAll(filepath.Join(etcNetns, h.Name))
 		if h.nl != nil {
 			h.nl.Close()
 		}
@@ -156,6 +157,16 @@ func (h *Host) Command(ctx context.Context, name string, args ...string) *exec.C
 	return cmd
 }
 
+// WriteEtc writes a file that processes started inside (Command) see as /etc/<name>, such
+// as hosts: `ip netns exec` mounts /etc/netns/<namespace>/<name> over it. Close removes it.
+func (h *Host) WriteEtc(name string, content []byte) error {
+	dir := filepath.Join(etcNetns, h.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("making %s: %w", dir, err)
+	}
+	return os.WriteFile(filepath.Join(dir, name), content, 0o644)
+}
+
 // Sysctl sets a network sysctl (net.ipv4.ip_forward) inside the host.
 func (h *Host) Sysctl(key, value string) error {
 	path := filepath.Join("/proc/sys", strings.ReplaceAll(key, ".", "/"))
@@ -207,22 +218,37 @@ func (h *Host) linkUp(ifname string) error {
 }
 
 // Sweep deletes the namespaces of skewcheck runs whose process is gone (a run killed with
-// SIGKILL cannot clean up after itself). Live runs' namespaces are left alone.
+// SIGKILL cannot clean up after itself), with what runs inside them and their
+// /etc/netns/<name> files. Live runs' namespaces are left alone.
 func Sweep() {
-	entries, _ := os.ReadDir("/run/netns")
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), Prefix)
-		if !ok {
-			continue
+	for _, dir := range []string{"/run/netns", etcNetns} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !orphaned(e.Name()) {
+				continue
+			}
+			if dir == etcNetns {
+				os.RemoveAll(filepath.Join(etcNetns, e.Name()))
+				continue
+			}
+			killInside(e.Name())
+			netns.DeleteNamed(e.Name())
 		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
-			continue
-		}
-		killInside(e.Name())
-		netns.DeleteNamed(e.Name())
 	}
+}
+
+// etcNetns holds per-namespace files that `ip netns exec` mounts over /etc (hosts).
+const etcNetns = "/etc/netns"
+
+// orphaned reports whether name is a skewcheck namespace whose process is gone.
+func orphaned(name string) bool {
+	rest, ok := strings.CutPrefix(name, Prefix)
+	if !ok {
+		return false
+	}
+	pidText, _, _ := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) != nil
 }
 
 // killInside SIGKILLs every process in the named namespace (as `ip netns pids` lists them).

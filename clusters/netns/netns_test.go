@@ -38,6 +38,9 @@ func TestHostsTalkOverTheSwitchAndLeaveNothing(t *testing.T) {
 				t.Errorf("namespace %s still exists after Close", n)
 			}
 		}
+		if _, err := os.Stat(filepath.Join(etcNetns, a.Name)); err == nil {
+			t.Errorf("%s/%s still exists after Close", etcNetns, a.Name)
+		}
 	})
 	for h, cidr := range map[*Host]string{a: "198.18.200.1/24", b: "198.18.200.2/24"} {
 		if err := sw.Attach(h, cidr); err != nil {
@@ -82,6 +85,12 @@ func TestHostsTalkOverTheSwitchAndLeaveNothing(t *testing.T) {
 	out, err := a.Command(ctx, "cat", "/proc/sys/net/ipv4/ip_forward").Output()
 	if err != nil || len(out) == 0 {
 		t.Fatalf("running a command inside %s: %v", a.Name, err)
+	}
+	if err := a.WriteEtc("hosts", []byte("198.18.200.2 b.skewcheck.example\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := a.Command(ctx, "cat", "/etc/hosts").Output(); string(out) != "198.18.200.2 b.skewcheck.example\n" {
+		t.Errorf("a process inside %s sees /etc/hosts as %q", a.Name, out)
 	}
 	if err := a.Sysctl("net.ipv4.ip_forward", "1"); err != nil {
 		t.Fatal(err)
