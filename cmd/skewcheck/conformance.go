@@ -26,6 +26,7 @@ type conformanceFlags struct {
 	kubeconfig   string
 	contexts     []string
 	userContexts []string
+	auditLogs    map[string]string
 	list         bool
 	reference    referenceFlags
 	dataplane    dataplaneFlags
@@ -65,6 +66,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
 	f.dataplane.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
@@ -136,6 +138,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
+		if err == nil {
+			err = attachAuditLogs(t, f.auditLogs)
+		}
 		return t, nil, func() {}, err
 	}
 	specs, err := f.servers.specs()
@@ -171,6 +176,23 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		return nil, nil, nil, err
 	}
 	return t, c, cleanup, nil
+}
+
+// attachAuditLogs gives endpoints of an existing target the audit logs the user named.
+func attachAuditLogs(t *framework.Target, logs map[string]string) error {
+	for name, path := range logs {
+		e := t.Endpoint(name)
+		if e == nil {
+			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of --contexts", name, path, name)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("--audit-logs %s=%s: %w (the apiserver's --audit-log-path, copied or mounted where skewcheck runs)", name, path, err)
+		}
+		f.Close()
+		e.AuditLog = path
+	}
+	return nil
 }
 
 // failRecorder stands in for *testing.T when ginkgo runs outside go test; the report, not
