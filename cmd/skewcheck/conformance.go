@@ -27,6 +27,7 @@ type conformanceFlags struct {
 	contexts     []string
 	userContexts []string
 	auditLogs    map[string]string
+	upstream     bool
 	list         bool
 	reference    referenceFlags
 	dataplane    dataplaneFlags
@@ -66,6 +67,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
 	f.dataplane.add(cmd)
@@ -139,6 +141,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
+			t.Upstream = f.upstream
 			err = attachAuditLogs(t, f.auditLogs)
 		}
 		return t, nil, func() {}, err
