@@ -83,16 +83,28 @@ func expectSteady(ctx context.Context, d *framework.Dataplane, c *http.Client, i
 // that assert something does NOT happen (no short-circuit) call it first, so a dataplane
 // that is merely slow cannot pass them.
 func settle(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	marker(ctx, env.Target.Dataplane, env.Target.Dataplane.SyncBound, "a new Service's NodePort to answer (the dataplane catching up)")
+}
+
+// caughtUp starts every dataplane test: the dataplane must be programming Services at all.
+// Other profiles may have restarted the apiserver it watches, and its client's reconnect
+// backoff is not what ipmode asserts, so the bound is the converge timeout, not the sync
+// bound.
+func caughtUp(ctx context.Context, env *framework.Env) {
+	marker(ctx, env.Target.Dataplane, env.Timeouts.Converge, "the dataplane to program a new Service before the test (is it connected to its apiserver?)")
+}
+
+func marker(ctx context.Context, d *framework.Dataplane, bound time.Duration, what string) {
 	svc, del, err := d.CreateService(ctx, fmt.Sprintf("ipmode-marker-%d", time.Now().UnixNano()%1_000_000_000))
 	Expect(err).NotTo(HaveOccurred())
 	defer del(context.Background())
-	waitPath(ctx, d, d.FromClient, d.NodeIP, svc.NodePort, false, d.SyncBound, "a new Service's NodePort to answer (the dataplane catching up)")
+	waitPath(ctx, d, d.FromClient, d.NodeIP, svc.NodePort, false, bound, what)
 }
 
 func vipShortCircuits(mode *corev1.LoadBalancerIPMode, label string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		d := env.Target.Dataplane
+		caughtUp(ctx, env)
 		svc, ip := lbService(ctx, d)
 		stored := announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: mode})
 		if mode == nil {
@@ -114,6 +126,7 @@ func modeOf(ing []corev1.LoadBalancerIngress) string {
 
 func proxyGoesThroughLB(ctx context.Context, env *framework.Env) {
 	d := env.Target.Dataplane
+	caughtUp(ctx, env)
 	svc, ip := lbService(ctx, d)
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
 	settle(ctx, env)
@@ -123,6 +136,7 @@ func proxyGoesThroughLB(ctx context.Context, env *framework.Env) {
 
 func nodePortInBothModes(ctx context.Context, env *framework.Env) {
 	d := env.Target.Dataplane
+	caughtUp(ctx, env)
 	for _, m := range []struct {
 		label string
 		mode  *corev1.LoadBalancerIPMode
@@ -137,6 +151,7 @@ func nodePortInBothModes(ctx context.Context, env *framework.Env) {
 
 func switchLive(ctx context.Context, env *framework.Env) {
 	d := env.Target.Dataplane
+	caughtUp(ctx, env)
 	svc, ip := lbService(ctx, d)
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: vip()})
 	waitPath(ctx, d, d.FromNode, ip, svc.Port, false, d.SyncBound, "with ipMode VIP, the first request from the node should be short-circuited")
@@ -154,6 +169,7 @@ func switchLive(ctx context.Context, env *framework.Env) {
 
 func hostnameNeverShortCircuited(ctx context.Context, env *framework.Env) {
 	d := env.Target.Dataplane
+	caughtUp(ctx, env)
 	svc, ip, hostname := lbServiceNamed(ctx, d)
 	// The node resolves hostname to ip: a dataplane that resolved it would short-circuit.
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{Hostname: hostname})
