@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/interrupt"
 )
@@ -47,7 +48,7 @@ type Dataplane struct {
 	topo     *topology
 	bridge   *apiBridge
 	backends []*http.Server
-	cmd      *procHandle
+	cmd      *process.Process
 	fw       *framework.Dataplane
 	untrack  func()
 	// mu makes Close (also from the interrupt handler) and Start's building exclusive.
@@ -149,7 +150,9 @@ func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (er
 	}
 	d.fw = d.describe()
 	fmt.Fprintf(cfg.Progress, "dataplane %s: starting %s on the node (log: %s)\n", cfg.Spec.Name(), filepath.Base(p.Argv[0]), d.Log())
-	if d.cmd, err = startProcess(d.topo.node, p, d.Log()); err != nil {
+	cmd := d.topo.node.Command(context.Background(), p.Argv[0], p.Argv[1:]...)
+	cmd.Env = append(os.Environ(), p.Env...)
+	if d.cmd, err = process.Start(cmd, d.Log()); err != nil {
 		return fmt.Errorf("starting dataplane %s: %w", cfg.Spec.Name(), err)
 	}
 	return nil
@@ -191,7 +194,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 	deadline := time.Now().Add(d.cfg.ReadyTimeout)
 	var last framework.Hop
 	for time.Now().Before(deadline) {
-		if exited, how := d.cmd.exited(); exited {
+		if exited, how := d.cmd.Exited(); exited {
 			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, framework.LogTail(d.Log(), 15))
 		}
 		if last = d.fw.Send(ctx, d.fw.FromClient, nodeIP, svc.NodePort); last.Err == nil {
@@ -240,7 +243,7 @@ func (d *Dataplane) Close() error {
 	d.closed = true
 	var errs []error
 	if d.cmd != nil {
-		errs = append(errs, d.cmd.stop(5*time.Second))
+		errs = append(errs, d.cmd.Stop(5*time.Second))
 	}
 	if d.fw != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -28,6 +29,7 @@ type conformanceFlags struct {
 	userContexts []string
 	auditLogs    map[string]string
 	upstream     bool
+	sidecar      sidecar.Config
 	list         bool
 	reference    referenceFlags
 	dataplane    dataplaneFlags
@@ -49,6 +51,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck conformance --list\n" +
 			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
+			"  skewcheck conformance --sidecar-name acme-proxy --sidecar-command 'acme-proxy --listen $SKEWCHECK_LISTEN --apiserver $SKEWCHECK_APISERVER ...'\n" +
 			"  skewcheck conformance --profiles ipmode --dataplane exec --dataplane-name acme-lb \\\n" +
 			"      --dataplane-command 'acme-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'\n" +
 			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
@@ -70,6 +73,8 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
+	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
+	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command: your proxy's name in the report")
 	f.dataplane.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
@@ -101,6 +106,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	}
 	if err := f.dataplane.validate(); err != nil {
 		return err
+	}
+	if f.sidecar.Shell != "" && (f.kubeconfig != "" || f.reference.name != "") {
+		return fmt.Errorf("--sidecar-command puts your proxy in front of a local cluster's apiservers: it cannot go with --kubeconfig or --reference")
 	}
 	if f.kubeconfig != "" && f.dataplane.name != "" {
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
@@ -153,6 +161,11 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if err := f.reference.apply(specs); err != nil {
 		return nil, nil, nil, err
 	}
+	if f.sidecar.Shell != "" {
+		for i := range specs {
+			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
+		}
+	}
 	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
 	if err != nil {
@@ -163,6 +176,15 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		if err := c.Delete(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
+	}
+	if f.sidecar.Shell != "" {
+		f.sidecar.Progress = os.Stderr
+		t, stop, err := sidecar.Front(ctx, c, f.sidecar)
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		return t, c, func() { stop(); cleanup() }, nil
 	}
 	if f.reference.name == "peerproxy" {
 		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
