@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// TestSidecarCommand certifies a proxy given as a command, the way a vendor would: the
+// reference peer proxy, run as its own process through `skewcheck reference peerproxy`
+// from the environment skewcheck gives each sidecar. Every mvp and discovery test runs
+// (none needs what only skewcheck's own in-process reference could give) and passes, and
+// no sidecar process outlives the run.
+func TestSidecarCommand(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	dir := t.TempDir()
+	command := "exec " + cli + ` reference peerproxy --id "$SKEWCHECK_ID" --listen "$SKEWCHECK_LISTEN"` +
+		` --apiserver "$SKEWCHECK_APISERVER" --apiserver-ca "$SKEWCHECK_APISERVER_CA" --advertise-url "$SKEWCHECK_ADVERTISE_URL"` +
+		` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
+		` --front-proxy-cert "$SKEWCHECK_FRONT_PROXY_CERT" --front-proxy-key "$SKEWCHECK_FRONT_PROXY_KEY"` +
+		` --control-cert "$SKEWCHECK_CONTROL_CERT" --control-key "$SKEWCHECK_CONTROL_KEY"`
+	out, code := run(t, t.TempDir(), "conformance", "--versions", oldV+","+newV, "--server-flag", "1=--runtime-config=batch/v1=false",
+		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", command, "--report-dir", dir)
+	if left, _ := exec.Command("pgrep", "-af", cli+" reference peerproxy").Output(); len(left) > 0 {
+		t.Errorf("sidecars left running:\n%s", left)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail(out, 40))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Conformance
+	json.Unmarshal(b, &rep)
+	if rep.Target != "sidecar:reference-as-sidecar" || len(rep.Tests) != 23 || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
+		t.Errorf("report: target %q, %d tests, endpoints %+v", rep.Target, len(rep.Tests), rep.Endpoints)
+	}
+	if out, code := run(t, t.TempDir(), "conformance", "--sidecar-command", "true", "--reference", "peerproxy"); code == 0 || !strings.Contains(out, "cannot go with") {
+		t.Errorf("--sidecar-command with --reference must be refused: exit %d\n%s", code, out)
+	}
+}
