@@ -70,7 +70,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	var nodes []*node
 	stop := func() {
 		for _, n := range nodes {
-			n.stopSidecar(10 * time.Second)
+			n.StopSidecar(true)
 		}
 	}
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
@@ -100,7 +100,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 			"SKEWCHECK_CONTROL_CERT=" + c.PKI.Admin.CertFile, "SKEWCHECK_CONTROL_KEY=" + c.PKI.Admin.KeyFile,
 		}}
 		fmt.Fprintf(cfg.Progress, "starting sidecar %s in front of %s at %s (log %s)\n", cfg.Name, s.Name, url, n.log)
-		if err := n.startSidecar(ctx); err != nil {
+		if err := n.StartSidecar(ctx); err != nil {
 			stop()
 			return nil, nil, err
 		}
@@ -108,7 +108,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		d := direct.Endpoints[i]
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: "sidecar-" + s.Name, URL: url, Admin: admin, User: user,
-			AuditLog: s.AuditLog(), Log: n.log, Node: n,
+			AuditLog: s.AuditLog(), Log: n.log, Node: &local.Fronted{Server: s, Sidecar: n},
 			UserName: d.UserName, UserGroups: d.UserGroups, UserUID: d.UserUID, UserExtra: d.UserExtra,
 		})
 	}
@@ -124,7 +124,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	return t, stop, nil
 }
 
-// node is an apiserver and the sidecar in front of it, which share a fate.
+// node is the sidecar in front of one apiserver (local.Fronted makes them share a fate).
 type node struct {
 	server *local.Server
 	cfg    Config
@@ -134,7 +134,9 @@ type node struct {
 	proc   *process.Process
 }
 
-func (n *node) startSidecar(ctx context.Context) error {
+func (n *node) Running() bool { return n.proc != nil }
+
+func (n *node) StartSidecar(ctx context.Context) error {
 	cmd := exec.Command("sh", "-c", n.cfg.Shell)
 	cmd.Env = append(os.Environ(), n.env...)
 	p, err := process.Start(cmd, n.log)
@@ -174,28 +176,15 @@ func (n *node) waitServing(ctx context.Context) error {
 	return fmt.Errorf("sidecar %s for %s did not answer %s/version within %s; its log %s ends with:\n%s", n.cfg.Name, n.server.Name, url, n.cfg.ReadyTimeout, n.log, framework.LogTail(n.log, 15))
 }
 
-func (n *node) stopSidecar(grace time.Duration) {
-	if n.proc != nil {
-		n.proc.Stop(grace)
-		n.proc = nil
-	}
-}
-
-func (n *node) Stop(timeout time.Duration) error {
-	n.stopSidecar(10 * time.Second)
-	return n.server.Stop(timeout)
-}
-func (n *node) Kill() error   { n.stopSidecar(0); return n.server.Kill() }
-func (n *node) Freeze() error { return n.server.Freeze() }
-func (n *node) Thaw() error   { return n.server.Thaw() }
-func (n *node) Start(ctx context.Context) error {
-	if n.server.State() == local.Stopped {
-		if err := n.server.Start(ctx); err != nil {
-			return err
-		}
-	}
+// StopSidecar sends SIGTERM and waits up to 10s before SIGKILL, or kills at once.
+func (n *node) StopSidecar(graceful bool) {
 	if n.proc == nil {
-		return n.startSidecar(ctx)
+		return
 	}
-	return nil
+	grace := time.Duration(0)
+	if graceful {
+		grace = 10 * time.Second
+	}
+	n.proc.Stop(grace)
+	n.proc = nil
 }

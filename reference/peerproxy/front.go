@@ -18,7 +18,7 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 	var nodes []*node
 	stop := func() {
 		for _, n := range nodes {
-			n.stopProxy(false)
+			n.StopSidecar(false)
 		}
 	}
 	t := &framework.Target{Kind: "reference:peerproxy"}
@@ -35,7 +35,7 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 			stop()
 			return nil, nil, err
 		}
-		n := &node{server: s, cfg: Config{
+		n := &node{cfg: Config{
 			ID: c.Name + "-" + s.Name, Listen: fmt.Sprintf("%s:%d", listen, s.Port),
 			ServingCert: serving.CertFile, ServingKey: serving.KeyFile, ClientCA: c.PKI.CA.CertFile,
 			APIServer: s.URL(), ServerCA: c.PKI.CA.CertFile,
@@ -45,7 +45,7 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 		if s.PeerPath != nil {
 			n.cfg.AdvertiseURL = "https://" + s.PeerPath.Address
 		}
-		if err := n.startProxy(ctx); err != nil {
+		if err := n.StartSidecar(ctx); err != nil {
 			stop()
 			return nil, nil, err
 		}
@@ -54,7 +54,7 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 		admin.Host, user.Host = n.proxy.URL(), n.proxy.URL()
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: "peerproxy-" + s.Name, URL: n.proxy.URL(), Admin: admin, User: user,
-			AuditLog: s.AuditLog(), Log: s.Log(), Node: n,
+			AuditLog: s.AuditLog(), Log: s.Log(), Node: &local.Fronted{Server: s, Sidecar: n},
 			UserName: direct.Endpoints[i].UserName, UserGroups: direct.Endpoints[i].UserGroups,
 			UserUID: direct.Endpoints[i].UserUID, UserExtra: direct.Endpoints[i].UserExtra,
 		})
@@ -78,14 +78,16 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 	return t, stop, nil
 }
 
-// node is an apiserver and the proxy in front of it, which share a fate.
+// node is the reference proxy in front of one apiserver (local.Fronted makes them share a
+// fate).
 type node struct {
-	server *local.Server
-	cfg    Config
-	proxy  *Proxy
+	cfg   Config
+	proxy *Proxy
 }
 
-func (n *node) startProxy(ctx context.Context) error {
+func (n *node) Running() bool { return n.proxy != nil }
+
+func (n *node) StartSidecar(ctx context.Context) error {
 	p, err := Start(ctx, n.cfg)
 	if err != nil {
 		return err
@@ -94,8 +96,8 @@ func (n *node) startProxy(ctx context.Context) error {
 	return nil
 }
 
-// stopProxy shuts the proxy down gracefully (its lease goes) or, as a crash, closes it.
-func (n *node) stopProxy(graceful bool) {
+// StopSidecar shuts the proxy down gracefully (its lease goes) or, as a crash, closes it.
+func (n *node) StopSidecar(graceful bool) {
 	if n.proxy == nil {
 		return
 	}
@@ -107,22 +109,6 @@ func (n *node) stopProxy(graceful bool) {
 		n.proxy.Close()
 	}
 	n.proxy = nil
-}
-
-func (n *node) Stop(timeout time.Duration) error { n.stopProxy(true); return n.server.Stop(timeout) }
-func (n *node) Kill() error                      { n.stopProxy(false); return n.server.Kill() }
-func (n *node) Freeze() error                    { return n.server.Freeze() }
-func (n *node) Thaw() error                      { return n.server.Thaw() }
-func (n *node) Start(ctx context.Context) error {
-	if n.server.State() == local.Stopped {
-		if err := n.server.Start(ctx); err != nil {
-			return err
-		}
-	}
-	if n.proxy == nil {
-		return n.startProxy(ctx)
-	}
-	return nil
 }
 
 func waitPeers(ctx context.Context, nodes []*node, timeout time.Duration) error {
