@@ -2,8 +2,10 @@ package framework
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -36,6 +38,10 @@ type Dataplane struct {
 	// SyncBound is how long the dataplane may take to apply a change of a Service; a
 	// switch of ipMode must take effect within it.
 	SyncBound time.Duration
+
+	csOnce sync.Once
+	cs     kubernetes.Interface
+	csErr  error
 }
 
 // Backend is one endpoint address of the topology.

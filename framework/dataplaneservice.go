@@ -29,7 +29,7 @@ type BackedService struct {
 
 // CreateService makes a BackedService; delete removes the Service and its EndpointSlice.
 func (d *Dataplane) CreateService(ctx context.Context, name string) (svc *BackedService, delete func(context.Context), err error) {
-	cs, err := kubernetes.NewForConfig(d.Admin)
+	cs, err := d.clientset()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +70,7 @@ func (d *Dataplane) CreateService(ctx context.Context, name string) (svc *Backed
 // SetIngress writes status.loadBalancer.ingress of the Service, as a cloud provider's
 // service controller does, and returns what the apiserver stored.
 func (d *Dataplane) SetIngress(ctx context.Context, svc *BackedService, ingress ...corev1.LoadBalancerIngress) ([]corev1.LoadBalancerIngress, error) {
-	cs, err := kubernetes.NewForConfig(d.Admin)
+	cs, err := d.clientset()
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +134,12 @@ func (d *Dataplane) Send(ctx context.Context, client *http.Client, ip string, po
 	}
 	h.ThroughLB = d.LoadBalancer.Forwarded(h.Probe)
 	return h
+}
+
+// clientset is the admin's client, made once: tests create many Services.
+func (d *Dataplane) clientset() (kubernetes.Interface, error) {
+	d.csOnce.Do(func() { d.cs, d.csErr = kubernetes.NewForConfig(d.Admin) })
+	return d.cs, d.csErr
 }
 
 func ptr[T any](v T) *T { return &v }

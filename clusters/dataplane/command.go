@@ -2,7 +2,7 @@ package dataplane
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os/exec"
 )
 
@@ -13,6 +13,9 @@ type Command struct {
 	Label string // the name in reports; "exec" when empty
 	Shell string
 }
+
+// ErrNoCommand: a Command needs its shell command.
+var ErrNoCommand = errors.New("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
 
 func (c Command) Name() string {
 	if c.Label != "" {
@@ -26,7 +29,7 @@ func (c Command) Release() string     { return "" }
 
 func (c Command) Process(_ context.Context, n NodeInfo) (Process, error) {
 	if c.Shell == "" {
-		return Process{}, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-proxy --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'")
+		return Process{}, ErrNoCommand
 	}
 	sh, err := exec.LookPath("sh")
 	if err != nil {

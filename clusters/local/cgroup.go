@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -61,7 +62,7 @@ func newCgroup(name string) *Cgroup {
 	if mount == "" || err != nil || strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	sweepCgroups(mount)
+	sweepOnce.Do(func() { sweepCgroups(mount) })
 	base := fmt.Sprintf("%s%d-%s", cgroupPrefix, os.Getpid(), name)
 	dir := filepath.Join(mount, base)
 	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
@@ -75,6 +76,9 @@ func newCgroup(name string) *Cgroup {
 }
 
 const cgroupPrefix = "skewcheck-"
+
+// sweepOnce: leftovers of dead runs are looked for once per process, not per server.
+var sweepOnce sync.Once
 
 // remove deletes the cgroup once its processes are gone (an exiting process leaves it a
 // moment after it is reaped).

@@ -36,12 +36,16 @@ type Host struct {
 	once sync.Once
 }
 
-var hostSeq atomic.Int64
+var (
+	hostSeq atomic.Int64
+	// sweepOnce: leftovers of dead runs are looked for once per process, not per host.
+	sweepOnce sync.Once
+)
 
 // NewHost makes the namespace <Prefix><pid>-<n>-<role> with its loopback up (n tells apart
 // the hosts of two topologies of one process).
 func NewHost(role string) (*Host, error) {
-	Sweep()
+	sweepOnce.Do(Sweep)
 	name := fmt.Sprintf("%s%d-%d-%s", Prefix, os.Getpid(), hostSeq.Add(1), role)
 	var h *Host
 	err := onLockedThread(func() error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -43,13 +42,8 @@ func (f *dataplaneFlags) validate() error {
 	if f.name == "" {
 		return nil
 	}
-	if !slices.Contains(dataplaneNames, f.name) {
-		return fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
-	}
-	if f.name == "exec" && f.command == "" {
-		return fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'")
-	}
-	return nil
+	_, err := f.spec(&framework.Endpoint{}, binaries.Options{})
+	return err
 }
 
 func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
@@ -65,6 +59,9 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 	case "reference-ignoring-ipmode":
 		return ipmode.Spec{IgnoreIPMode: true}, nil
 	case "exec":
+		if f.command == "" {
+			return nil, dataplane.ErrNoCommand
+		}
 		return dataplane.Command{Label: f.label, Shell: f.command}, nil
 	}
 	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
