@@ -17,13 +17,23 @@ type Timeouts struct {
 	Converge time.Duration `json:"converge"`
 	// Unavailable bounds how long a proxy may take to answer 503 once its peer is gone.
 	Unavailable time.Duration `json:"unavailable"`
+	// Refused bounds the time to 503 once a peer refuses connections (it crashed): no
+	// timeout has to expire first, so this bound is tight.
+	Refused time.Duration `json:"refused"`
 	// DiscoveryLeave bounds how long a server that left may stay in merged discovery.
 	DiscoveryLeave time.Duration `json:"discoveryLeave"`
+	// Hold is how long a fault that leaves the server registered but silent (freeze,
+	// blackhole, half-open path, a crash with its lease left behind) is held: well past
+	// every refresh, cache and timeout of the proxy under test, so a proxy that forgets a
+	// silent peer after a while (and answers 404) is caught. Not a bound: the tests wait it
+	// out in full.
+	Hold time.Duration `json:"hold"`
 }
 
 // DefaultTimeouts are generous for a 2-core machine and far below what a user would wait.
 func DefaultTimeouts() Timeouts {
-	return Timeouts{Request: 30 * time.Second, Converge: 90 * time.Second, Unavailable: 60 * time.Second, DiscoveryLeave: 60 * time.Second}
+	return Timeouts{Request: 30 * time.Second, Converge: 90 * time.Second, Unavailable: 60 * time.Second, Refused: 5 * time.Second,
+		DiscoveryLeave: 60 * time.Second, Hold: 60 * time.Second}
 }
 
 // Map renders the timeouts for the report.
@@ -31,6 +41,7 @@ func (t Timeouts) Map() map[string]string {
 	return map[string]string{
 		"request": t.Request.String(), "converge": t.Converge.String(),
 		"unavailable": t.Unavailable.String(), "discoveryLeave": t.DiscoveryLeave.String(),
+		"refused": t.Refused.String(), "hold": t.Hold.String(),
 	}
 }
 

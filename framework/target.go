@@ -27,6 +27,13 @@ type Node interface {
 	Start(ctx context.Context) error  // after Stop or Kill
 }
 
+// PeerPathNode is a Node whose incoming traffic from the other servers passes a point the
+// suite can fault (scenarios/faults finds it), so network faults hit that traffic only.
+type PeerPathNode interface {
+	Node
+	HasPeerPath() bool
+}
+
 // Endpoint is one apiserver, or one proxy in front of one, that clients can talk to.
 type Endpoint struct {
 	Name string

@@ -26,6 +26,9 @@ const (
 	// FeatureIdentityLeases: the proxy finds its peers through kube-apiserver identity
 	// leases (upstream's mechanism), so the suite can race with them.
 	FeatureIdentityLeases Feature = "IdentityLeases"
+	// FeaturePeerPath: the network path from the other servers into each server passes a
+	// point where the suite can fault it (a local cluster made with peer paths).
+	FeaturePeerPath Feature = "PeerPath"
 )
 
 // Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
@@ -129,6 +132,12 @@ func missingFeature(t *Target, f Feature) string {
 	case FeatureIdentityLeases:
 		if !t.Upstream {
 			return "the proxy under test does not find its peers through kube-apiserver identity leases (" + t.Kind + ")"
+		}
+	case FeaturePeerPath:
+		for _, e := range t.Endpoints {
+			if n, ok := e.Node.(PeerPathNode); !ok || !n.HasPeerPath() {
+				return "the network path into " + e.Name + " cannot be faulted (local clusters made with peer paths can: skewcheck chaos, or conformance with the chaos profile)"
+			}
 		}
 	case FeatureSkew:
 		if len(SkewedGVRs(t)) == 0 {

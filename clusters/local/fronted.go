@@ -33,7 +33,10 @@ func (f *Fronted) Kill() error {
 }
 
 func (f *Fronted) Freeze() error { return f.Server.Freeze() }
-func (f *Fronted) Thaw() error   { return f.Server.Thaw() }
+
+// HasPeerPath: peers reach the fronted server through its peer path when it has one.
+func (f *Fronted) HasPeerPath() bool { return f.Server.HasPeerPath() }
+func (f *Fronted) Thaw() error       { return f.Server.Thaw() }
 
 func (f *Fronted) Start(ctx context.Context) error {
 	if f.Server.State() == Stopped {

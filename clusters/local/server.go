@@ -69,6 +69,9 @@ func (s *Server) Log() string { return filepath.Join(s.Dir, "kube-apiserver.log"
 // AuditLog is the path of the server's audit log (JSON lines, Metadata level).
 func (s *Server) AuditLog() string { return filepath.Join(s.Dir, "audit.log") }
 
+// HasPeerPath says whether peers reach this server through a forwarder faults can act on.
+func (s *Server) HasPeerPath() bool { return s.PeerPath != nil }
+
 // PeerProxy reports whether this server runs with the mixed version proxy on.
 func (s *Server) PeerProxy() bool { return peerProxyEnabled(s.Spec) }
 

@@ -103,6 +103,7 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
 	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")
+	cmd.Flags().DurationVar(&env.Hold, "hold", time.Minute, "how long the stale-lease race is watched after the first 503 (past every timeout of the proxy)")
 	cmd.Flags().DurationVar(&env.Bound, "bound", time.Minute, "bound on a recovery")
 	cmd.Flags().StringVar(&deadAddress, "dead-address", "127.77.250.250:6443", "where the dead-address race's lease points (nothing may listen there)")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/races", "where races.json goes")

@@ -62,6 +62,7 @@ SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at
 	f.StringVar(&c.AdvertiseURL, "advertise-url", "", "URL peers use to reach the fronted apiserver (default --apiserver)")
 	f.DurationVar(&c.PeerTimeout, "peer-timeout", 2*time.Second, "bound on reaching a peer: the time to 503 for a frozen peer")
 	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
+	f.DurationVar(&c.LeaseDuration, "lease-duration", peerproxy.DefaultLeaseDuration, "how long peers keep answering 503 for this server's resources after the proxy itself is gone (a graceful stop ends it at once)")
 	cmd.AddCommand(pp, referenceIPModeCommand())
 	return cmd
 }

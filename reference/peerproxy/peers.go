@@ -8,24 +8,11 @@ import (
 	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/framework/discovery"
-)
-
-// The reference registers itself rather than reading the upstream identity leases: it must
-// work in front of apiservers whose version or configuration lacks the proxy, where those
-// leases carry no peer address. A lease per proxy names the apiserver it fronts.
-const (
-	leaseNamespace   = "kube-system"
-	leaseLabel       = "skewcheck.io/peerproxy"
-	leaseAPIServer   = "skewcheck.io/apiserver-url"
-	leaseDuration    = 15 * time.Second
-	leaseRenewPeriod = 5 * time.Second
 )
 
 // view is what a proxy knows of one server: its apiserver URL and what it serves, as the
@@ -38,79 +25,47 @@ type view struct {
 	fetched time.Time
 }
 
-// registry keeps this proxy's lease alive and learns the peers and what they serve.
+// registry keeps this proxy's lease alive (lease.go) and learns the peers and what they
+// serve.
 type registry struct {
 	id           string
 	localURL     string
 	advertiseURL string // what peers are told to dial
-	client       kubernetes.Interface
-	peerCfg      func(url string) *rest.Config
-	localCfg     *rest.Config
-	onSync       func(ok bool)
-	mu           sync.RWMutex
-	local        view
-	peers        map[string]view // by lease name; only peers whose lease is live
-	syncEvery    time.Duration
+	// client lists leases and leaseClient writes this proxy's own: two clients, so their
+	// rate limits are separate and syncing never starves renewal.
+	client, leaseClient kubernetes.Interface
+	leaseDuration       time.Duration
+	peerCfg             func(url string) *rest.Config
+	localCfg            *rest.Config
+	onSync              func(ok bool)
+	mu                  sync.RWMutex
+	local               view
+	peers               map[string]view // by lease name; only peers whose lease is live
+	peerLeaseClients    map[string]kubernetes.Interface
+	syncEvery           time.Duration
 }
 
-// run renews the lease and refreshes local and peer views until ctx ends.
+// run renews the lease and refreshes local and peer views until ctx ends, each in a loop
+// of its own: a sync stuck on frozen peers must not let the lease lapse.
 func (r *registry) run(ctx context.Context) {
-	renew := time.NewTicker(leaseRenewPeriod)
-	defer renew.Stop()
-	sync := time.NewTicker(r.syncEvery)
-	defer sync.Stop()
+	go r.renewLoop(ctx)
+	t := time.NewTicker(r.syncEvery)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-renew.C:
-			r.renew(ctx)
-		case <-sync.C:
+		case <-t.C:
 			r.sync(ctx)
 		}
 	}
 }
 
-// advertised is the URL peers are told to dial for the fronted apiserver.
-func (r *registry) advertised() string {
-	if r.advertiseURL != "" {
-		return r.advertiseURL
-	}
-	return r.localURL
-}
-
-func (r *registry) leaseName() string { return "skewcheck-peerproxy-" + r.id }
-
-// renew writes this proxy's lease (creating it if needed).
-func (r *registry) renew(ctx context.Context) error {
-	leases := r.client.CoordinationV1().Leases(leaseNamespace)
-	now := metav1.NewMicroTime(time.Now())
-	secs := int32(leaseDuration / time.Second)
-	l, err := leases.Get(ctx, r.leaseName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = leases.Create(ctx, &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Name: r.leaseName(), Labels: map[string]string{leaseLabel: "true"},
-				Annotations: map[string]string{leaseAPIServer: r.advertised()}},
-			Spec: coordinationv1.LeaseSpec{HolderIdentity: &r.id, LeaseDurationSeconds: &secs, RenewTime: &now},
-		}, metav1.CreateOptions{})
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	l.Spec.RenewTime, l.Spec.LeaseDurationSeconds = &now, &secs
-	_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
-	return err
-}
-
-// deregister deletes the lease: a graceful stop tells peers at once that this server left.
-func (r *registry) deregister(ctx context.Context) {
-	r.client.CoordinationV1().Leases(leaseNamespace).Delete(ctx, r.leaseName(), metav1.DeleteOptions{})
-}
-
 // sync refreshes what the local apiserver serves and which live peers serve what. A peer
-// whose lease is live but whose discovery cannot be read keeps its last known view: it has
-// crashed or is cut off, and requests for what it served must get 503, not 404.
+// whose lease is live but whose discovery cannot be read keeps its last known view, however
+// long that lasts: it has crashed, is frozen or is cut off, and requests for what it served
+// must get 503, not 404, until its lease ends (lease.go says when that is). Only a lease
+// that is gone or expired drops a peer.
 func (r *registry) sync(ctx context.Context) {
 	ok := true
 	if v, err := fetchView(ctx, r.localCfg, r.id, r.localURL); err == nil {
@@ -149,13 +104,6 @@ func (r *registry) sync(ctx context.Context) {
 	r.peers = peers
 	r.mu.Unlock()
 	r.onSync(ok)
-}
-
-func leaseLive(l coordinationv1.Lease) bool {
-	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
-		return false
-	}
-	return time.Since(l.Spec.RenewTime.Time) < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
 }
 
 // fetchView reads a server's own view (nopeer) of /api and /apis. The apiservers behind a

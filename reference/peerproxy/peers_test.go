@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,11 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/skewcheck/skewcheck/framework/discovery"
 )
@@ -55,7 +59,7 @@ func TestLeaseLive(t *testing.T) {
 
 func TestRenewAndDeregister(t *testing.T) {
 	cs := fake.NewClientset()
-	r := &registry{id: "c1-s1", localURL: "https://127.77.1.1:6443", client: cs}
+	r := &registry{id: "c1-s1", localURL: "https://127.77.1.1:6443", client: cs, leaseClient: cs}
 	ctx := context.Background()
 	leases := cs.CoordinationV1().Leases(leaseNamespace)
 
@@ -72,8 +76,8 @@ func TestRenewAndDeregister(t *testing.T) {
 	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != r.id {
 		t.Errorf("holder %v, want %s", l.Spec.HolderIdentity, r.id)
 	}
-	if l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds != 15 {
-		t.Errorf("duration %v, want 15", l.Spec.LeaseDurationSeconds)
+	if l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds != 3600 {
+		t.Errorf("duration %v, want 3600 (an hour, as upstream's identity leases)", l.Spec.LeaseDurationSeconds)
 	}
 	if !leaseLive(*l) {
 		t.Error("a freshly created lease is not live")
@@ -207,5 +211,58 @@ func TestSync(t *testing.T) {
 	r.sync(context.Background())
 	if got := r.capablePeers("batch/v1/jobs"); got != nil {
 		t.Errorf("after the peer's lease went capablePeers(batch/v1/jobs) = %v, want none", got)
+	}
+}
+
+// TestRenewThroughAPeerWhenTheLocalApiserverFails: a proxy whose own apiserver is frozen or
+// down is still a member; it renews its lease through a live peer's apiserver, so its peers
+// keep answering 503 for what it serves instead of dropping it (issue: 404 after ~16 s).
+func TestRenewThroughAPeerWhenTheLocalApiserverFails(t *testing.T) {
+	ctx := context.Background()
+	shared := fake.NewClientset() // the peer's apiserver: the same storage
+	frozen := fake.NewClientset()
+	frozen.PrependReactor("*", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, context.DeadlineExceeded
+	})
+	peerURL := "https://127.77.1.12:6443"
+	r := &registry{id: "c1-s1", localURL: "https://127.77.1.11:6443", leaseClient: frozen, leaseDuration: time.Minute,
+		peers:            map[string]view{"skewcheck-peerproxy-c1-s2": {id: "skewcheck-peerproxy-c1-s2", url: peerURL}},
+		peerLeaseClients: map[string]kubernetes.Interface{peerURL: shared}}
+	if err := r.renew(ctx); err != nil {
+		t.Fatalf("renew with a frozen local apiserver and a live peer: %v", err)
+	}
+	l, err := shared.CoordinationV1().Leases(leaseNamespace).Get(ctx, r.leaseName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the lease was not written through the peer: %v", err)
+	}
+	if !leaseLive(*l) || *l.Spec.LeaseDurationSeconds != 60 {
+		t.Errorf("lease through the peer: live %v, duration %v", leaseLive(*l), *l.Spec.LeaseDurationSeconds)
+	}
+
+	// With no peer to write through either, renew says where it tried.
+	r.peers = nil
+	err = r.renew(ctx)
+	if err == nil || !strings.Contains(err.Error(), r.localURL) {
+		t.Errorf("renew with nowhere to write = %v, want an error naming %s", err, r.localURL)
+	}
+}
+
+// TestUnreadablePeerKeepsItsViewForItsWholeLease: a live lease keeps a peer's last known
+// resources however many syncs fail, so a frozen server's GVRs are never dropped to 404.
+func TestUnreadablePeerKeepsItsViewForItsWholeLease(t *testing.T) {
+	core := list(group("", ver("v1", res("pods"))))
+	localSrv := discoveryServer(t, list(group("apps", ver("v1", res("deployments")))), core)
+	peer := discoveryServer(t, list(group("batch", ver("v1", res("jobs")))), core)
+	cs := fake.NewClientset(lease("skewcheck-peerproxy-p", peer.URL, time.Now(), 3600))
+	r := &registry{id: "self", localURL: localSrv.URL, client: cs, localCfg: &rest.Config{Host: localSrv.URL},
+		peerCfg: func(url string) *rest.Config { return &rest.Config{Host: url, Timeout: 200 * time.Millisecond} },
+		onSync:  func(bool) {}}
+	r.sync(context.Background())
+	peer.Close()
+	for i := 0; i < 20; i++ {
+		r.sync(context.Background())
+	}
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
+		t.Errorf("after 20 failed syncs capablePeers(batch/v1/jobs) = %v, want the last view [%s]", got, peer.URL)
 	}
 }

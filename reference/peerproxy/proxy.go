@@ -57,6 +57,10 @@ type Config struct {
 	PeerTimeout time.Duration
 	// SyncEvery is how often local and peer discovery and leases are re-read. Default 1 s.
 	SyncEvery time.Duration
+	// LeaseDuration is how long the proxy's lease outlives its last renewal, and so how
+	// long peers answer 503 (not 404) for what its apiserver served after a crash.
+	// Default DefaultLeaseDuration (an hour, as upstream's identity leases).
+	LeaseDuration time.Duration
 	// MetricsListen, if set, serves Prometheus metrics at /metrics there.
 	MetricsListen string
 }
@@ -113,14 +117,18 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	leaseClient, err := kubernetes.NewForConfig(controlFor(cfg.APIServer))
+	if err != nil {
+		return nil, err
+	}
 	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
 		identity: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout),
 		anon:     transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout)}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
-	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: client, peerCfg: controlFor,
-		localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
+	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: client, leaseClient: leaseClient,
+		leaseDuration: cfg.LeaseDuration, peerCfg: controlFor, localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
 	if err := p.reg.renew(ctx); err != nil {
 		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)
 	}

@@ -50,6 +50,13 @@ type Outcome struct {
 	// Window404 is seconds from the first 404 to the first 200 after it (past healing if
 	// need be): how long clients were told the resource does not exist. 0 without a 404.
 	Window404 float64 `json:"window404Seconds"`
+	// Held503 is seconds from the first to the last 503 of the longest run of reads that
+	// all answered 503: how long the proxy kept telling clients "unavailable" without a
+	// 404 (or anything else) in between.
+	Held503 float64 `json:"held503Seconds"`
+	// Not503AfterFirst counts reads answered other than 503 after the first 503, while the
+	// fault lasted: for a silent peer that stays registered, each is a break in the 503.
+	Not503AfterFirst int `json:"not503AfterFirst503"`
 	// Statuses counts read answers by HTTP status (0: no answer: a client error).
 	Statuses    map[int]int `json:"statuses"`
 	Reads       int         `json:"reads"`
@@ -83,6 +90,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	injected := time.Now()
 	deadline := injected.Add(opts.For)
 	var first404 time.Time
+	var run503 time.Time // when the current run of 503s began; zero outside a run
 	var mu sync.Mutex
 	over := func() bool {
 		mu.Lock()
@@ -102,8 +110,18 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			mu.Lock()
 			o.Reads++
 			o.Statuses[r.Status]++
+			if o.TimeTo503 >= 0 && r.Status != 503 {
+				o.Not503AfterFirst++
+			}
 			if r.Status == 503 && o.TimeTo503 < 0 {
 				o.TimeTo503 = time.Since(injected).Seconds()
+			}
+			if r.Status != 503 {
+				run503 = time.Time{}
+			} else if run503.IsZero() {
+				run503 = time.Now()
+			} else if held := time.Since(run503).Seconds(); held > o.Held503 {
+				o.Held503 = held
 			}
 			if r.Status == 404 && first404.IsZero() {
 				first404 = time.Now()

@@ -59,10 +59,14 @@ func Check(name string) error {
 	return nil
 }
 
-// ByName makes the named fault for subject. Network faults need a peer path.
+// ByName makes the named fault for subject. Network faults need a peer path: the
+// subject's, or else that of the server behind its endpoint.
 func ByName(name string, s Subject) (Fault, error) {
 	if err := Check(name); err != nil {
 		return nil, err
+	}
+	if s.Path == nil && s.Endpoint != nil {
+		s.Path = PeerPathOf(s.Endpoint)
 	}
 	make := catalogue[name]
 	switch name {
@@ -80,6 +84,29 @@ func ByName(name string, s Subject) (Fault, error) {
 		}
 	}
 	return make(s), nil
+}
+
+// PeerPathOf is the peer path into the server behind an endpoint of a local cluster (the
+// apiserver's own, or the one behind a sidecar), or nil.
+func PeerPathOf(e *framework.Endpoint) *local.PeerPath {
+	switch n := e.Node.(type) {
+	case *local.Server:
+		return n.PeerPath
+	case *local.Fronted:
+		return n.Server.PeerPath
+	}
+	return nil
+}
+
+// Silent reports whether the named fault leaves the server registered but answering
+// nothing, for as long as it lasts: a proxy must answer 503 for what the server serves,
+// and keep doing so past every timeout and refresh of its own, never 404.
+func Silent(name string) bool {
+	switch name {
+	case "freeze", "blackhole", "half-open":
+		return true
+	}
+	return false
 }
 
 // OnPeerPath reports whether the named fault acts on a peer path (not on a process).

@@ -21,8 +21,10 @@ type Outcome struct {
 	Window     float64 `json:"windowSeconds"`
 	// Spurious404 counts 404s while a server that serves the resource was registered: a
 	// figure to watch, reported where upstream does not reliably avoid them.
-	Spurious404 int      `json:"spurious404"`
-	Violations  []string `json:"violations,omitempty"`
+	Spurious404 int `json:"spurious404"`
+	// Held503 is the longest run of 503s, in seconds, with nothing else in between.
+	Held503    float64  `json:"held503Seconds"`
+	Violations []string `json:"violations,omitempty"`
 }
 
 // Passed is true when what was seen is what is documented.
@@ -35,7 +37,10 @@ type Env struct {
 	Converge func(context.Context) error
 	Interval time.Duration
 	Observe  time.Duration // how long a steady state is watched
-	Bound    time.Duration // how long a recovery may take
+	// Hold is how long a stale lease is watched after the first 503: past every refresh
+	// and timeout of the proxy, which must not forget the crashed peer. Default Observe.
+	Hold  time.Duration
+	Bound time.Duration // how long a recovery may take
 }
 
 func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
@@ -83,7 +88,8 @@ func Registering(ctx context.Context, env Env) Outcome {
 
 // StaleLease: the peer crashed; its identity lease stays (1.28-1.34 never delete it, and a
 // crash deletes nothing), so the entry keeps choosing it and answers 503, never 404, for as
-// long as the lease lives (up to an hour upstream). Watched for env.Observe.
+// long as the lease lives (up to an hour upstream). Watched for env.Hold after the first
+// 503, so a proxy that drops the peer on some refresh of its own is caught.
 func StaleLease(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "stale-lease", Documented: "503 for as long as the crashed peer's lease lives, never 404"}
 	pctx, cancel := context.WithCancel(ctx)
@@ -96,10 +102,15 @@ func StaleLease(ctx context.Context, env Env) Outcome {
 	}
 	first := tl.waitFor(ctx, 503, killed, env.Bound)
 	o.Window = first - killed
-	time.Sleep(env.Observe)
+	hold := env.Hold
+	if hold == 0 {
+		hold = env.Observe
+	}
+	time.Sleep(hold)
 	cancel()
 	points := tl.Points()
 	o.Seen = Summary(points)
+	o.Held503 = LongestRun(points, 503)
 	if first < 0 {
 		o.Violations = append(o.Violations, fmt.Sprintf("no 503 within %v of the crash", env.Bound))
 	} else if c := Counts(points, first, tl.Since()); c[404] > 0 || c[200] > 0 {

@@ -106,3 +106,20 @@ func sortedStatuses(c map[int]int) []int {
 	sort.Ints(s)
 	return s
 }
+
+// LongestRun is seconds from the first to the last point of the longest run of points that
+// all answered status.
+func LongestRun(points []Point, status int) float64 {
+	longest := 0.0
+	for i := 0; i < len(points); {
+		j := i
+		for j < len(points) && points[j].Status == points[i].Status {
+			j++
+		}
+		if points[i].Status == status && points[j-1].T-points[i].T > longest {
+			longest = points[j-1].T - points[i].T
+		}
+		i = j
+	}
+	return longest
+}

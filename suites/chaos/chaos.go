@@ -1,7 +1,8 @@
 // Package chaos is the profile of the Mixed Version Proxy under faults, the chaos scenarios
-// run from inside the suites: a process fault hits the only server that serves a GVR while
-// a seeded load reads and writes it through another server (scenarios/chaos). The seed is
-// ginkgo's, which the report carries, so a failing night replays with --seed.
+// run from inside the suites: a fault hits the only server that serves a GVR, or the network
+// path into it, while a seeded load reads and writes it through another server
+// (scenarios/chaos). The seed is ginkgo's, which the report carries, so a failing night
+// replays with --seed.
 package chaos
 
 import (
@@ -19,7 +20,10 @@ import (
 // Profile is this suite's profile name.
 const Profile = "chaos"
 
-var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl}
+var (
+	needs         = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl}
+	needsPeerPath = append(append([]framework.Feature{}, needs...), framework.FeaturePeerPath)
+)
 
 // stoppedFor is how long a gracefully stopped peer stays down under load.
 const stoppedFor = 8 * time.Second
@@ -27,53 +31,84 @@ const stoppedFor = 8 * time.Second
 // Tests is the profile, as data.
 var Tests = []framework.Test{
 	{ID: "CHAOS-001", Profile: Profile, Since: "1.28", Features: needs,
-		Description: "while the only server serving a GVR is crashed, requests for it through another server get 503, never 404, no acknowledged write is lost, and they succeed again once it restarts",
-		Run:         underFault("crash", true)},
+		Description: "while the only server serving a GVR is crashed, requests for it through another server get 503 within the refused bound (nothing has to time out), never 404, no acknowledged write is lost, and they succeed again once it restarts",
+		Run:         crashed},
 	{ID: "CHAOS-002", Profile: Profile, Since: "1.28", Features: needs,
-		Description: "while the only server serving a GVR is frozen, requests for it through another server get 503 within the unavailable bound, never 404, no acknowledged write is lost, and they succeed again once it thaws",
-		Run:         underFault("freeze", true)},
+		Description: "while the only server serving a GVR is frozen, requests for it through another server get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold (past every timeout and refresh of the proxy); no acknowledged write is lost, and they succeed again once it thaws",
+		Run:         silent("freeze")},
 	{ID: "CHAOS-003", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "when the only server serving a GVR stops gracefully, no acknowledged write is lost and requests succeed again once it restarts; the 404s after it left, and their window, are measured",
-		Run:         underFault("stop", false)},
+		Run:         stopped},
+	{ID: "CHAOS-004", Profile: Profile, Since: "1.28", Features: needsPeerPath,
+		Description: "while the path from the other servers into the only server serving a GVR is a black hole (connections open, no data), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
+		Run:         silent("blackhole")},
+	{ID: "CHAOS-005", Profile: Profile, Since: "1.28", Features: needsPeerPath,
+		Description: "while the path into the only server serving a GVR is half-open (requests arrive, answers never come back), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
+		Run:         silent("half-open")},
 }
 
-// underFault measures one fault on the peer of a route only that peer serves. want503 says
-// the peer is still registered during the fault (crash, freeze), so 503 is the only honest
-// answer; a gracefully stopped peer has left, and 404 is what upstream promises.
-func underFault(name string, want503 bool) func(context.Context, *framework.Env) {
+// crashed: the peer's connections are refused at once, so a 503 is due at once; the load
+// ends soon after it.
+func crashed(ctx context.Context, env *framework.Env) {
+	o, f := measure(ctx, env, "crash", scenario.Options{For: env.Timeouts.Refused + 2*time.Second, EndAfter503: 2 * time.Second})
+	assertRegistered(env, o, f, env.Timeouts.Refused)
+}
+
+// silent: the peer stays registered and answers nothing. The fault is held env.Timeouts.Hold
+// past the first 503 (or, without one, past the unavailable bound), so a proxy that forgets
+// a silent peer after some refresh or timeout of its own is caught answering 404.
+func silent(name string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
-		route := soleRoute(env.Target)
-		f, err := faults.ByName(name, faults.Subject{Endpoint: route.Peer})
-		Expect(err).NotTo(HaveOccurred())
-		if env.Target.Converge != nil {
-			ginkgo.DeferCleanup(func(ctx context.Context) {
-				Expect(env.Target.Converge(ctx)).To(Succeed(), "converging after %s", f.Description())
-			})
-		}
-		// A registered peer must answer 503 within the unavailable bound, and the load ends
-		// soon after; a peer that left is loaded for a fixed while.
-		opts := scenario.Options{For: stoppedFor, Interval: 200 * time.Millisecond,
-			Recover: env.Timeouts.Converge, Seed: ginkgo.GinkgoRandomSeed()}
-		if want503 {
-			opts.For, opts.EndAfter503 = env.Timeouts.Unavailable, 2*time.Second
-		}
-		o := scenario.Measure(ctx, env.Target.Kind, route, f, opts)
-		ginkgo.AddReportEntry("fault", f.Description()+" during a load through "+route.Entry.Name+" for "+route.GVR.Key())
-		Expect(o.Skipped).To(BeEmpty())
-		env.Measure("timeTo503Seconds", o.TimeTo503)
-		env.Measure("timeToRecoverSeconds", o.TimeToRecover)
-		env.Measure("spurious404", float64(o.Spurious404))
-		env.Measure("left404", float64(o.Left404))
-		env.Measure("window404Seconds", o.Window404)
-		env.Measure("lostWrites", float64(o.LostWrites))
-		Expect(o.Error).To(BeEmpty(), "%s: %s", f.Description(), o.Error)
-		if want503 {
-			Expect(o.TimeTo503).To(And(BeNumerically(">=", 0), BeNumerically("<=", env.Timeouts.Unavailable.Seconds())),
-				"%s: no 503 through %s within %s (answers by status: %v)", f.Description(), route.Entry.Name, env.Timeouts.Unavailable, o.Statuses)
-			Expect(o.Spurious404).To(BeZero(), "%s: %d requests got 404 for %s although its server is still registered (answers by status: %v)", f.Description(), o.Spurious404, route.GVR.Key(), o.Statuses)
-		}
-		Expect(o.LostWrites).To(BeZero(), "%s: %d of %d acknowledged writes are missing afterwards", f.Description(), o.LostWrites, o.AckedWrites)
+		o, f := measure(ctx, env, name, scenario.Options{For: env.Timeouts.Unavailable + env.Timeouts.Hold, EndAfter503: env.Timeouts.Hold})
+		assertRegistered(env, o, f, env.Timeouts.Unavailable)
+		Expect(o.Not503AfterFirst).To(BeZero(), "%s: after the first 503, %d answers were not 503 although the server stayed registered and silent (answers by status: %v)",
+			f.Description(), o.Not503AfterFirst, o.Statuses)
+		Expect(o.Held503).To(BeNumerically(">=", env.Timeouts.Hold.Seconds()-5),
+			"%s: 503 was held %.1fs without a break; the fault was held %v past the first 503", f.Description(), o.Held503, env.Timeouts.Hold)
 	}
+}
+
+// stopped: the peer leaves gracefully; 404 is then what upstream promises, so the 404s
+// and their window are measured, not failed.
+func stopped(ctx context.Context, env *framework.Env) {
+	measure(ctx, env, "stop", scenario.Options{For: stoppedFor})
+}
+
+// measure loads the route into the only server serving a GVR through another server while
+// the named fault acts on that server, records every figure, and fails on what any fault
+// must not do: an error, a lost write.
+func measure(ctx context.Context, env *framework.Env, name string, opts scenario.Options) (scenario.Outcome, faults.Fault) {
+	route := soleRoute(env.Target)
+	f, err := faults.ByName(name, faults.Subject{Endpoint: route.Peer})
+	Expect(err).NotTo(HaveOccurred())
+	if env.Target.Converge != nil {
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			Expect(env.Target.Converge(ctx)).To(Succeed(), "converging after %s", f.Description())
+		})
+	}
+	opts.Interval, opts.Recover, opts.Seed = 200*time.Millisecond, env.Timeouts.Converge, ginkgo.GinkgoRandomSeed()
+	o := scenario.Measure(ctx, env.Target.Kind, route, f, opts)
+	ginkgo.AddReportEntry("fault", f.Description()+" during a load through "+route.Entry.Name+" for "+route.GVR.Key())
+	Expect(o.Skipped).To(BeEmpty())
+	env.Measure("timeTo503Seconds", o.TimeTo503)
+	env.Measure("held503Seconds", o.Held503)
+	env.Measure("timeToRecoverSeconds", o.TimeToRecover)
+	env.Measure("spurious404", float64(o.Spurious404))
+	env.Measure("left404", float64(o.Left404))
+	env.Measure("window404Seconds", o.Window404)
+	env.Measure("lostWrites", float64(o.LostWrites))
+	Expect(o.Error).To(BeEmpty(), "%s: %s", f.Description(), o.Error)
+	Expect(o.LostWrites).To(BeZero(), "%s: %d of %d acknowledged writes are missing afterwards", f.Description(), o.LostWrites, o.AckedWrites)
+	return o, f
+}
+
+// assertRegistered: the peer is still registered during the fault, so 503 is the only
+// honest answer: it must come within bound, and no request may be told 404.
+func assertRegistered(env *framework.Env, o scenario.Outcome, f faults.Fault, bound time.Duration) {
+	Expect(o.TimeTo503).To(And(BeNumerically(">=", 0), BeNumerically("<=", bound.Seconds())),
+		"%s: no 503 within %s (answers by status: %v)", f.Description(), bound, o.Statuses)
+	Expect(o.Spurious404).To(BeZero(), "%s: %d requests got 404 although the only server serving the GVR is still registered (answers by status: %v)",
+		f.Description(), o.Spurious404, o.Statuses)
 }
 
 // soleRoute is a route into a creatable GVR exactly one server serves.

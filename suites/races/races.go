@@ -64,11 +64,12 @@ func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context
 			Expect(converge(ctx)).To(Succeed(), "converging after the race")
 		})
 		o := run(ctx, scenario.Env{Route: routes[0], Converge: converge, Interval: 100 * time.Millisecond,
-			Observe: 3 * time.Second, Bound: env.Timeouts.Converge})
+			Observe: 3 * time.Second, Hold: env.Timeouts.Hold, Bound: env.Timeouts.Converge})
 		framework.Evidence.Take()
 		ginkgo.AddReportEntry("seen", o.Seen)
 		env.Measure("windowSeconds", o.Window)
 		env.Measure("spurious404", float64(o.Spurious404))
+		env.Measure("held503Seconds", o.Held503)
 		Expect(o.Violations).To(BeEmpty(), "documented: %s; seen: %s; %s", o.Documented, o.Seen, strings.Join(o.Violations, "; "))
 	}
 }

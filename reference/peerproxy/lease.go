@@ -1,0 +1,155 @@
+package peerproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The reference registers itself rather than reading the upstream identity leases: it must
+// work in front of apiservers whose version or configuration lacks the proxy, where those
+// leases carry no peer address. A lease per proxy names the apiserver it fronts.
+//
+// A lease says "this server is a member": while it lives, peers answer 503 (never 404) for
+// what the server served when it cannot be reached. So it must outlive every outage after
+// which the server comes back:
+//   - while the proxy runs, it renews its lease through its own apiserver or, when that
+//     one is down or frozen, through any peer's apiserver (they share the storage);
+//   - a crashed proxy's lease lives DefaultLeaseDuration, an hour, as upstream's identity
+//     leases do (upstream-facts: duration 3600 s);
+//   - a graceful stop deletes it at once: the server has left, and 404 is the truth.
+const (
+	leaseNamespace = "kube-system"
+	leaseLabel     = "skewcheck.io/peerproxy"
+	leaseAPIServer = "skewcheck.io/apiserver-url"
+	// DefaultLeaseDuration is how long a lease outlives its proxy's last renewal.
+	DefaultLeaseDuration = time.Hour
+	leaseRenewPeriod     = 5 * time.Second
+	// renewAttempt bounds one renewal through one apiserver, so a frozen one costs little
+	// before the next is tried.
+	renewAttempt = 3 * time.Second
+)
+
+func (r *registry) leaseName() string { return "skewcheck-peerproxy-" + r.id }
+
+// renewLoop keeps the lease alive until ctx ends. It has its own loop and its own client:
+// slow peer syncs or a flood of token reviews must never delay it.
+func (r *registry) renewLoop(ctx context.Context) {
+	t := time.NewTicker(leaseRenewPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.renew(ctx)
+		}
+	}
+}
+
+// renew writes the lease through the fronted apiserver and, if that fails, through each
+// live peer's apiserver in turn: a proxy whose apiserver is frozen is still a member.
+func (r *registry) renew(ctx context.Context) error {
+	var errs []error
+	for _, via := range r.renewVia() {
+		actx, cancel := context.WithTimeout(ctx, renewAttempt)
+		err := r.renewThrough(actx, via.client)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("through %s: %w", via.url, err))
+	}
+	return errors.Join(errs...)
+}
+
+type leaseWriter struct {
+	url    string
+	client kubernetes.Interface
+}
+
+// renewVia lists where the lease can be written: the fronted apiserver first, then the
+// apiservers of the live peers (clients made once per URL).
+func (r *registry) renewVia() []leaseWriter {
+	via := []leaseWriter{{r.localURL, r.leaseClient}}
+	_, peers := r.views()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range peers {
+		c, ok := r.peerLeaseClients[p.url]
+		if !ok && r.peerCfg != nil {
+			var err error
+			if c, err = kubernetes.NewForConfig(r.peerCfg(p.url)); err != nil {
+				continue
+			}
+			if r.peerLeaseClients == nil {
+				r.peerLeaseClients = map[string]kubernetes.Interface{}
+			}
+			r.peerLeaseClients[p.url] = c
+		}
+		via = append(via, leaseWriter{p.url, c})
+	}
+	return via
+}
+
+// renewThrough creates or renews the lease with one client.
+func (r *registry) renewThrough(ctx context.Context, c kubernetes.Interface) error {
+	leases := c.CoordinationV1().Leases(leaseNamespace)
+	now := metav1.NewMicroTime(time.Now())
+	secs := int32(r.duration() / time.Second)
+	l, err := leases.Get(ctx, r.leaseName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = leases.Create(ctx, &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: r.leaseName(), Labels: map[string]string{leaseLabel: "true"},
+				Annotations: map[string]string{leaseAPIServer: r.advertised()}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &r.id, LeaseDurationSeconds: &secs, RenewTime: &now},
+		}, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	l.Spec.RenewTime, l.Spec.LeaseDurationSeconds = &now, &secs
+	_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+	return err
+}
+
+func (r *registry) duration() time.Duration {
+	if r.leaseDuration > 0 {
+		return r.leaseDuration
+	}
+	return DefaultLeaseDuration
+}
+
+// advertised is the URL peers are told to dial for the fronted apiserver.
+func (r *registry) advertised() string {
+	if r.advertiseURL != "" {
+		return r.advertiseURL
+	}
+	return r.localURL
+}
+
+// deregister deletes the lease: a graceful stop tells peers at once that this server left.
+func (r *registry) deregister(ctx context.Context) {
+	for _, via := range r.renewVia() {
+		actx, cancel := context.WithTimeout(ctx, renewAttempt)
+		err := via.client.CoordinationV1().Leases(leaseNamespace).Delete(actx, r.leaseName(), metav1.DeleteOptions{})
+		cancel()
+		if err == nil || apierrors.IsNotFound(err) {
+			return
+		}
+	}
+}
+
+func leaseLive(l coordinationv1.Lease) bool {
+	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
+		return false
+	}
+	return time.Since(l.Spec.RenewTime.Time) < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
+}
