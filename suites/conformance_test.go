@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,11 @@ import (
 	"github.com/skewcheck/skewcheck/suites/races"
 )
 
+// upstreamBypassesPeerPath: upstream proxies to a peer's advertise address, not to
+// --peer-advertise-* (measured on 1.35.4 and 1.36.3, see README), so a network fault on
+// the peer path cannot touch its traffic; these tests say so and skip.
+var upstreamBypassesPeerPath = map[string]bool{"CHAOS-004": true, "CHAOS-005": true}
+
 // TestUpstreamIsConformant runs every profile against real upstream apiservers of two
 // versions, with real kube-proxy (nftables mode) as the ipmode profile's dataplane, as `make
 // conformance` does: each test must pass (known upstream deviations are reported as such),
@@ -27,7 +33,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	ctx := context.Background()
-	c, err := local.New(ctx, local.Config{Name: "suites", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "suites", PeerPaths: true, Servers: []local.ServerSpec{
 		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV},
 	}})
 	if err != nil {
@@ -57,6 +63,10 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range rep.Tests {
+		if tc.Result == report.Skipped && upstreamBypassesPeerPath[tc.ID] && strings.Contains(tc.SkipReason, "without the peer path") {
+			t.Logf("%s skipped as expected: %s", tc.ID, tc.SkipReason)
+			continue
+		}
 		if tc.Result != report.Passed {
 			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -28,6 +29,7 @@ func chaosCommand() *cobra.Command {
 	var server int
 	var opts chaos.Options
 	var reportDir string
+	var hold time.Duration
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
@@ -68,62 +70,17 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := local.New(ctx, local.Config{Name: "chaos", Servers: specs, Port: sf.port, Binaries: bin, Progress: os.Stderr, PeerPaths: true})
-			if err != nil {
-				return err
-			}
-			defer c.Delete()
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				t, stopTarget, err := chaosTarget(ctx, c, tname)
+				got, err := chaosRun(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin)
+				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
 				}
-				route, err := soleRoute(t, server)
-				if err != nil {
-					stopTarget()
-					return err
+				if ctx.Err() != nil {
+					break
 				}
-				var others []*local.PeerPath
-				for i, s := range c.Servers {
-					if i != server-1 {
-						others = append(others, s.PeerPath)
-					}
-				}
-				path := c.Servers[server-1].PeerPath
-				bypass := chaos.PathBypassed(ctx, route, path)
-				subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others}
-				if tname == "upstream" {
-					// An exact partition cuts the faulted server from the entry of the load.
-					subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
-				}
-				for _, n := range faultNames {
-					f, err := faults.ByName(n, subject)
-					skip := func(desc, reason string) {
-						outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
-					}
-					if err != nil {
-						skip("", err.Error())
-						continue
-					}
-					if bypass != "" && faults.OnPeerPath(n) {
-						skip(f.Description(), bypass)
-						continue
-					}
-					fmt.Fprintf(os.Stderr, "%s: %s for %v (seed %d)\n", tname, f.Description(), opts.For, opts.Seed)
-					o := chaos.Measure(ctx, tname, route, f, opts)
-					outcomes = append(outcomes, o)
-					if ctx.Err() != nil {
-						break
-					}
-					if t.Converge != nil {
-						if err := t.Converge(ctx); err != nil {
-							fmt.Fprintln(os.Stderr, "warning: not converged after healing:", err)
-						}
-					}
-				}
-				stopTarget()
 			}
 			md := chaos.Markdown(outcomes)
 			fmt.Print(md)
@@ -134,7 +91,10 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			os.WriteFile(filepath.Join(reportDir, "chaos-report.json"), b, 0o644)
 			os.WriteFile(filepath.Join(reportDir, "chaos.md"), []byte(md), 0o644)
 			fmt.Printf("seed %d; report: %s\n", opts.Seed, filepath.Join(reportDir, "chaos-report.json"))
-			return nil
+			if v := chaos.Violations(outcomes); len(v) > 0 {
+				return fmt.Errorf("%d outcomes break what a mixed version proxy promises (replay with --seed %d):\n  %s", len(v), opts.Seed, strings.Join(v, "\n  "))
+			}
+			return ctx.Err()
 		},
 	}
 	sf.add(cmd)
@@ -142,7 +102,8 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
 	cmd.Flags().StringSliceVar(&targets, "targets", []string{"upstream", "reference"}, "upstream, reference or both")
-	cmd.Flags().DurationVar(&opts.For, "for", 15*time.Second, "how long each fault stays injected")
+	cmd.Flags().DurationVar(&opts.For, "for", 15*time.Second, "how long each fault stays injected (silent faults: see --hold)")
+	cmd.Flags().DurationVar(&hold, "hold", framework.DefaultTimeouts().Hold, "how long a silent fault (freeze, blackhole, half-open) is held past the first 503, so a proxy that forgets a silent peer after a refresh or timeout of its own is caught answering 404")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
@@ -150,16 +111,85 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	return cmd
 }
 
-// chaosTarget is the cluster as upstream (its own proxy) or with the reference in front.
-func chaosTarget(ctx context.Context, c *local.Cluster, name string) (*framework.Target, func(), error) {
-	switch name {
-	case "upstream":
-		t, err := c.Target(ctx)
-		return t, func() {}, err
-	case "reference":
-		return peerproxy.Front(ctx, c, 2*time.Second)
+// chaosRun brings up a local cluster for one target, runs every fault against it, and
+// deletes it. The reference gets apiservers whose own proxy is off, as `conformance
+// --reference` does, so its column is its own behaviour and not upstream's underneath.
+func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
+	opts chaos.Options, hold time.Duration, port int, bin binaries.Options) ([]chaos.Outcome, error) {
+	if tname != "upstream" && tname != "reference" {
+		return nil, fmt.Errorf("unknown target %q: upstream or reference", tname)
 	}
-	return nil, nil, fmt.Errorf("unknown target %q: upstream or reference", name)
+	specs = slices.Clone(specs)
+	for i := range specs {
+		specs[i].DisablePeerProxy = tname == "reference"
+	}
+	fmt.Fprintf(os.Stderr, "== %s: starting a local cluster of %d apiservers\n", tname, len(specs))
+	c, err := local.New(ctx, local.Config{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: os.Stderr, PeerPaths: true})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Delete()
+	var t *framework.Target
+	if tname == "upstream" {
+		t, err = c.Target(ctx)
+	} else {
+		var stopTarget func()
+		t, stopTarget, err = peerproxy.Front(ctx, c, 2*time.Second)
+		if err == nil {
+			defer stopTarget()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	route, err := soleRoute(t, server)
+	if err != nil {
+		return nil, err
+	}
+	var others []*local.PeerPath
+	for i, s := range c.Servers {
+		if i != server-1 {
+			others = append(others, s.PeerPath)
+		}
+	}
+	path := c.Servers[server-1].PeerPath
+	bypass := chaos.PathBypassed(ctx, route, path)
+	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others}
+	if tname == "upstream" {
+		// An exact partition cuts the faulted server from the entry of the load.
+		subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
+	}
+	var outcomes []chaos.Outcome
+	for _, n := range faultNames {
+		f, err := faults.ByName(n, subject)
+		skip := func(desc, reason string) {
+			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
+		}
+		if err != nil {
+			skip("", err.Error())
+			continue
+		}
+		if bypass != "" && faults.OnPeerPath(n) {
+			skip(f.Description(), bypass)
+			continue
+		}
+		o := opts
+		if faults.Silent(n) {
+			// Held past the first 503, which upstream gives only after its 45 s stall.
+			o.For, o.EndAfter503 = max(opts.For, framework.DefaultTimeouts().Unavailable)+hold, hold
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s for up to %v (seed %d)\n", tname, f.Description(), o.For, opts.Seed)
+		outcomes = append(outcomes, chaos.Measure(ctx, tname, route, f, o))
+		if ctx.Err() != nil {
+			break
+		}
+		if t.Converge != nil {
+			if err := t.Converge(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "warning: not converged after healing:", err)
+			}
+		}
+	}
+	return outcomes, nil
 }
 
 // serverOf is the local server behind an endpoint of the upstream target.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
+	"github.com/skewcheck/skewcheck/suites/chaos"
 )
 
 type conformanceFlags struct {
@@ -168,8 +170,10 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
 		}
 	}
+	// The chaos profile's network faults act on forwarders in front of each peer address.
+	peerPaths := slices.Contains(f.run.Profiles, chaos.Profile)
 	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
-		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge})
+		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
 	if err != nil {
 		return nil, nil, nil, err
 	}

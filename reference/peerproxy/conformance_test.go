@@ -21,7 +21,7 @@ func TestReferenceIsConformant(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "ref", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "ref", PeerPaths: true, Servers: []local.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 		{Version: newV, DisablePeerProxy: true}}})
 	if err != nil {
