@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,11 +18,6 @@ import (
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/races"
 )
-
-// upstreamBypassesPeerPath: upstream proxies to a peer's advertise address, not to
-// --peer-advertise-* (measured on 1.35.4 and 1.36.3, see README), so a network fault on
-// the peer path cannot touch its traffic; these tests say so and skip.
-var upstreamBypassesPeerPath = map[string]bool{"CHAOS-004": true, "CHAOS-005": true}
 
 // TestUpstreamIsConformant runs every profile against real upstream apiservers of two
 // versions, with real kube-proxy (nftables mode) as the ipmode profile's dataplane, as `make
@@ -63,10 +57,6 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range rep.Tests {
-		if tc.Result == report.Skipped && upstreamBypassesPeerPath[tc.ID] && strings.Contains(tc.SkipReason, "without the peer path") {
-			t.Logf("%s skipped as expected: %s", tc.ID, tc.SkipReason)
-			continue
-		}
 		if tc.Result != report.Passed {
 			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
 		}
