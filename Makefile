@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test unit conformance chaos bench clean
+.PHONY: all build deps binaries test unit conformance chaos nightly bench clean
 
 all: build
 
@@ -61,6 +61,14 @@ conformance: deps binaries
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries
 	$(SKEWCHECK) chaos --versions $(VERSIONS) --fault all --targets upstream,reference --for 10s --report-dir $(REPORT_DIR)/chaos
+
+# The version matrix, as a nightly upgrade-skew job runs it: for every adjacent pair, the
+# conformance profiles and a rolling upgrade of 3 servers with a crash during every step.
+# Builds each kube-apiserver it lacks first (about 5 minutes each on 2 cores, cached).
+# Opens with _reports/nightly/index.html; exit 1 on any failure.
+NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37
+nightly: deps build
+	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --report-dir $(REPORT_DIR)/nightly
 
 unit:
 	$(GO) test -short ./...

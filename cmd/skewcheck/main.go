@@ -20,7 +20,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand())
+	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+)
+
+// Nightly is one night of the version matrix: for each adjacent pair of versions, a
+// rolling upgrade and the conformance profiles against the skewed pair. It is what a
+// person reads in the morning (index.html) and what a job's exit code is made of.
+type Nightly struct {
+	Date     time.Time     `json:"date"`
+	Versions []string      `json:"versions"`
+	Seed     int64         `json:"seed"`
+	Pairs    []NightlyPair `json:"pairs"`
+	Duration float64       `json:"durationSeconds"`
+}
+
+// NightlyPair is one adjacent pair's runs. Paths are relative to the directory of the
+// index, so the directory can be uploaded and browsed as it is.
+type NightlyPair struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Conformance is the report of the profiles against From+To, nil when the run wrote
+	// none (ConformanceError says why).
+	Conformance      *Conformance `json:"conformance,omitempty"`
+	ConformanceDir   string       `json:"conformanceDir"`
+	ConformanceError string       `json:"conformanceError,omitempty"`
+	Upgrade          UpgradeRun   `json:"upgrade"`
+	Seconds          float64      `json:"durationSeconds"`
+}
+
+// UpgradeRun is what the index needs of a rolling upgrade's upgrade.json.
+type UpgradeRun struct {
+	Ran        bool     `json:"ran"`
+	Passed     bool     `json:"passed"`
+	Servers    int      `json:"servers"`
+	Fault      string   `json:"fault,omitempty"`
+	Violations []string `json:"violations,omitempty"`
+	Seconds    float64  `json:"durationSeconds"`
+	Dir        string   `json:"dir"`
+	Timeline   string   `json:"timeline,omitempty"` // the SVG, inlined in the index
+	Error      string   `json:"error,omitempty"`
+}
+
+// Failures lists every pair's failures, one line each: a failed or missing conformance
+// run, a failed profile, a failed or missing upgrade.
+func (n *Nightly) Failures() []string {
+	var out []string
+	for _, p := range n.Pairs {
+		pair := p.From + " + " + p.To
+		switch {
+		case p.Conformance == nil:
+			out = append(out, fmt.Sprintf("%s conformance: no report: %s", pair, p.ConformanceError))
+		default:
+			for _, pr := range p.Conformance.Profiles {
+				if pr.Failed > 0 {
+					out = append(out, fmt.Sprintf("%s profile %s: %d failed (%s)", pair, pr.Name, pr.Failed, strings.Join(pr.FailedTests, ", ")))
+				}
+			}
+		}
+		switch {
+		case !p.Upgrade.Ran:
+			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
+		case !p.Upgrade.Passed:
+			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s", pair, len(p.Upgrade.Violations), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
+		}
+	}
+	return out
+}
+
+func firstOf(v []string, fallback string) string {
+	if len(v) > 0 {
+		return ", first: " + v[0]
+	}
+	if fallback != "" {
+		return ": " + fallback
+	}
+	return ""
+}
+
+// Deviations counts the tests of a pair that passed only as a known upstream deviation.
+func (p NightlyPair) Deviations() int {
+	n := 0
+	if p.Conformance != nil {
+		for _, t := range p.Conformance.Tests {
+			if t.KnownDeviation != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Summary is the closing line of a night.
+func (n *Nightly) Summary() string {
+	f := n.Failures()
+	verdict := "all passed"
+	if len(f) > 0 {
+		verdict = fmt.Sprintf("%d failures", len(f))
+	}
+	return fmt.Sprintf("nightly %s: %d pairs of %s, seed %d, %s in %s", n.Date.Format("2006-01-02"), len(n.Pairs),
+		strings.Join(n.Versions, ", "), n.Seed, verdict, (time.Duration(n.Duration) * time.Second).String())
+}
+
+// HTML is the morning page: one row per pair, a cell per profile, the upgrade's verdict,
+// its timeline inline, links to every report.
+func (n *Nightly) HTML() ([]byte, error) {
+	profiles := map[string]bool{}
+	var names []string
+	for _, p := range n.Pairs {
+		if p.Conformance == nil {
+			continue
+		}
+		for _, pr := range p.Conformance.Profiles {
+			if !profiles[pr.Name] {
+				profiles[pr.Name] = true
+				names = append(names, pr.Name)
+			}
+		}
+	}
+	var b bytes.Buffer
+	err := nightlyPage.Execute(&b, map[string]any{"N": n, "Profiles": names, "Failures": n.Failures(), "Summary": n.Summary()})
+	return b.Bytes(), err
+}
+
+var nightlyPage = template.Must(template.New("nightly").Funcs(template.FuncMap{
+	"profile": func(c *Conformance, name string) *Profile {
+		if c == nil {
+			return nil
+		}
+		for i := range c.Profiles {
+			if c.Profiles[i].Name == name {
+				return &c.Profiles[i]
+			}
+		}
+		return nil
+	},
+	"svg":     func(s string) template.HTML { return template.HTML(s) }, // our own upgrade timeline
+	"seconds": func(s float64) string { return (time.Duration(s) * time.Second).String() },
+}).Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>skewcheck nightly {{.N.Date.Format "2006-01-02"}}</title>
+<style>
+body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+.pass{background:#e6f4ea}.fail{background:#fce8e6}.none{background:#f1f3f4}svg{max-width:100%;height:auto}
+</style></head><body>
+<h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
+<p>{{.Summary}}</p>
+{{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<table>
+<tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
+{{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}</td>
+{{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}<td class="none">not run</td>{{end}}{{end}}
+<td>{{.Deviations}}</td>
+<td class="{{if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
+<td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
+<td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
+{{end}}</table>
+{{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}</h2>
+{{if .Upgrade.Violations}}<ul>{{range .Upgrade.Violations}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{svg .Upgrade.Timeline}}{{end}}{{end}}
+</body></html>
+`))

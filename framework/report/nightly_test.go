@@ -1,0 +1,42 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNightlyFailuresAndPage(t *testing.T) {
+	n := &Nightly{Date: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), Versions: []string{"v1.34.4", "v1.35.4", "v1.36.3"}, Seed: 42, Duration: 3600,
+		Pairs: []NightlyPair{
+			{From: "v1.34.4", To: "v1.35.4", ConformanceDir: "v1.34.4-v1.35.4/conformance",
+				Conformance: &Conformance{Seed: 42, Profiles: []Profile{{Name: "mvp", Passed: 20}, {Name: "chaos", Passed: 4, Failed: 1, FailedTests: []string{"CHAOS-002"}}},
+					Tests: []Test{{ID: "MVP-045", KnownDeviation: "identity lost on upgrade"}}},
+				Upgrade: UpgradeRun{Ran: true, Passed: true, Servers: 3, Fault: "crash", Timeline: "<svg id=\"t1\"></svg>", Dir: "v1.34.4-v1.35.4/upgrade"}},
+			{From: "v1.35.4", To: "v1.36.3", ConformanceError: "exit status 1; no such file",
+				Upgrade: UpgradeRun{Ran: true, Violations: []string{"404 outside a window <at 3s>"}}},
+		}}
+	f := n.Failures()
+	want := []string{"v1.34.4 + v1.35.4 profile chaos: 1 failed (CHAOS-002)", "v1.35.4 + v1.36.3 conformance: no report", "v1.35.4 + v1.36.3 upgrade: 1 violations, first: 404 outside"}
+	if len(f) != len(want) {
+		t.Fatalf("failures %q, want %d", f, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(f[i], w) {
+			t.Errorf("failure %d is %q, want it to begin %q", i, f[i], w)
+		}
+	}
+	if s := n.Summary(); !strings.Contains(s, "2 pairs") || !strings.Contains(s, "3 failures") || !strings.Contains(s, "seed 42") {
+		t.Errorf("summary %q", s)
+	}
+	page, err := n.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, w := range []string{`<svg id="t1"></svg>`, "20 passed, 0 failed", "4 passed, 1 failed", `class="none">not run`, "&lt;at 3s&gt;", "v1.34.4-v1.35.4/conformance/junit.xml", "<td>1</td>"} {
+		if !strings.Contains(html, w) {
+			t.Errorf("index.html lacks %q", w)
+		}
+	}
+}
