@@ -7,16 +7,35 @@ import (
 	"testing"
 )
 
-// Require skips t under -short and when not root (local clusters need UTS namespaces);
-// `make test` runs as root and without -short, so there they always run.
+// SkipEnv, set to 1, skips the integration tests knowingly (a machine without root).
+const SkipEnv = "SKEWCHECK_SKIP_INTEGRATION"
+
+// Require skips t under -short or when SkipEnv asks for it, and fails it when not root
+// (local clusters need UTS and network namespaces): a `make test` that silently skipped
+// every integration test would go green having tested nothing real.
 func Require(t testing.TB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: starts real kube-apiservers; run without -short (make test)")
+	skip, fail := decide(testing.Short(), os.Geteuid(), os.Getenv(SkipEnv))
+	if skip != "" {
+		t.Skip(skip)
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("integration test: needs root for UTS and network namespaces")
+	if fail != "" {
+		t.Fatal(fail)
 	}
+}
+
+// decide says whether an integration test is skipped, failed before it starts, or run.
+func decide(short bool, euid int, skipEnv string) (skip, fail string) {
+	switch {
+	case short:
+		return "integration test: starts real kube-apiservers; run without -short (make test)", ""
+	case skipEnv == "1":
+		return "integration test skipped as asked by " + SkipEnv + "=1", ""
+	case euid != 0:
+		return "", "integration test: needs root for UTS and network namespaces; run make test as root (sudo make test), " +
+			"or set " + SkipEnv + "=1 to skip the integration tests knowingly"
+	}
+	return "", ""
 }
 
 // Versions are the default skewed pair the integration tests use: the newest 1.35 and 1.36
