@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/process"
 )
 
 // Cgroup is the cgroup (v2) an apiserver runs in. All apiservers share the loopback
@@ -100,12 +101,7 @@ func (g *Cgroup) remove() error {
 func sweepCgroups(mount string) {
 	entries, _ := os.ReadDir(mount)
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) != nil {
+		if e.IsDir() && process.OwnerGone(e.Name(), cgroupPrefix, "-") {
 			syscall.Rmdir(filepath.Join(mount, e.Name()))
 		}
 	}

@@ -167,7 +167,8 @@ func (c *Cluster) prepare() error {
 	}
 	c.Dir = c.cfg.Dir
 	if c.Dir == "" {
-		if c.Dir, err = os.MkdirTemp("", "skewcheck-"+c.Name+"-"); err != nil {
+		dirSweepOnce.Do(sweepDirs)
+		if c.Dir, err = os.MkdirTemp("", fmt.Sprintf("%s%d-%s-", dirPrefix, os.Getpid(), c.Name)); err != nil {
 			return fmt.Errorf("making the cluster directory: %w", err)
 		}
 		c.ownDir = true

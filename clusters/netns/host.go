@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
@@ -245,15 +246,7 @@ func Sweep() {
 const etcNetns = "/etc/netns"
 
 // orphaned reports whether name is a skewcheck namespace whose process is gone.
-func orphaned(name string) bool {
-	rest, ok := strings.CutPrefix(name, Prefix)
-	if !ok {
-		return false
-	}
-	pidText, _, _ := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(pidText)
-	return err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) != nil
-}
+func orphaned(name string) bool { return process.OwnerGone(name, Prefix, "-") }
 
 // killInside SIGKILLs every process in the named namespace (as `ip netns pids` lists them).
 func killInside(name string) {

@@ -4,6 +4,7 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -110,23 +113,47 @@ func Read(name string) (Record, error) {
 	return r, nil
 }
 
-// SetSupervisor records which process owns the cluster, before it has converged.
+// SetSupervisor records which process owns the cluster, before it has converged, with
+// the process's start time: a pid alone may be reused by an unrelated process after the
+// supervisor died, which `cluster delete` would then signal.
 func SetSupervisor(name string, pid int) error {
-	return os.WriteFile(supervisorPath(name), []byte(fmt.Sprint(pid)), 0o644)
+	return os.WriteFile(supervisorPath(name), []byte(fmt.Sprintf("%d %d", pid, startTime(pid))), 0o644)
 }
 
-// Supervisor is the pid owning the cluster, 0 if none is alive.
+// Supervisor is the pid owning the cluster, 0 if none is alive: the recorded process must
+// exist and have the start time recorded with it.
 func Supervisor(name string) int {
 	b, err := os.ReadFile(supervisorPath(name))
 	if err != nil {
 		return 0
 	}
 	var pid int
-	fmt.Sscanf(string(b), "%d", &pid)
-	if pid <= 0 || !Alive(pid) {
+	var started uint64
+	fmt.Sscanf(string(b), "%d %d", &pid, &started)
+	if pid <= 0 || !Alive(pid) || startTime(pid) != started {
 		return 0
 	}
 	return pid
+}
+
+// startTime is when a process started, in clock ticks since boot (field 22 of
+// /proc/<pid>/stat), or 0 when it cannot be read.
+func startTime(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: count from after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 20 {
+		return 0
+	}
+	t, _ := strconv.ParseUint(fields[19], 10, 64)
+	return t
 }
 
 // Alive reports whether a process exists (signal 0 checks without disturbing it).

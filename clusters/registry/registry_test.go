@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,6 +174,7 @@ func TestSupervisor(t *testing.T) {
 		t.Skipf("cannot run true: %v", err)
 	}
 	deadPid := cmd.ProcessState.Pid()
+	self := fmt.Sprintf("%d %d", os.Getpid(), startTime(os.Getpid()))
 
 	cases := []struct {
 		name    string
@@ -180,8 +182,11 @@ func TestSupervisor(t *testing.T) {
 		want    int
 	}{
 		{"no file", nil, 0},
-		{"alive (this process)", ptr(strconv.Itoa(os.Getpid())), os.Getpid()},
-		{"alive with newline", ptr(strconv.Itoa(os.Getpid()) + "\n"), os.Getpid()},
+		{"alive (this process)", ptr(self), os.Getpid()},
+		{"alive with newline", ptr(self + "\n"), os.Getpid()},
+		// The pid exists but another process holds it now: never signal that one.
+		{"pid reused by another process", ptr(fmt.Sprintf("%d %d", os.Getpid(), startTime(os.Getpid())+1)), 0},
+		{"pid without start time (an older record)", ptr(strconv.Itoa(os.Getpid())), 0},
 		{"dead", ptr(strconv.Itoa(deadPid)), 0},
 		{"zero", ptr("0"), 0},
 		{"negative", ptr("-1"), 0},

@@ -84,7 +84,8 @@ func (p *packets) Inject(ctx context.Context) error {
 	if p.unsupported != "" {
 		return Unsupported{Reason: p.unsupported}
 	}
-	p.table = fmt.Sprintf("skewcheck_%d_%d", os.Getpid(), tableSeq.Add(1))
+	sweepTablesOnce.Do(func() { sweepTables(ctx) })
+	p.table = fmt.Sprintf("%s%d_%d", tablePrefix, os.Getpid(), tableSeq.Add(1))
 	nft, err := knftables.New(knftables.InetFamily, p.table)
 	if err != nil {
 		return Unsupported{Reason: fmt.Sprintf("nftables is not usable (%v): install it with apt-get install nftables, as root", err)}
