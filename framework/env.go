@@ -28,6 +28,18 @@ type Timeouts struct {
 	// silent peer after a while (and answers 404) is caught. Not a bound: the tests wait it
 	// out in full.
 	Hold time.Duration `json:"hold"`
+	// Spec bounds one whole test; 0 derives it from the others (SpecBound). At the bound
+	// ginkgo cancels the test's context, fails it, and moves on.
+	Spec time.Duration `json:"spec"`
+}
+
+// SpecBound is how long one test may take: Spec, or enough for the slowest test's waits
+// (a hold past the time to 503, a recovery and two convergences) with room to spare.
+func (t Timeouts) SpecBound() time.Duration {
+	if t.Spec > 0 {
+		return t.Spec
+	}
+	return 2 * (t.Unavailable + t.Hold + 2*t.Converge + t.Request)
 }
 
 // DefaultTimeouts are generous for a 2-core machine and far below what a user would wait.
@@ -41,7 +53,7 @@ func (t Timeouts) Map() map[string]string {
 	return map[string]string{
 		"request": t.Request.String(), "converge": t.Converge.String(),
 		"unavailable": t.Unavailable.String(), "discoveryLeave": t.DiscoveryLeave.String(),
-		"refused": t.Refused.String(), "hold": t.Hold.String(),
+		"refused": t.Refused.String(), "hold": t.Hold.String(), "spec": t.SpecBound().String(),
 	}
 }
 

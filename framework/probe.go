@@ -3,6 +3,7 @@ package framework
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -35,6 +36,9 @@ type Request struct {
 	Body   []byte
 	Header http.Header
 	As     Identity
+	// Timeout bounds this request instead of the endpoint's RequestTimeout: for a probe
+	// that must see how long a proxy takes to fail (upstream: 45 s on a frozen peer).
+	Timeout time.Duration
 }
 
 // Response is everything a probe saw. AuditID is the Audit-ID the probe sent; an
@@ -76,6 +80,11 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 	}
 	if req.Method == "" {
 		req.Method = http.MethodGet
+	}
+	if bound := cmp.Or(req.Timeout, e.RequestTimeout); bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, bound)
+		defer cancel()
 	}
 	resp := Response{Endpoint: e.Name, Method: req.Method, Path: req.Path, AuditID: newAuditID()}
 	defer func() { Evidence.add(resp) }()

@@ -69,6 +69,9 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 	if opts.ReportDir != "" && env.ArtifactsDir == "" {
 		env.ArtifactsDir = filepath.Join(opts.ReportDir, "artifacts")
 	}
+	for _, e := range env.Target.Endpoints {
+		e.RequestTimeout = env.Timeouts.Request
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	Register(tests, env)
 	var ginkgoReport ginkgo.Report

@@ -59,6 +59,9 @@ type Endpoint struct {
 	Log string
 	// Node is nil unless the suite may stop, kill or freeze the server.
 	Node Node
+	// RequestTimeout bounds each probe (Do) that names no bound of its own; a run sets it
+	// from --timeout-request, so a proxy that never answers cannot hang a test.
+	RequestTimeout time.Duration
 }
 
 // Target is what a suite runs against: named endpoints, one per apiserver or proxy.

@@ -94,6 +94,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.DurationVar(&f.timeouts.Converge, "timeout-converge", f.timeouts.Converge, "bound on waiting for every proxy path to be live")
 	fl.DurationVar(&f.timeouts.Unavailable, "timeout-unavailable", f.timeouts.Unavailable, "bound on the time to 503 after a peer fails")
 	fl.DurationVar(&f.timeouts.DiscoveryLeave, "timeout-discovery-leave", f.timeouts.DiscoveryLeave, "bound on a stopped server leaving merged discovery")
+	fl.DurationVar(&f.timeouts.Spec, "timeout-spec", 0, "bound on one whole test (0: twice the sum of the unavailable bound, the hold, two convergences and a request)")
 	fl.DurationVar(&f.timeouts.Refused, "timeout-refused", f.timeouts.Refused, "bound on the time to 503 after a peer crashed (its connections are refused)")
 	fl.DurationVar(&f.timeouts.Hold, "fault-hold", f.timeouts.Hold, "how long a freeze, blackhole, half-open path or stale lease is held while 503 (never 404) is asserted: past every timeout of the proxy under test")
 	return cmd

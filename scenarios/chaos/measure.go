@@ -190,7 +190,6 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 // probe is one request, bounded so a hung connection cannot stall the measurement forever
 // (upstream can take 45 s to fail on a frozen peer, which the bound must not hide).
 func probe(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	req.Timeout = 90 * time.Second
 	return e.Do(ctx, req)
 }
