@@ -1,14 +1,13 @@
 package peerproxy
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ServeHTTP authenticates the client, decides where the request goes, and forwards it with
@@ -19,7 +18,16 @@ import (
 //  3. else the live peers that serve it, one after another for idempotent requests;
 //  4. else no live server serves it, and the local apiserver's own 404 is the answer.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if named := protectedHopByHop(r.Header); named != "" {
+		p.fail(w, http.StatusBadRequest, string(metav1.StatusReasonBadRequest),
+			fmt.Sprintf("the Connection header names %s, which the proxy sets itself and will not drop: remove it from Connection", named))
+		return
+	}
 	u, err := p.auth.authenticate(r.Context(), r)
+	if errors.Is(err, errInvalidToken) {
+		p.fail(w, http.StatusUnauthorized, string(metav1.StatusReasonUnauthorized), "Unauthorized")
+		return
+	}
 	if err != nil {
 		p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable", "could not review the bearer token with the apiserver: "+err.Error())
 		return
@@ -32,42 +40,54 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	info := parsePath(r.URL.Path)
 	if !info.isResource || marked || p.reg.localServes(info.key()) {
-		p.metrics.route("local")
 		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
 		return
 	}
 	peers := p.reg.capablePeers(info.key())
 	if len(peers) == 0 {
-		p.metrics.route("local")
 		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
 		return
 	}
-	p.metrics.route("peer")
 	p.forward(w, r, u, peers, true)
 }
 
 // forward sends r to the first of targets that answers. Authenticated users travel as
 // front-proxy headers over the front-proxy client certificate, for every kind of request
 // including upgrades; anonymous clients travel with no credentials at all, so the proxy's
-// own never stand in for theirs.
+// own never stand in for theirs. Each request is counted once, by where its answer came
+// from: local, peer, or unavailable (no target could be reached: 503).
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets []string, toPeer bool) {
-	rt := p.anon
-	if u != nil {
-		rt = p.identity
-		setIdentity(r.Header, u)
-	}
-	if toPeer {
-		// An apiserver with the upstream proxy on must not forward it again.
-		r.Header.Set(headerMarked, "true")
-	}
 	first, _ := url.Parse(targets[0])
+	served := "local"
+	if toPeer {
+		served = "peer"
+	}
+	counted := false // an upgrade that fails after its response came must not count twice
+	count := func(route string) {
+		if !counted {
+			counted = true
+			p.metrics.route(route)
+		}
+	}
 	rp := &httputil.ReverseProxy{
-		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(first) },
-		FlushInterval: -1, // watches stream event by event
-		Transport:     &failover{next: rt, targets: targets, bound: p.peerBound(toPeer), idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+		// Rewrite runs after the hop-by-hop headers (and those the client names in
+		// Connection) are removed from the outgoing request: what is set here arrives.
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(first)
+			if u != nil {
+				setIdentity(pr.Out.Header, u)
+			}
 			if toPeer {
-				p.metrics.route("unavailable")
+				// An apiserver with the upstream proxy on must not forward it again.
+				pr.Out.Header.Set(headerMarked, "true")
+			}
+		},
+		FlushInterval:  -1, // watches stream event by event
+		Transport:      &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
+		ModifyResponse: func(*http.Response) error { count(served); return nil },
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			count("unavailable")
+			if toPeer {
 				p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable",
 					fmt.Sprintf("the peers that serve %s could not be reached: %v", r.URL.Path, err))
 				return
@@ -78,19 +98,27 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 	rp.ServeHTTP(w, r)
 }
 
+// transportFor picks how to reach the apiservers: with the front-proxy certificate for an
+// authenticated user or none for anonymous, and over HTTP/1.1 for an upgrade (Go cannot
+// switch protocols over HTTP/2, and an HTTP/2 transport refuses SPDY's Upgrade header).
+func (p *Proxy) transportFor(authenticated, upgrade bool) http.RoundTripper {
+	switch {
+	case authenticated && upgrade:
+		return p.identityUpgrade
+	case authenticated:
+		return p.identity
+	case upgrade:
+		return p.anonUpgrade
+	}
+	return p.anon
+}
+
 // errorCounter counts failed attempts to reach peers; the local apiserver's are not peer errors.
 func (p *Proxy) errorCounter(toPeer bool) func() {
 	if toPeer {
 		return p.metrics.peerError
 	}
 	return func() {}
-}
-
-func (p *Proxy) peerBound(toPeer bool) time.Duration {
-	if toPeer {
-		return p.cfg.PeerTimeout
-	}
-	return 0
 }
 
 // fail answers with a JSON Status; a 503 says when to retry.
@@ -108,12 +136,12 @@ func idempotent(method string) bool {
 }
 
 // failover tries each target in turn while the request is idempotent and no response has
-// come, and bounds the wait for response headers from a peer (a frozen peer accepts TCP
-// and then says nothing).
+// come. How long an attempt may take to fail is the transport's business (transport.go):
+// a frozen or unreachable peer fails it within the peer timeout; a healthy peer that is
+// slow to answer is waited for.
 type failover struct {
 	next       http.RoundTripper
 	targets    []string
-	bound      time.Duration
 	idempotent bool
 	onError    func()
 }
@@ -127,7 +155,7 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 			out = req.Clone(req.Context())
 			out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
 		}
-		resp, err := f.roundTrip(out)
+		resp, err := f.next.RoundTrip(out)
 		if err == nil {
 			return resp, nil
 		}
@@ -138,40 +166,4 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return nil, errors.Join(errs...)
-}
-
-func (f *failover) roundTrip(req *http.Request) (*http.Response, error) {
-	if f.bound == 0 {
-		return f.next.RoundTrip(req)
-	}
-	ctx, cancel := context.WithCancel(req.Context())
-	timer := time.AfterFunc(f.bound, cancel)
-	resp, err := f.next.RoundTrip(req.WithContext(ctx))
-	if !timer.Stop() {
-		if err == nil {
-			resp.Body.Close()
-		}
-		cancel()
-		return nil, fmt.Errorf("no response within %v", f.bound)
-	}
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-	}
-	return resp, nil
-}
-
-// cancelOnClose releases the bounded request's context once the body is done.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }

@@ -101,6 +101,9 @@ func testProxy(t *testing.T, localURL, peerURL string) *Proxy {
 		metrics:  newMetrics(),
 		identity: http.DefaultTransport,
 		anon:     http.DefaultTransport,
+		// The stand-in apiservers speak plain HTTP/1.1, which upgrades over too.
+		identityUpgrade: http.DefaultTransport,
+		anonUpgrade:     http.DefaultTransport,
 	}
 	p.reg = &registry{
 		local: view{id: "local", url: localURL, served: set("core/v1/pods", "apps/v1/deployments"),
@@ -154,8 +157,6 @@ func TestServeHTTPRouting(t *testing.T) {
 			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "local", wantUser: "bob"},
 		{name: "claimed identity is dropped", method: "GET", path: "/apis/batch/v1/jobs",
 			header: http.Header{"X-Remote-User": {"mallory"}, "X-Remote-Group": {"system:masters"}}, wantBackend: "peer", wantMarked: true},
-		{name: "rejected token is anonymous", method: "GET", path: "/api/v1/pods",
-			header: http.Header{"Authorization": {"Bearer bad"}}, wantBackend: "local"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,8 +226,9 @@ func TestServeHTTPPeerUnreachable(t *testing.T) {
 		t.Errorf("the local apiserver got %d requests, want 0", len(local.requests()))
 	}
 	m := routed(t, p)
-	if m["skewcheck_peerproxy_requests_total/unavailable"] != 2 || m["skewcheck_peerproxy_peer_errors_total"] != 2 {
-		t.Errorf("metrics %v, want 2 unavailable and 2 peer errors", m)
+	// Each request is counted once: as unavailable, not also as routed to a peer.
+	if m["skewcheck_peerproxy_requests_total/unavailable"] != 2 || m["skewcheck_peerproxy_requests_total/peer"] != 0 || m["skewcheck_peerproxy_peer_errors_total"] != 2 {
+		t.Errorf("metrics %v, want 2 unavailable, 0 peer and 2 peer errors", m)
 	}
 }
 
@@ -240,6 +242,33 @@ func TestServeHTTPLocalUnreachable(t *testing.T) {
 	}
 	if !strings.Contains(w.Body.String(), "local apiserver") {
 		t.Errorf("body %q does not say the local apiserver is unreachable", w.Body)
+	}
+	if m := routed(t, p); m["skewcheck_peerproxy_requests_total/unavailable"] != 1 || m["skewcheck_peerproxy_requests_total/local"] != 0 {
+		t.Errorf("metrics %v, want 1 unavailable and 0 local", m)
+	}
+}
+
+// A token the apiserver rejects is answered 401 as the apiserver answers it, never
+// forwarded as anonymous: client-go refreshes its credentials only on a 401.
+func TestServeHTTPRejectedTokenIs401(t *testing.T) {
+	local, peer := newBackend(t, "local"), newBackend(t, "peer")
+	p := testProxy(t, local.URL, peer.URL)
+	for _, path := range []string{"/api/v1/pods", "/apis/batch/v1/jobs", "/version"} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.Header.Set("Authorization", "Bearer bad")
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, r)
+		var s metav1.Status
+		if err := json.Unmarshal(w.Body.Bytes(), &s); w.Code != http.StatusUnauthorized || err != nil ||
+			s.Reason != metav1.StatusReasonUnauthorized || s.Code != 401 || s.Message != "Unauthorized" {
+			t.Errorf("%s: answer %d %q, want the apiserver's 401 Status Unauthorized", path, w.Code, w.Body)
+		}
+		if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+			t.Errorf("%s: Content-Type %q, want application/json", path, ct)
+		}
+	}
+	if n := len(local.requests()) + len(peer.requests()); n != 0 {
+		t.Errorf("a rejected token was forwarded %d times", n)
 	}
 }
 
@@ -336,5 +365,48 @@ func TestServeHTTPMergedDiscovery(t *testing.T) {
 	}
 	if len(peer.requests()) != 0 {
 		t.Error("discovery reached the peer")
+	}
+}
+
+// A client naming the proxy's own headers in Connection would have them removed as
+// hop-by-hop on the way out: the peer would see the proxy's certificate with no user, or a
+// request with no loop marker. Such requests are refused.
+func TestServeHTTPRefusesConnectionNamingIdentityHeaders(t *testing.T) {
+	for _, named := range []string{"X-Remote-User", "x-remote-group", "X-Remote-Uid", "X-Remote-Extra-Scopes",
+		"Impersonate-User", "impersonate-group", "Impersonate-Uid", "Impersonate-Extra-Scopes", "X-Kubernetes-Peer-Proxied",
+		"keep-alive, X-Remote-User"} {
+		local, peer := newBackend(t, "local"), newBackend(t, "peer")
+		p := testProxy(t, local.URL, peer.URL)
+		r := httptest.NewRequest(http.MethodGet, "/apis/batch/v1/namespaces/ns/jobs", nil)
+		r.Header.Set("Authorization", "Bearer good")
+		r.Header.Set("Connection", named)
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, r)
+		var s metav1.Status
+		if err := json.Unmarshal(w.Body.Bytes(), &s); w.Code != http.StatusBadRequest || err != nil || s.Reason != metav1.StatusReasonBadRequest {
+			t.Errorf("Connection: %s: answer %d %q, want a 400 BadRequest Status", named, w.Code, w.Body)
+		}
+		if n := len(local.requests()) + len(peer.requests()); n != 0 {
+			t.Errorf("Connection: %s: forwarded %d times", named, n)
+		}
+	}
+}
+
+// The identity and the loop marker are written on the outgoing request after hop-by-hop
+// headers are removed, so nothing a client sends can take them off.
+func TestForwardSetsIdentityAfterHopByHopRemoval(t *testing.T) {
+	local, peer := newBackend(t, "local"), newBackend(t, "peer")
+	p := testProxy(t, local.URL, peer.URL)
+	r := httptest.NewRequest(http.MethodGet, "/apis/batch/v1/namespaces/ns/jobs", nil)
+	r.Header.Set("Connection", "X-Remote-User, X-Remote-Group, X-Kubernetes-Peer-Proxied")
+	w := httptest.NewRecorder()
+	p.forward(w, r, &user{name: "bob", groups: []string{"devs"}}, []string{peer.URL}, true)
+	reqs := peer.requests()
+	if w.Code != http.StatusOK || len(reqs) != 1 {
+		t.Fatalf("answer %d, %d requests at the peer; want 200 and 1", w.Code, len(reqs))
+	}
+	h := reqs[0].Header
+	if h.Get("X-Remote-User") != "bob" || h.Get("X-Remote-Group") != "devs" || h.Get(headerMarked) != "true" {
+		t.Errorf("the peer saw user %q groups %q marker %q; want bob, devs, true", h.Get("X-Remote-User"), h.Values("X-Remote-Group"), h.Get(headerMarked))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,16 +30,29 @@ type user struct {
 // authenticator decides who a client is the way kube-apiserver does for the two
 // credentials the reference accepts: a client certificate signed by the cluster's client CA
 // (CN is the user, O the groups; the TLS handshake already verified it) or a bearer token,
-// which only the apiserver can judge, through a TokenReview. Anything else is anonymous.
+// which only the apiserver can judge, through a TokenReview. No credential is anonymous;
+// a rejected token is errInvalidToken, as the apiserver answers 401 and not anonymous.
 type authenticator struct {
 	reviews kubernetes.Interface
 	mu      sync.Mutex
 	cache   map[string]cachedReview
 }
 
+// cachedReview is a TokenReview's answer; a nil user is a rejected token.
 type cachedReview struct {
 	user    *user
 	expires time.Time
+}
+
+// errInvalidToken: the apiserver rejected the bearer token. The client gets the 401 the
+// apiserver gives (a client-go credential plugin refreshes on it), never anonymous access.
+var errInvalidToken = errors.New("invalid bearer token")
+
+// tokenKey is what the cache is keyed by: a hash, as upstream's token cache does, so a
+// heap dump of the proxy holds no usable credential.
+func tokenKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }
 
 // tokenCacheTTL bounds how long a revoked token keeps working through the proxy;
@@ -74,10 +88,11 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*use
 	if !strings.EqualFold(scheme, "bearer") || token == "" {
 		return nil, nil
 	}
+	key := tokenKey(token)
 	a.mu.Lock()
-	if c, ok := a.cache[token]; ok && time.Now().Before(c.expires) {
+	if c, ok := a.cache[key]; ok && time.Now().Before(c.expires) {
 		a.mu.Unlock()
-		return c.user, nil
+		return reviewed(c.user)
 	}
 	a.mu.Unlock()
 	review, err := a.reviews.AuthenticationV1().TokenReviews().Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
@@ -97,8 +112,16 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request) (*use
 	if a.cache == nil || len(a.cache) >= maxCachedTokens {
 		a.cache = prune(a.cache)
 	}
-	a.cache[token] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
+	a.cache[key] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
 	a.mu.Unlock()
+	return reviewed(u)
+}
+
+// reviewed turns a review's answer (nil: rejected) into the authenticate result.
+func reviewed(u *user) (*user, error) {
+	if u == nil {
+		return nil, errInvalidToken
+	}
 	return u, nil
 }
 

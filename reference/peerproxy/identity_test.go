@@ -304,9 +304,9 @@ func TestAuthenticateBearerToken(t *testing.T) {
 
 	// Once the cached review expires, the token is reviewed again.
 	a.mu.Lock()
-	c := a.cache["good"]
+	c := a.cache[tokenKey("good")]
 	c.expires = time.Now().Add(-time.Second)
-	a.cache["good"] = c
+	a.cache[tokenKey("good")] = c
 	a.mu.Unlock()
 	if _, err := a.authenticate(context.Background(), bearer("good")); err != nil {
 		t.Fatal(err)
@@ -321,8 +321,8 @@ func TestAuthenticateBearerTokenRejected(t *testing.T) {
 	a := &authenticator{reviews: cs}
 	for i := range 2 {
 		u, err := a.authenticate(context.Background(), bearer("bad"))
-		if u != nil || err != nil {
-			t.Errorf("authenticate #%d = %+v, %v; want nil, nil", i+1, u, err)
+		if u != nil || !errors.Is(err, errInvalidToken) {
+			t.Errorf("authenticate #%d = %+v, %v; want nil, %v", i+1, u, err, errInvalidToken)
 		}
 	}
 	// A rejection is cached too.
@@ -365,7 +365,7 @@ func TestAuthenticateEmptyCNFallsBackAndBearerAnyCase(t *testing.T) {
 	cert := &x509.Certificate{Subject: pkix.Name{Organization: []string{"system:masters"}}}
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 	r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{cert}}}
-	a := &authenticator{cache: map[string]cachedReview{"tok": {user: &user{name: "bob"}, expires: time.Now().Add(time.Minute)}}}
+	a := &authenticator{cache: map[string]cachedReview{tokenKey("tok"): {user: &user{name: "bob"}, expires: time.Now().Add(time.Minute)}}}
 	for _, h := range []string{"Bearer tok", "bearer tok", "BEARER tok"} {
 		r.Header.Set("Authorization", h)
 		u, err := a.authenticate(context.Background(), r)
@@ -391,5 +391,22 @@ func TestTokenCacheIsBounded(t *testing.T) {
 	}
 	if n := len(prune(full)); n != 0 {
 		t.Errorf("a cache full of live reviews should start afresh, kept %d", n)
+	}
+}
+
+// The cache is keyed by the token's sha256, as upstream's token cache is: the proxy's memory
+// holds no usable credential.
+func TestTokenCacheHoldsNoToken(t *testing.T) {
+	cs, _ := reviewer(t, map[string]authnv1.UserInfo{"secret-good": {Username: "bob"}}, nil)
+	a := &authenticator{reviews: cs}
+	a.authenticate(context.Background(), bearer("secret-good"))
+	a.authenticate(context.Background(), bearer("secret-bad"))
+	if len(a.cache) != 2 {
+		t.Fatalf("%d cached reviews, want 2", len(a.cache))
+	}
+	for k := range a.cache {
+		if strings.Contains(k, "secret") || len(k) != 64 {
+			t.Errorf("cache key %q is not a sha256 hash of the token", k)
+		}
 	}
 }

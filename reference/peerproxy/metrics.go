@@ -1,6 +1,14 @@
 package peerproxy
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
 
 // metrics count what the proxy decided and what failed, like upstream's
 // apiserver_rerouted_request_total and apiserver_peer_proxy_errors_total.
@@ -15,7 +23,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skewcheck_peerproxy_requests_total",
-			Help: "Requests by where they were routed: local, peer, or unavailable (503)."}, []string{"route"}),
+			Help: "Requests by where their answer came from: local, peer, or unavailable (no server could be reached: 503). Each request counts once."}, []string{"route"}),
 		errors: prometheus.NewCounter(prometheus.CounterOpts{Name: "skewcheck_peerproxy_peer_errors_total",
 			Help: "Failed attempts to reach a peer (each retry counts)."}),
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skewcheck_peerproxy_discovery_syncs_total",
@@ -33,4 +41,18 @@ func (m *metrics) sync(ok bool) {
 	} else {
 		m.syncs.WithLabelValues("error").Inc()
 	}
+}
+
+// serveMetrics serves reg at /metrics on addr. The listener is opened before it returns,
+// so a port in use fails the proxy's start instead of leaving its metrics silently missing.
+func serveMetrics(addr string, reg *prometheus.Registry) (*http.Server, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for metrics on %s: %w (is the port in use? leave MetricsListen empty for none)", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(l)
+	return srv, nil
 }

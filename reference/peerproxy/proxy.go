@@ -4,7 +4,9 @@
 // discovery suites with no help from the apiservers (their gate may be off or missing), and
 // improves on upstream where upstream is weak:
 //   - identity survives upgrade requests (exec, attach, port-forward, websockets);
-//   - the time to 503 for a frozen or unreachable peer is bounded (PeerTimeout, 2 s);
+//   - the time to 503 for a frozen or unreachable peer is bounded (PeerTimeout, 2 s),
+//     while a healthy peer that is slow to answer is waited for;
+//   - upgrades (exec, attach, port-forward over SPDY or websockets) go over HTTP/1.1;
 //   - an idempotent request is retried on another capable peer before answering 503;
 //   - the 503 is always a JSON Status with Retry-After.
 package peerproxy
@@ -21,7 +23,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -52,8 +53,10 @@ type Config struct {
 	// ControlCert and ControlKey: the proxy's own identity for reading discovery, writing
 	// its lease and reviewing tokens (needs leases in kube-system and tokenreviews).
 	ControlCert, ControlKey string
-	// PeerTimeout bounds connecting to a peer and waiting for its response headers: the
-	// time to 503 when a peer is frozen. Default 2 s.
+	// PeerTimeout bounds how long an apiserver may stay silent before it counts as gone:
+	// connecting, the TLS handshake, and the answer to a liveness ping on an open HTTP/2
+	// connection. It is the time to 503 when a peer is frozen or cut off; a healthy server
+	// that is slow to answer (a long LIST, a slow write) is waited for. Default 2 s.
 	PeerTimeout time.Duration
 	// SyncEvery is how often local and peer discovery and leases are re-read. Default 1 s.
 	SyncEvery time.Duration
@@ -67,16 +70,19 @@ type Config struct {
 
 // Proxy is a running reference proxy.
 type Proxy struct {
-	cfg      Config
-	reg      *registry
-	auth     *authenticator
-	metrics  *metrics
-	server   *http.Server
-	msrv     *http.Server
-	identity http.RoundTripper // presents the front-proxy cert: for authenticated users
-	anon     http.RoundTripper // presents no cert: an unauthenticated client stays anonymous
-	cancel   context.CancelFunc
-	done     chan struct{}
+	cfg     Config
+	reg     *registry
+	auth    *authenticator
+	metrics *metrics
+	server  *http.Server
+	msrv    *http.Server
+	// identity presents the front-proxy certificate, for authenticated users; anon presents
+	// none, so an unauthenticated client stays anonymous. Each has an HTTP/1.1 twin for
+	// upgrade requests (transport.go).
+	identity, identityUpgrade http.RoundTripper
+	anon, anonUpgrade         http.RoundTripper
+	cancel                    context.CancelFunc
+	done                      chan struct{}
 }
 
 // Start checks the configuration, registers the proxy and starts serving.
@@ -122,8 +128,10 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
-		identity: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout),
-		anon:     transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout)}
+		identity:        transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false),
+		anon:            transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false),
+		identityUpgrade: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true),
+		anonUpgrade:     transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
@@ -142,6 +150,13 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		p.reg.deregister(ctx)
 		return nil, fmt.Errorf("peerproxy %s: listening on %s: %w (is the port in use?)", cfg.ID, cfg.Listen, err)
 	}
+	if cfg.MetricsListen != "" {
+		if p.msrv, err = serveMetrics(cfg.MetricsListen, p.metrics.registry); err != nil {
+			l.Close()
+			p.reg.deregister(ctx)
+			return nil, fmt.Errorf("peerproxy %s: %w", cfg.ID, err)
+		}
+	}
 	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, TLSConfig: &tls.Config{
 		Certificates: []tls.Certificate{serving}, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
 		NextProtos: []string{"h2", "http/1.1"},
@@ -153,12 +168,6 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		defer close(p.done)
 		p.server.ServeTLS(l, "", "")
 	}()
-	if cfg.MetricsListen != "" {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(p.metrics.registry, promhttp.HandlerOpts{}))
-		p.msrv = &http.Server{Addr: cfg.MetricsListen, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go p.msrv.ListenAndServe()
-	}
 	return p, nil
 }
 
@@ -208,22 +217,4 @@ func loadPool(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("peerproxy: %s holds no PEM certificate", path)
 	}
 	return pool, nil
-}
-
-// transport talks TLS to apiservers. Connecting and the TLS handshake are bounded by
-// timeout, so a frozen peer costs at most that much; response headers are bounded per
-// request (see forward), since a local LIST may legitimately take longer.
-func transport(cas *x509.CertPool, serverName string, cert *tls.Certificate, timeout time.Duration) *http.Transport {
-	tc := &tls.Config{RootCAs: cas, ServerName: serverName}
-	if cert != nil {
-		tc.Certificates = []tls.Certificate{*cert}
-	}
-	return &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		TLSClientConfig:     tc,
-		TLSHandshakeTimeout: timeout,
-		ForceAttemptHTTP2:   true,
-		MaxIdleConnsPerHost: 100,
-		IdleConnTimeout:     90 * time.Second,
-	}
 }

@@ -1,0 +1,46 @@
+package peerproxy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"time"
+)
+
+// transport talks TLS to apiservers. timeout bounds what a server that is gone (frozen,
+// crashed, cut off) would make the proxy wait for, and nothing else:
+//   - dialing and the TLS handshake: a frozen process's kernel still accepts TCP, but the
+//     handshake never ends;
+//   - on an open HTTP/2 connection, a ping is sent after timeout/2 without a frame and the
+//     connection is dropped if it goes unanswered for timeout/2: a frozen or black-holed
+//     peer fails every request on it within about timeout, while a healthy server answers
+//     pings however long it takes to answer the request itself.
+//
+// Time to response headers is not bounded: a slow but healthy LIST or write must not be cut
+// (a write could be applied and still answered 503).
+//
+// An upgrade transport speaks HTTP/1.1 only, since Go cannot switch protocols over HTTP/2,
+// and dials a fresh connection for every request, so a dead server is found by the bounded
+// handshake rather than by writing to a stale connection that no ping watches.
+func transport(cas *x509.CertPool, serverName string, cert *tls.Certificate, timeout time.Duration, upgrade bool) *http.Transport {
+	tc := &tls.Config{RootCAs: cas, ServerName: serverName}
+	if cert != nil {
+		tc.Certificates = []tls.Certificate{*cert}
+	}
+	t := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tc,
+		TLSHandshakeTimeout: timeout,
+		MaxIdleConnsPerHost: 100,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	if upgrade {
+		tc.NextProtos = []string{"http/1.1"}
+		t.DisableKeepAlives = true
+		return t
+	}
+	t.ForceAttemptHTTP2 = true
+	t.HTTP2 = &http.HTTP2Config{SendPingTimeout: timeout / 2, PingTimeout: timeout / 2}
+	return t
+}
