@@ -73,7 +73,8 @@ func auditIdentity(ctx context.Context, env *framework.Env) {
 // spoofedHeaders: the front-proxy headers are trusted only from the proxy's client cert;
 // a client sending them itself is still only itself, at the entry and at the peer.
 func spoofedHeaders(ctx context.Context, env *framework.Env) {
-	spoof := map[string][]string{"X-Remote-User": {"system:admin"}, "X-Remote-Group": {"system:masters"}, "X-Remote-Uid": {"0"}}
+	spoof := map[string][]string{"X-Remote-User": {"system:admin"}, "X-Remote-Group": {"system:masters"}, "X-Remote-Uid": {"0"},
+		"X-Remote-Extra-Scopes": {"all"}}
 	for _, r := range routesFor(env, "list", "create") {
 		// Denied at the entry: the headers must not make the user an admin there.
 		denied := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser, Header: spoof})
@@ -93,8 +94,10 @@ func spoofedHeaders(ctx context.Context, env *framework.Env) {
 			for _, ev := range events {
 				Expect(ev.User.Username).To(Equal(r.Entry.UserName))
 				Expect(ev.User.Groups).NotTo(ContainElement("system:masters"))
+				Expect(ev.User.Extra).NotTo(HaveKey("scopes"), "a client's X-Remote-Extra-Scopes reached %s as the user's extra", r.Peer.Name)
 			}
 		}
+		hopByHopIdentity(ctx, env, r)
 	}
 }
 
@@ -175,7 +178,8 @@ func anonymousStaysAnonymous(ctx context.Context, env *framework.Env) {
 func impersonationNotAllowed(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
 		req := framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser,
-			Header: map[string][]string{"Impersonate-User": {"system:admin"}, "Impersonate-Group": {"system:masters"}}}
+			Header: map[string][]string{"Impersonate-User": {"system:admin"}, "Impersonate-Group": {"system:masters"},
+				"Impersonate-Uid": {"0"}, "Impersonate-Extra-Scopes": {"all"}}}
 		Expect(r.Peer.Do(ctx, req)).To(framework.HaveStatus(403), "directly at %s", r.Peer.Name)
 		Expect(r.Entry.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers from %s through %s", r.Entry.UserName, r.Entry.Name)
 	}
