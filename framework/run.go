@@ -99,6 +99,12 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 		Target: env.Target.Kind, ProfilesRequested: opts.Profiles, Seed: opts.Seed,
 		Timeouts: env.Timeouts.Map(), Focus: opts.Focus, Skip: opts.Skip,
 	}
+	switch {
+	case env.Target.Upstream && env.Target.UpstreamDeclared:
+		c.Upstream = "declared"
+	case env.Target.Upstream:
+		c.Upstream = "started"
+	}
 	if env.ArtifactsDir != "" {
 		c.ArtifactsDir = "artifacts"
 	}

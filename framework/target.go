@@ -72,6 +72,10 @@ type Target struct {
 	// Upstream is true when the endpoints are real kube-apiservers answering for
 	// themselves: then known upstream deviations are reported as such, not failed.
 	Upstream bool
+	// UpstreamDeclared is true when Upstream rests on the user's word (--upstream on an
+	// existing target) rather than on skewcheck having started the apiservers itself; the
+	// report says which.
+	UpstreamDeclared bool
 	// Converge waits until every proxy path is live again after a node operation; nil
 	// for targets skewcheck does not run (the suite then polls what it needs).
 	Converge func(ctx context.Context) error

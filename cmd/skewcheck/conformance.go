@@ -154,7 +154,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
-			t.Upstream = f.upstream
+			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
 			err = attachAuditLogs(t, f.auditLogs)
 		}
 		return t, nil, func() {}, err
@@ -270,6 +270,9 @@ func printSummary(rep *report.Conformance, files []string) {
 	w.Flush()
 	for _, p := range rep.Profiles {
 		fmt.Printf("profile %s: %s\n", p.Name, p.Result)
+	}
+	if rep.Upstream == "declared" {
+		fmt.Println("target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
 	}
 	fmt.Printf("report: %s\n", strings.Join(files, ", "))
 	fmt.Println(report.ClosingLine(rep))

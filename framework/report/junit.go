@@ -116,6 +116,7 @@ func junitRunProperties(c *Conformance) *junitProperties {
 	}
 	add("skewcheckVersion", c.SkewcheckVersion)
 	add("target", c.Target)
+	add("upstream", c.Upstream)
 	add("seed", strconv.FormatInt(c.Seed, 10))
 	add("focus", c.Focus)
 	add("skip", c.Skip)

@@ -71,6 +71,9 @@ type Conformance struct {
 	SkewcheckVersion string         `json:"skewcheckVersion"`
 	Implementation   Implementation `json:"implementation"`
 	Target           string         `json:"target"` // local, existing, or reference:<name>
+	// Upstream says why known upstream deviations were allowed, if they were: "started"
+	// (real kube-apiservers skewcheck ran) or "declared" (--upstream: the user's word).
+	Upstream string `json:"upstream,omitempty"`
 	// Dataplane names the service dataplane under test, when the run had one (ipmode).
 	Dataplane         string            `json:"dataplane,omitempty"`
 	DataplaneVersion  string            `json:"dataplaneVersion,omitempty"`

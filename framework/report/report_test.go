@@ -366,3 +366,31 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestUpstreamDeclaredIsRecorded: a target declared upstream by the user is said to be so
+// in the JSON (valid against the schema) and in JUnit, which is often all CI keeps.
+func TestUpstreamDeclaredIsRecorded(t *testing.T) {
+	c := sample()
+	c.Upstream = "declared"
+	b, err := marshalJSON(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(b); err != nil {
+		t.Errorf("a report with upstream declared does not validate: %v", err)
+	}
+	if !strings.Contains(string(b), `"upstream": "declared"`) {
+		t.Errorf("the JSON report does not say the target was declared upstream")
+	}
+	doc, err := JUnit(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `<property name="upstream" value="declared">`) {
+		t.Errorf("JUnit lacks the upstream property:\n%s", doc)
+	}
+	c.Upstream = "claimed"
+	if b, _ := marshalJSON(c); Validate(b) == nil {
+		t.Errorf("the schema accepts upstream %q", c.Upstream)
+	}
+}
