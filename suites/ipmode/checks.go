@@ -16,15 +16,26 @@ import (
 // the benchmarking range, never routed here).
 const lbIP = "198.18.0.10"
 
-// service creates a Service of type through e, deleted when the test ends, and returns
-// its status path.
+// unownedClass is a loadBalancerClass no cloud controller implements: on an existing
+// cluster a LoadBalancer Service without it would be provisioned for real by the cloud's
+// controller (and bill someone); with it, every controller leaves it alone.
+const unownedClass = "skewcheck.io/no-controller"
+
+// service creates a Service of type through e, in a namespace of the test's own, both
+// deleted when the test ends, and returns its status path.
 func service(ctx context.Context, e *framework.Endpoint, typ string) string {
-	name := fmt.Sprintf("ipmode-%d", time.Now().UnixNano()%1_000_000_000)
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}},"spec":{"type":%q,"ports":[{"port":80}],"selector":{"app":"none"}}}`, name, typ)
-	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces/default/services", Body: []byte(body)})).To(framework.HaveStatus(201), "creating a %s Service through %s", typ, e.Name)
-	path := "/api/v1/namespaces/default/services/" + name
-	ginkgo.DeferCleanup(func(ctx context.Context) { e.Do(ctx, framework.Request{Method: "DELETE", Path: path}) })
-	return path + "/status"
+	suffix := time.Now().UnixNano() % 1_000_000_000
+	ns, name := fmt.Sprintf("skewcheck-ipmode-%d", suffix), fmt.Sprintf("ipmode-%d", suffix)
+	nsBody := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}}}`, ns)
+	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(nsBody)})).To(framework.HaveStatus(201), "creating namespace %s through %s", ns, e.Name)
+	ginkgo.DeferCleanup(func(ctx context.Context) { e.Do(ctx, framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns}) })
+	class := ""
+	if typ == "LoadBalancer" {
+		class = fmt.Sprintf(`,"loadBalancerClass":%q`, unownedClass)
+	}
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}},"spec":{"type":%q%s,"ports":[{"port":80}],"selector":{"app":"none"}}}`, name, typ, class)
+	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces/" + ns + "/services", Body: []byte(body)})).To(framework.HaveStatus(201), "creating a %s Service through %s", typ, e.Name)
+	return "/api/v1/namespaces/" + ns + "/services/" + name + "/status"
 }
 
 // setIngress merge-patches status.loadBalancer.ingress.
