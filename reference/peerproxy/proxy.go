@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -115,19 +114,12 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
 	}
-	controlFor := func(url string) *rest.Config {
-		return &rest.Config{Host: url, QPS: 100, Burst: 200, Timeout: 5 * time.Second,
-			TLSClientConfig: rest.TLSClientConfig{CAFile: cfg.ServerCA, CertFile: cfg.ControlCert, KeyFile: cfg.ControlKey, ServerName: cfg.ServerName}}
-	}
-	client, err := kubernetes.NewForConfig(controlFor(cfg.APIServer))
+	controlFor := func(url string) *rest.Config { return controlConfig(cfg, url) }
+	c, err := newClients(cfg)
 	if err != nil {
 		return nil, err
 	}
-	leaseClient, err := kubernetes.NewForConfig(controlFor(cfg.APIServer))
-	if err != nil {
-		return nil, err
-	}
-	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: client}, metrics: newMetrics(), done: make(chan struct{}),
+	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: c.reviews}, metrics: newMetrics(), done: make(chan struct{}),
 		identity:        transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false),
 		anon:            transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false),
 		identityUpgrade: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true),
@@ -135,7 +127,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
-	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: client, leaseClient: leaseClient,
+	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: c.sync, leaseClient: c.lease,
 		leaseDuration: cfg.LeaseDuration, peerCfg: controlFor, localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
 	if err := p.reg.renew(ctx); err != nil {
 		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)
