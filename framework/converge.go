@@ -29,8 +29,7 @@ func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error 
 				return set, nil
 			},
 			List: func(ctx context.Context, path string) (int, error) {
-				r := e.Do(ctx, Request{Path: path})
-				Evidence.Take() // convergence polling is not a test's evidence
+				r := e.Do(quiet(ctx), Request{Path: path}) // convergence polling is not a test's evidence
 				if r.Err != "" {
 					return 0, fmt.Errorf("%s", r.Err)
 				}

@@ -1,31 +1,69 @@
 package framework
 
 import (
+	"context"
+	"net/http"
 	"sync"
 )
 
-// Evidence collects every probe response of the running test, so that when a test fails
-// the report shows what was actually sent and received, not only the assertion.
+// Evidence collects the probe responses of the running test, so that when a test fails
+// the report shows what was actually sent and received, not only the assertion. A test
+// under load sends thousands of probes: the first evidenceHead (how it began) and the last
+// evidenceTail (what happened when it failed) are kept, and how many were left out between.
 var Evidence = &evidence{}
 
+const evidenceHead, evidenceTail = 100, 400
+
 type evidence struct {
-	mu        sync.Mutex
-	responses []Response
+	mu      sync.Mutex
+	head    []Response
+	tail    []Response // a ring of the latest, next is where the next one goes
+	next    int
+	dropped int
 }
 
 func (e *evidence) add(r Response) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.responses) < 500 {
-		e.responses = append(e.responses, r)
+	if len(e.head) < evidenceHead {
+		e.head = append(e.head, r)
+		return
 	}
+	if len(e.tail) < evidenceTail {
+		e.tail = append(e.tail, r)
+		return
+	}
+	e.tail[e.next] = r
+	e.next = (e.next + 1) % evidenceTail
+	e.dropped++
 }
 
-// Take returns the responses recorded since the last Take and starts afresh.
-func (e *evidence) Take() []Response {
+// Take returns the responses recorded since the last Take, in order, and starts afresh;
+// Dropped says how many were left out between the first and the last kept.
+func (e *evidence) Take() (responses []Response, dropped int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r := e.responses
-	e.responses = nil
-	return r
+	out := append(e.head, e.tail[e.next:]...)
+	out = append(out, e.tail[:e.next]...)
+	dropped = e.dropped
+	e.head, e.tail, e.next, e.dropped = nil, nil, 0, 0
+	return out, dropped
+}
+
+// quietKey marks a context whose probes are not a test's evidence (convergence polling).
+type quietKey struct{}
+
+func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, quietKey{}, true) }
+
+func isQuiet(ctx context.Context) bool { return ctx.Value(quietKey{}) != nil }
+
+// redacted is a request's headers as evidence may show them: credentials replaced.
+func redacted(h http.Header) http.Header {
+	out := h.Clone()
+	for _, k := range []string{"Authorization", "Cookie", "Proxy-Authorization"} {
+		if out.Get(k) != "" {
+			out.Set(k, "[redacted]")
+		}
+	}
+	return out
 }

@@ -44,17 +44,20 @@ type Request struct {
 // Response is everything a probe saw. AuditID is the Audit-ID the probe sent; an
 // apiserver records it, so the audit logs show which servers a request really reached.
 type Response struct {
-	Endpoint    string        `json:"endpoint"`
-	Method      string        `json:"method"`
-	Path        string        `json:"path"`
-	Status      int           `json:"status"`
-	ContentType string        `json:"contentType"`
-	Body        []byte        `json:"-"`
-	BodyText    string        `json:"body"`
-	Header      http.Header   `json:"header"`
-	Latency     time.Duration `json:"latencyNanos"`
-	AuditID     string        `json:"auditID"`
-	Err         string        `json:"error,omitempty"`
+	Endpoint    string      `json:"endpoint"`
+	Method      string      `json:"method"`
+	Path        string      `json:"path"`
+	Status      int         `json:"status"`
+	ContentType string      `json:"contentType"`
+	Body        []byte      `json:"-"`
+	BodyText    string      `json:"body"`
+	Header      http.Header `json:"header"`
+	// RequestHeader and RequestBody are what the probe sent, credentials redacted.
+	RequestHeader http.Header   `json:"requestHeader,omitempty"`
+	RequestBody   string        `json:"requestBody,omitempty"`
+	Latency       time.Duration `json:"latencyNanos"`
+	AuditID       string        `json:"auditID"`
+	Err           string        `json:"error,omitempty"`
 }
 
 // GomegaString is how matchers print a response in a failure: readable, not a byte dump.
@@ -87,7 +90,11 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		defer cancel()
 	}
 	resp := Response{Endpoint: e.Name, Method: req.Method, Path: req.Path, AuditID: newAuditID()}
-	defer func() { Evidence.add(resp) }()
+	defer func() {
+		if !isQuiet(ctx) {
+			Evidence.add(resp)
+		}
+	}()
 	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		resp.Err = err.Error()
@@ -111,6 +118,7 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	hr.Header.Set("Audit-ID", resp.AuditID)
+	resp.RequestHeader, resp.RequestBody = redacted(hr.Header), abbreviate(string(req.Body), 2000)
 	start := time.Now()
 	r, err := client.Do(hr)
 	resp.Latency = time.Since(start)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/skewcheck/skewcheck/framework/discovery"
 )
 
 // Register declares one ginkgo spec per test, labelled with its profile and ID. Call it
@@ -52,8 +53,15 @@ func collectEvidence(ctx context.Context, env *Env, tc Test) {
 			files = append(files, filepath.Join(tc.ID, name))
 		}
 	}
-	write("responses.json", Evidence.Take())
+	responses, dropped := Evidence.Take()
+	write("responses.json", map[string]any{"responses": responses, "leftOutBetween": dropped})
 	for _, e := range env.Target.Endpoints {
+		// What each server serves now, at failure time, besides what it served before.
+		if now, err := discovery.Served(ctx, e.Admin); err == nil {
+			write("served-now-"+e.Name+".json", now.Sorted())
+		} else {
+			write("served-now-"+e.Name+".json", map[string]string{"error": err.Error()})
+		}
 		write("served-"+e.Name+".json", e.Served.Sorted())
 		if e.Log != "" {
 			if b, err := os.ReadFile(e.Log); err == nil {

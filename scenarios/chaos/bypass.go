@@ -27,12 +27,10 @@ func PathBypassed(ctx context.Context, route framework.Route, path *local.PeerPa
 	for time.Now().Before(deadline) {
 		last = probe(ctx, route.Entry, framework.Request{Path: list})
 		if last.Status != 200 {
-			framework.Evidence.Take()
 			return ""
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	framework.Evidence.Take()
 	return fmt.Sprintf("%s reaches %s without the peer path %s (still HTTP %d with the path closed): network faults on it would not touch this target's traffic",
 		route.Entry.Name, route.Peer.Name, path.Address, last.Status)
 }

@@ -183,7 +183,6 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		}
 	}
 	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: route.GVR.CollectionPath("default") + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
-	framework.Evidence.Take()
 	return o
 }
 

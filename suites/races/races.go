@@ -65,7 +65,6 @@ func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context
 		})
 		o := run(ctx, scenario.Env{Route: routes[0], Converge: converge, Interval: 100 * time.Millisecond,
 			Observe: 3 * time.Second, Hold: env.Timeouts.Hold, Bound: env.Timeouts.Converge})
-		framework.Evidence.Take()
 		ginkgo.AddReportEntry("seen", o.Seen)
 		env.Measure("windowSeconds", o.Window)
 		env.Measure("spurious404", float64(o.Spurious404))
