@@ -28,7 +28,9 @@ func service(ctx context.Context, e *framework.Endpoint, typ string) string {
 	ns, name := fmt.Sprintf("skewcheck-ipmode-%d", suffix), fmt.Sprintf("ipmode-%d", suffix)
 	nsBody := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}}}`, ns)
 	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(nsBody)})).To(framework.HaveStatus(201), "creating namespace %s through %s", ns, e.Name)
-	ginkgo.DeferCleanup(func(ctx context.Context) { e.Do(ctx, framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns}) })
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		e.Do(ctx, framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns})
+	})
 	class := ""
 	if typ == "LoadBalancer" {
 		class = fmt.Sprintf(`,"loadBalancerClass":%q`, unownedClass)
