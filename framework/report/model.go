@@ -16,10 +16,9 @@ type Implementation struct {
 
 // Endpoint is one server or proxy endpoint of the target, as it identified itself.
 type Endpoint struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"` // what /version reported
-	URL       string `json:"url"`
-	PeerProxy *bool  `json:"peerProxy,omitempty"` // known for local clusters only
+	Name    string `json:"name"`
+	Version string `json:"version"` // what /version reported
+	URL     string `json:"url"`
 }
 
 // Result of one test.

@@ -15,8 +15,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // sample is a run with every field set, so the schema is exercised on optional fields
 // too, and with text that XML and JSON must escape.
 func sample() *Conformance {
@@ -31,7 +29,7 @@ func sample() *Conformance {
 		},
 		Target: "local",
 		Endpoints: []Endpoint{
-			{Name: "apiserver-a", Version: "v1.35.0", URL: "https://127.0.0.1:6443", PeerProxy: ptr(true)},
+			{Name: "apiserver-a", Version: "v1.35.0", URL: "https://127.0.0.1:6443"},
 			{Name: "apiserver-b", Version: "v1.34.2", URL: "https://127.0.0.2:6443"},
 		},
 		ProfilesRequested: []string{"core", "watch"},
