@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"testing"
+	"time"
+)
+
+func TestInflight(t *testing.T) {
+	l := newLimiter(FlowControlSchema{MaxRequestsInflight: &MaxRequestsInflightFlowControlSchema{Max: 2}}).(*inflight)
+	r1, _, ok1 := l.admit(false)
+	_, _, ok2 := l.admit(false)
+	_, retry, ok3 := l.admit(false)
+	if !ok1 || !ok2 || ok3 || retry < time.Second {
+		t.Fatalf("admit: %v %v %v (retry %v), want two in and the third refused with a Retry-After", ok1, ok2, ok3, retry)
+	}
+	// Watches do not take a slot: any number gets in while the slots are full...
+	for range 100 {
+		if _, _, ok := l.admit(true); !ok {
+			t.Fatal("a long-running request was refused")
+		}
+	}
+	if l.inFlight() != 2 {
+		t.Fatalf("in flight %d, want 2: long-running requests must not hold slots", l.inFlight())
+	}
+	// ...and a finished request frees its slot, once however often release is called.
+	r1()
+	r1()
+	if l.inFlight() != 1 {
+		t.Fatalf("in flight %d after one release (called twice), want 1", l.inFlight())
+	}
+	if _, _, ok := l.admit(false); !ok {
+		t.Fatal("a freed slot was not given out")
+	}
+}
+
+func TestTokenBucket(t *testing.T) {
+	l := newLimiter(FlowControlSchema{TokenBucket: &TokenBucketFlowControlSchema{QPS: 10, Burst: 5}}).(*tokenBucket)
+	clock := time.Now()
+	l.now = func() time.Time { return clock }
+	admitted := 0
+	var retry time.Duration
+	for range 20 {
+		if _, r, ok := l.admit(false); ok {
+			admitted++
+		} else {
+			retry = r
+		}
+	}
+	if admitted != 5 || retry <= 0 || retry > 100*time.Millisecond {
+		t.Fatalf("a burst of 20: %d admitted (want the burst, 5), retry after %v (want at most 1/qps)", admitted, retry)
+	}
+	if retryAfterSeconds(retry) != 1 {
+		t.Errorf("Retry-After %d, want 1 (whole seconds, at least 1)", retryAfterSeconds(retry))
+	}
+	// Over 0.5 s at 10 qps, tried every millisecond, exactly 5 more tokens come back.
+	for range 500 {
+		clock = clock.Add(time.Millisecond)
+		if _, _, ok := l.admit(false); ok {
+			admitted++
+		}
+	}
+	if admitted != 10 {
+		t.Errorf("after 0.5 s at 10 qps with burst 5: %d admitted, want 10", admitted)
+	}
+}
+
+func TestExemptAdmitsAll(t *testing.T) {
+	l := newLimiter(FlowControlSchema{Exempt: &ExemptFlowControlSchema{}})
+	for range 1000 {
+		if _, _, ok := l.admit(false); !ok {
+			t.Fatal("exempt refused a request")
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+)
+
+// forward sends the request to the first candidate that takes it, as the user, and copies
+// the answer back (streamed: watches flush event by event; upgrades are spliced).
+// It returns the upstream that answered, or nil when none did (the client then got 503).
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *user, targets []*upstream) *upstream {
+	if !g.cfg.Defects.NoImpersonation {
+		setImpersonation(r.Header, u)
+	}
+	rt := &retrying{next: c.conn.rt, targets: targets, idempotent: replayable(r),
+		onError: func(up *upstream, err error) {
+			up.markFailed(err)
+			g.metrics.errors.WithLabelValues(c.name, up.endpoint).Inc()
+		}}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(targets[0].url)
+			pr.SetXForwarded() // the upstream's audit log records the client's address
+		},
+		FlushInterval: -1,
+		Transport:     rt,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				return // the client has gone; nobody reads an answer
+			}
+			writeUnavailable(w, fmt.Sprintf("%s: no server could be reached for %s %s: %v", c, r.Method, r.URL.Path, err))
+		},
+		ErrorLog: g.errorLog,
+	}
+	rp.ServeHTTP(w, r)
+	return rt.answered
+}
+
+// replayable: a request that changes nothing, with no body to send again, may be retried
+// on another server when the first failed before answering anything.
+func replayable(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	return r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0
+}
+
+// retrying tries the targets in turn. Only a failure before any response byte moves on
+// (RoundTrip returned no response), and only for replayable requests: anything else may
+// have taken effect.
+type retrying struct {
+	next       http.RoundTripper
+	targets    []*upstream
+	idempotent bool
+	onError    func(*upstream, error)
+	answered   *upstream
+}
+
+func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	var errs []error
+	for i, u := range t.targets {
+		out := req
+		if i > 0 {
+			out = req.Clone(req.Context())
+			out.URL.Scheme, out.URL.Host, out.Host = u.url.Scheme, u.url.Host, ""
+		}
+		resp, err := t.next.RoundTrip(out)
+		if err == nil {
+			t.answered = u
+			return resp, nil
+		}
+		if req.Context().Err() != nil {
+			return nil, err // the client gave up: not the server's fault
+		}
+		t.onError(u, err)
+		errs = append(errs, fmt.Errorf("%s: %w", u.endpoint, err))
+		if !t.idempotent {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
+}

@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ServeHTTP takes a request through the gateway, in order:
+//  1. the TLS server name (SNI) selects the UpstreamCluster;
+//  2. the client is authenticated (certificate, else bearer token, else anonymous) and
+//     its own Impersonate-* headers, if any, are authorized (impersonation.go);
+//  3. the first dispatch policy whose rules match takes it; none: refused (500);
+//  4. the policy's flow-control schema admits it or answers 429 with Retry-After;
+//  5. it goes to a healthy server of the policy that serves what it asks for (balance.go),
+//     as the user (impersonation), retried elsewhere if idempotent and unanswered; no
+//     server: 503 with Retry-After.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := &recorder{ResponseWriter: w}
+	clusterName, policyName, answered := "none", "none", "none"
+	defer func() { g.metrics.request(clusterName, policyName, answered, rec.code()) }()
+
+	c, serverName := g.clusterFor(r)
+	if c == nil {
+		g.serveUnselected(rec, r, serverName)
+		return
+	}
+	clusterName = c.name
+	u, err := c.auth.authenticate(r.Context(), r)
+	var invalid errInvalidToken
+	switch {
+	case errors.As(err, &invalid):
+		writeUnauthorized(rec)
+		return
+	case err != nil:
+		writeUnavailable(rec, fmt.Sprintf("%s: could not authenticate the client: %v", c, err))
+		return
+	}
+	if u, err = g.impersonate(r, c, u); err != nil {
+		writeImpersonationError(rec, err)
+		return
+	}
+	stripClientIdentity(r.Header)
+
+	info := parseRequestInfo(r)
+	p := c.match(attributes{user: u.name, groups: u.groups, info: info})
+	if p == nil {
+		writeStatus(rec, http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf(
+			"%s: no dispatch policy matches this request (verb %q, %s, user %q); the gateway sends a request only where a policy says: add a policy with a rule that matches it, or a last catch-all policy (verbs, apiGroups, resources and nonResourceURLs all [\"*\"])",
+			c, info.Verb, describeTarget(info), u.name), 0)
+		return
+	}
+	policyName = p.label
+	release, retryAfter, ok := p.limiter.admit(info.longRunning())
+	if !ok {
+		g.metrics.rejected.WithLabelValues(c.name, p.label, p.schema, p.limiter.kind()).Inc()
+		writeStatus(rec, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests, fmt.Sprintf(
+			"%s: too many requests: dispatch policy %s is limited by flow control schema %q (%s); try again later",
+			c, p.label, p.schema, p.limiter.kind()), retryAfter)
+		return
+	}
+	defer release()
+	targets, why := p.candidates(info)
+	if len(targets) == 0 {
+		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
+		return
+	}
+	if up := g.forward(rec, r, c, u, targets); up != nil {
+		answered = up.endpoint
+	}
+}
+
+// clusterFor is the cluster the connection's server name selects, and that name.
+func (g *Gateway) clusterFor(r *http.Request) (*cluster, string) {
+	name := ""
+	if r.TLS != nil {
+		name = strings.ToLower(r.TLS.ServerName)
+	}
+	if name == "" {
+		name = g.cfg.DefaultServerName
+	}
+	return g.state.Load().bySNI[name], name
+}
+
+// serveUnselected answers a connection whose server name selects no cluster: the
+// gateway's own health endpoints, else 503 as KubeGateway answers ("not being proxied").
+func (g *Gateway) serveUnselected(w http.ResponseWriter, r *http.Request, serverName string) {
+	switch r.URL.Path {
+	case "/healthz", "/livez", "/readyz":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok"))
+		return
+	}
+	writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, fmt.Sprintf(
+		"the TLS server name %q selects no UpstreamCluster (known: %s); connect with one of those names (SNI: a host name in the URL, or tls-server-name in a kubeconfig)",
+		serverName, strings.Join(g.state.Load().serverNames(), ", ")), 0)
+}
+
+// impersonate returns whom the request acts as: the client, or whom the client asked to
+// impersonate if it may.
+func (g *Gateway) impersonate(r *http.Request, c *cluster, u *user) (*user, error) {
+	req, err := readImpersonation(r.Header)
+	if err != nil || req == nil {
+		return u, err
+	}
+	denied, err := c.impersonation.denied(r.Context(), u, req)
+	if err != nil {
+		return nil, err
+	}
+	if denied != nil {
+		return nil, errImpersonationDenied{check: *denied, actor: u.name}
+	}
+	return req.asUser(), nil
+}
+
+type errImpersonationDenied struct {
+	check impersonationCheck
+	actor string
+}
+
+func (e errImpersonationDenied) Error() string { return e.check.describe(e.actor) }
+
+func writeImpersonationError(w http.ResponseWriter, err error) {
+	var denied errImpersonationDenied
+	var bad errBadImpersonation
+	switch {
+	case errors.As(err, &denied):
+		writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, denied.Error(), 0)
+	case errors.As(err, &bad):
+		writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, "Internal error occurred: "+bad.Error(), 0)
+	default:
+		writeUnavailable(w, "could not authorize the requested impersonation: "+err.Error())
+	}
+}
+
+func describeTarget(info requestInfo) string {
+	if !info.IsResourceRequest {
+		return fmt.Sprintf("non-resource URL %q", info.Path)
+	}
+	res := info.Resource
+	if info.Subresource != "" {
+		res += "/" + info.Subresource
+	}
+	return fmt.Sprintf("apiGroup %q, resource %q, name %q", info.APIGroup, res, info.Name)
+}
+
+// recorder remembers the status code for metrics. Unwrap lets http.ResponseController
+// (which ReverseProxy uses to flush and to hijack for upgrades) reach the real writer.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 && code >= 200 {
+		r.status = code
+	}
+	if code == http.StatusSwitchingProtocols {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (r *recorder) code() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}

@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"net/http/httptest"
+	"testing"
+)
+
+func req(method, path string) requestInfo {
+	return parseRequestInfo(httptest.NewRequest(method, path, nil))
+}
+
+// TestRuleMatching: each row of the contract's rule table is one case.
+func TestRuleMatching(t *testing.T) {
+	all := func(r DispatchPolicyRule) DispatchPolicyRule {
+		if r.Verbs == nil {
+			r.Verbs = []string{"*"}
+		}
+		if r.APIGroups == nil && r.NonResourceURLs == nil {
+			r.APIGroups = []string{"*"}
+		}
+		if r.Resources == nil && r.NonResourceURLs == nil {
+			r.Resources = []string{"*"}
+		}
+		return r
+	}
+	pods := req("GET", "/api/v1/namespaces/default/pods")
+	pod := req("GET", "/api/v1/namespaces/default/pods/p1")
+	podLog := req("GET", "/api/v1/namespaces/default/pods/p1/log")
+	podStatus := req("GET", "/api/v1/namespaces/default/pods/p1/status")
+	deployments := req("GET", "/apis/apps/v1/namespaces/default/deployments")
+	deploymentStatus := req("PUT", "/apis/apps/v1/namespaces/default/deployments/d/status")
+	configmaps := req("GET", "/api/v1/namespaces/default/configmaps")
+	createCM := req("POST", "/api/v1/namespaces/default/configmaps")
+	watchCM := req("GET", "/api/v1/namespaces/default/configmaps?watch=1")
+	cmByField := req("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dc1")
+	version := req("GET", "/version")
+	healthz := req("GET", "/healthz/etcd")
+	user := func(name string, groups ...string) attributes { return attributes{user: name, groups: groups} }
+	alice, bob := user("alice", "dev", "system:authenticated"), user("bob", "ops", "system:authenticated")
+	sa := user("system:serviceaccount:kube-system:deployer", "system:serviceaccounts")
+	node := user("system:node:n1", "system:nodes")
+
+	cases := []struct {
+		name string
+		rule DispatchPolicyRule
+		who  attributes
+		info requestInfo
+		want bool
+	}{
+		{"verbs: listed verb", all(DispatchPolicyRule{Verbs: []string{"list"}}), alice, pods, true},
+		{"verbs: other verb", all(DispatchPolicyRule{Verbs: []string{"list"}}), alice, pod, false},
+		{"verbs: watch is its own verb", all(DispatchPolicyRule{Verbs: []string{"watch"}}), alice, watchCM, true},
+		{"verbs: create", all(DispatchPolicyRule{Verbs: []string{"create"}}), alice, createCM, true},
+		{"verbs: list with a name field selector is still list", all(DispatchPolicyRule{Verbs: []string{"list"}, ResourceNames: []string{"c1"}}), alice, cmByField, true},
+		{"apiGroups: core is \"\"", all(DispatchPolicyRule{APIGroups: []string{""}}), alice, pods, true},
+		{"apiGroups: apps not core", all(DispatchPolicyRule{APIGroups: []string{"apps"}}), alice, pods, false},
+		{"resources: r does not match r/sub", all(DispatchPolicyRule{Resources: []string{"pods"}}), alice, podLog, false},
+		{"resources: r/sub", all(DispatchPolicyRule{Resources: []string{"pods/log"}}), alice, podLog, true},
+		{"resources: */sub matches every resource's sub", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, deploymentStatus, true},
+		{"resources: */sub not another sub", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, podLog, false},
+		{"resources: */sub not the resource", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, pod, false},
+		{"resourceNames: listed", all(DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, podStatus, true},
+		{"resourceNames: a list has no name", all(DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, pods, false},
+		{"resourceNames: empty matches all", all(DispatchPolicyRule{}), alice, pods, true},
+		{"users: listed", all(DispatchPolicyRule{Users: []string{"alice"}}), alice, pods, true},
+		{"users: not listed", all(DispatchPolicyRule{Users: []string{"alice"}}), bob, pods, false},
+		{"users: prefix*", all(DispatchPolicyRule{Users: []string{"system:node:*"}}), node, pods, true},
+		{"users and serviceAccounts empty: every user", all(DispatchPolicyRule{}), sa, pods, true},
+		{"serviceAccounts: listed", all(DispatchPolicyRule{ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), sa, pods, true},
+		{"serviceAccounts: a user is not it", all(DispatchPolicyRule{ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, false},
+		{"users or serviceAccounts", all(DispatchPolicyRule{Users: []string{"alice"}, ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, true},
+		{"userGroups: any group listed", all(DispatchPolicyRule{UserGroups: []string{"ops", "dev"}}), alice, pods, true},
+		{"userGroups: none listed", all(DispatchPolicyRule{UserGroups: []string{"ops"}}), alice, pods, false},
+		{"userGroups: negated, in none", all(DispatchPolicyRule{UserGroups: []string{"-ops"}}), alice, pods, true},
+		{"userGroups: negated, in one", all(DispatchPolicyRule{UserGroups: []string{"-ops"}}), bob, pods, false},
+		{"nonResourceURLs: exact", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/version"}}, alice, version, true},
+		{"nonResourceURLs: prefix*", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/healthz*"}}, alice, healthz, true},
+		{"nonResourceURLs: a resource rule does not match a URL", all(DispatchPolicyRule{}), alice, version, false},
+		{"nonResourceURLs: a URL rule does not match a resource", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}, alice, pods, false},
+		{"fields are AND-ed", all(DispatchPolicyRule{Verbs: []string{"list"}, Users: []string{"bob"}}), alice, pods, false},
+		// The negation table.
+		{"* overrides the other entries", all(DispatchPolicyRule{Resources: []string{"*", "-pods"}}), alice, pods, true},
+		{"-a,-b matches neither a", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, pods, false},
+		{"-a,-b matches neither b", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, deployments, false},
+		{"-a,-b matches the rest", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, configmaps, true},
+		{"-r does not exclude r/sub", all(DispatchPolicyRule{Resources: []string{"-pods"}}), alice, podLog, true},
+		{"mixed: the negated entries are ignored (listed)", all(DispatchPolicyRule{Resources: []string{"pods", "-pods"}}), alice, pods, true},
+		{"mixed: the negated entries are ignored (not listed)", all(DispatchPolicyRule{Resources: []string{"pods", "-deployments"}}), alice, configmaps, false},
+		{"negated verbs", all(DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pods, false},
+		{"negated verbs, other verb", all(DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pod, true},
+		{"negated users", all(DispatchPolicyRule{Users: []string{"-alice"}}), alice, pods, false},
+		{"negated users, other user", all(DispatchPolicyRule{Users: []string{"-alice"}}), bob, pods, true},
+		{"negated apiGroups", all(DispatchPolicyRule{APIGroups: []string{"-apps"}}), alice, deployments, false},
+		{"negated resourceNames", all(DispatchPolicyRule{ResourceNames: []string{"-p1"}}), alice, pod, false},
+	}
+	for _, c := range cases {
+		r := compileRule(c.rule, Defects{})
+		c.who.info = c.info
+		if got := r.matches(c.who); got != c.want {
+			t.Errorf("%s: rule %+v on %s %q as %s: match %v, want %v", c.name, c.rule, c.info.Verb, c.info.Path, c.who.user, got, c.want)
+		}
+	}
+}
+
+// TestNegationOredDefect: the defect really makes ["-a","-b"] match a (and b).
+func TestNegationOredDefect(t *testing.T) {
+	r := compileRule(DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"-pods", "-deployments"}}, Defects{NegationOred: true})
+	if !r.matches(attributes{user: "alice", info: req("GET", "/api/v1/pods")}) {
+		t.Error("with negation-or, [-pods,-deployments] must match pods (the defect)")
+	}
+}
+
+func TestFirstMatchWins(t *testing.T) {
+	c := &cluster{policies: []*policy{
+		{label: "0", rules: []rule{compileRule(DispatchPolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"pods"}}, Defects{})}},
+		{label: "1", rules: []rule{compileRule(DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, Defects{})}},
+	}}
+	if p := c.match(attributes{user: "a", info: req("GET", "/api/v1/namespaces/d/pods/p")}); p == nil || p.label != "0" {
+		t.Errorf("get pods: policy %v, want 0", p)
+	}
+	if p := c.match(attributes{user: "a", info: req("GET", "/api/v1/namespaces/d/pods")}); p == nil || p.label != "1" {
+		t.Errorf("list pods: policy %v, want 1", p)
+	}
+	if p := c.match(attributes{user: "a", info: req("GET", "/version")}); p != nil {
+		t.Errorf("/version: policy %v, want none", p.label)
+	}
+}
