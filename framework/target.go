@@ -83,6 +83,8 @@ type Target struct {
 	// says why a run that asked for one has none (the machine cannot run it).
 	Dataplane   *Dataplane
 	NoDataplane string
+	// Gateway is the API gateway under test in front of the Endpoints, when the run has one.
+	Gateway *Gateway
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -139,6 +139,8 @@ func missingFeature(t *Target, f Feature) string {
 				return "the network path into " + e.Name + " cannot be faulted (local clusters made with peer paths can: skewcheck chaos, or conformance with the chaos profile)"
 			}
 		}
+	case FeatureGateway:
+		return missingGateway(t)
 	case FeatureSkew:
 		if len(SkewedGVRs(t)) == 0 {
 			return "every endpoint serves the same GVRs, so nothing is ever proxied"

@@ -21,6 +21,7 @@ import (
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
+	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
 
 type conformanceFlags struct {
@@ -35,6 +36,7 @@ type conformanceFlags struct {
 	list         bool
 	reference    referenceFlags
 	dataplane    dataplaneFlags
+	gateway      gatewayFlags
 	run          framework.RunOptions
 	timeouts     framework.Timeouts
 }
@@ -60,8 +62,11 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.list && !cmd.Flags().Changed("profiles") {
-				printTests(suites.All()) // every profile, not only the default ones
+				printTests(allTests()) // every profile, not only the default ones
 				return nil
+			}
+			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
+				f.run.Profiles = []string{gatewaysuite.Profile}
 			}
 			return runConformance(cmd.Context(), &f)
 		},
@@ -78,6 +83,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
 	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command: your proxy's name in the report")
 	f.dataplane.add(cmd)
+	f.gateway.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
@@ -101,7 +107,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 }
 
 func runConformance(ctx context.Context, f *conformanceFlags) error {
-	tests, err := framework.Select(suites.All(), f.run.Profiles)
+	tests, err := framework.Select(allTests(), f.run.Profiles)
 	if err != nil {
 		return err
 	}
@@ -110,6 +116,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		return nil
 	}
 	if err := f.dataplane.validate(); err != nil {
+		return err
+	}
+	if err := f.gateway.validate(f); err != nil {
 		return err
 	}
 	if f.sidecar.Shell != "" && (f.kubeconfig != "" || f.reference.name != "") {
@@ -166,6 +175,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	if err := f.reference.apply(specs); err != nil {
 		return nil, nil, nil, err
 	}
+	f.gateway.specs(specs)
 	if f.sidecar.Shell != "" {
 		for i := range specs {
 			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
@@ -183,6 +193,14 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		if err := c.Delete(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
+	}
+	if f.gateway.enabled() {
+		t, stop, err := f.gateway.front(ctx, c)
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		return t, c, func() { stop(); cleanup() }, nil
 	}
 	if f.sidecar.Shell != "" {
 		f.sidecar.Progress = os.Stderr

@@ -22,6 +22,12 @@ func (g *Gateway) reload(initial bool) (applied bool, err error) {
 	}
 	cur := g.state.Load()
 	if cur != nil && cur.fingerprint == sum {
+		if g.pool.lastRefused != ([32]byte{}) {
+			// Back to the running configuration after a refused one: say it is in effect.
+			g.pool.lastRefused = [32]byte{}
+			g.metrics.configBad.Set(0)
+			g.writeApplyStatus(ApplyStatus{Fingerprint: hex.EncodeToString(sum[:]), Applied: true, Clusters: cur.names()})
+		}
 		return false, nil
 	}
 	if g.pool.lastRefused == sum {
@@ -42,13 +48,18 @@ func (g *Gateway) reload(initial bool) (applied bool, err error) {
 	g.pool.lastRefused = [32]byte{}
 	g.metrics.reloads.WithLabelValues("applied").Inc()
 	g.metrics.configBad.Set(0)
-	var names []string
-	for _, c := range next.clusters {
-		names = append(names, c.name)
-	}
+	names := next.names()
 	g.writeApplyStatus(ApplyStatus{Fingerprint: hex.EncodeToString(sum[:]), Applied: true, Clusters: names})
 	g.errorLog.Printf("configuration applied: UpstreamClusters %s", strings.Join(names, ", "))
 	return true, nil
+}
+
+func (s *state) names() []string {
+	var out []string
+	for _, c := range s.clusters {
+		out = append(out, c.name)
+	}
+	return out
 }
 
 // build validates and compiles the documents into a state; new upstreams are checked

@@ -1,0 +1,241 @@
+// Package gateway puts an API gateway, given as shell commands, in front of all the
+// apiservers of a local cluster: one command starts it, another applies a new
+// configuration. skewcheck's reference gateway and a vendor's go the same way. The
+// configuration is a directory of UpstreamCluster documents (KubeGateway's API) that
+// skewcheck writes; a gateway configured another way translates them in its apply command.
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/process"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Config says how to run the gateway.
+type Config struct {
+	// Name is the gateway's name in the report (target "gateway:<Name>").
+	Name string
+	// Shell starts the gateway (sh -c), with the environment Env describes. It must
+	// serve TLS on $SKEWCHECK_LISTEN and keep running.
+	Shell string
+	// ApplyShell is run (sh -c, same environment) after every change of the documents in
+	// $SKEWCHECK_GATEWAY_CONFIG. It must exit 0 once the gateway serves by them, or
+	// non-zero, saying why on its output, when the gateway refuses them.
+	ApplyShell string
+	// Dir keeps the documents and the logs; <cluster dir>/gateway when empty.
+	Dir string
+	// ReadyTimeout bounds the wait for the gateway to answer /version (default 60s);
+	// ApplyTimeout bounds one apply command (default 60s).
+	ReadyTimeout, ApplyTimeout time.Duration
+	Progress                   io.Writer
+}
+
+// Env is what the gateway and apply commands find in their environment.
+const Env = `SKEWCHECK_ID                 the gateway's name
+SKEWCHECK_LISTEN             ip:port to serve clients on (TLS)
+SKEWCHECK_SERVING_CERT       serving certificate (the server names below and the listen IP), and its key in
+SKEWCHECK_SERVING_KEY
+SKEWCHECK_CLIENT_CA          CA of client certificates (as kube-apiserver's --client-ca-file)
+SKEWCHECK_SERVER_NAME        the server name (SNI) of the cluster skewcheck's clients use; for clients
+                             that send none
+SKEWCHECK_GATEWAY_CONFIG     directory of the UpstreamCluster documents (upstreamclusters.yaml)
+SKEWCHECK_APISERVERS         the apiservers' URLs, comma-separated
+SKEWCHECK_APISERVER_CA       CA of the apiservers' serving certificates
+SKEWCHECK_GATEWAY_CERT       the gateway's own client identity (may impersonate), and its key in
+SKEWCHECK_GATEWAY_KEY`
+
+// ServerDomain holds the server names the gateway's certificate covers (*.gateway.test);
+// ServerName is the one of the cluster skewcheck configures first.
+const (
+	ServerDomain = "gateway.test"
+	ServerName   = "skewcheck." + ServerDomain
+)
+
+// ConfigFile is the file in $SKEWCHECK_GATEWAY_CONFIG that holds every document.
+const ConfigFile = "upstreamclusters.yaml"
+
+// Gateway is a running gateway in front of a local cluster.
+type Gateway struct {
+	cfg     Config
+	cluster *local.Cluster
+	env     []string
+	confDir string
+	log     string
+	url     string
+	admin   *rest.Config
+	proc    *process.Process
+	pid     int
+}
+
+// Front starts the gateway in front of every server of c, configured with one
+// UpstreamCluster of all of them, and returns the target: the apiservers as endpoints,
+// and the gateway. stop ends the gateway.
+func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target, func(), error) {
+	if cfg.Shell == "" || cfg.ApplyShell == "" {
+		return nil, nil, fmt.Errorf("a gateway needs both a command that starts it and an apply command that returns once it serves by the documents written (--gateway-command, --gateway-apply-command)")
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 60 * time.Second
+	}
+	if cfg.ApplyTimeout == 0 {
+		cfg.ApplyTimeout = 60 * time.Second
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(c.Dir, "gateway")
+	}
+	g := &Gateway{cfg: cfg, cluster: c, confDir: filepath.Join(cfg.Dir, "config"), log: filepath.Join(cfg.Dir, "gateway.log")}
+	if err := os.MkdirAll(g.confDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	t, err := c.Target(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Kind, t.Upstream = "gateway:"+cfg.Name, false
+	template, err := g.prepare()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(g.confDir, ConfigFile), template, 0o644); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(cfg.Progress, "starting gateway %s in front of %d apiservers at %s (log %s)\n", cfg.Name, len(c.Servers), g.url, g.log)
+	if err := g.start(ctx); err != nil {
+		g.stop()
+		return nil, nil, err
+	}
+	if err := g.Apply(ctx, [][]byte{template}); err != nil {
+		g.stop()
+		return nil, nil, fmt.Errorf("gateway %s: applying the first configuration: %w", cfg.Name, err)
+	}
+	user := c.RestConfig(c.Servers[0], local.Unprivileged)
+	user.Host, user.TLSClientConfig.ServerName = g.url, ServerName
+	e := &framework.Endpoint{Name: "gateway", URL: g.url, Admin: g.admin, User: user, Log: g.log}
+	t.Gateway = &framework.Gateway{Name: cfg.Name, Endpoint: e, ServerName: ServerName, ServerDomain: ServerDomain,
+		Template: template, Apply: g.Apply, Connections: g.connections}
+	serversConverged := t.Converge
+	t.Converge = func(ctx context.Context) error {
+		if err := serversConverged(ctx); err != nil {
+			return err
+		}
+		return g.waitServing(ctx)
+	}
+	return t, g.stop, nil
+}
+
+// prepare issues the certificates, fills in the environment and writes nothing else; it
+// returns the first configuration: every server, one catch-all policy.
+func (g *Gateway) prepare() ([]byte, error) {
+	c := g.cluster
+	ip := net.ParseIP(c.Servers[0].IP).To4()
+	listen := net.IPv4(ip[0], ip[1], ip[2], 20).String()
+	serving, err := c.PKI.ServingCert("gateway", []string{ServerDomain, "*." + ServerDomain}, []net.IP{net.ParseIP(listen)})
+	if err != nil {
+		return nil, err
+	}
+	// The gateway's own identity: system:masters, so it may impersonate anyone and review
+	// tokens and access; a gateway that forwarded as itself would grant everyone that.
+	identity, err := c.PKI.ClientCert("gateway-identity", "skewcheck:gateway", []string{"system:masters"})
+	if err != nil {
+		return nil, err
+	}
+	var urls []string
+	for _, s := range c.Servers {
+		urls = append(urls, s.URL())
+	}
+	addr := fmt.Sprintf("%s:%d", listen, c.Servers[0].Port)
+	g.url = "https://" + addr
+	g.admin = c.RestConfig(c.Servers[0], local.Admin)
+	g.admin.Host, g.admin.TLSClientConfig.ServerName = g.url, ServerName
+	g.env = []string{
+		"SKEWCHECK_ID=" + g.cfg.Name, "SKEWCHECK_LISTEN=" + addr,
+		"SKEWCHECK_SERVING_CERT=" + serving.CertFile, "SKEWCHECK_SERVING_KEY=" + serving.KeyFile,
+		"SKEWCHECK_CLIENT_CA=" + c.PKI.CA.CertFile, "SKEWCHECK_SERVER_NAME=" + ServerName,
+		"SKEWCHECK_GATEWAY_CONFIG=" + g.confDir,
+		"SKEWCHECK_APISERVERS=" + strings.Join(urls, ","), "SKEWCHECK_APISERVER_CA=" + c.PKI.CA.CertFile,
+		"SKEWCHECK_GATEWAY_CERT=" + identity.CertFile, "SKEWCHECK_GATEWAY_KEY=" + identity.KeyFile,
+	}
+	return template(urls, c.PKI.CA.CertFile, identity.CertFile, identity.KeyFile, serving.CertFile, serving.KeyFile), nil
+}
+
+// template is the first UpstreamCluster, written as YAML by hand: clusters/ knows the
+// document's shape, not the reference's Go types.
+func template(servers []string, ca, cert, key, servingCert, servingKey string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: proxy.kubegateway.io/v1alpha1\nkind: UpstreamCluster\nmetadata:\n  name: skewcheck\nspec:\n  servers:\n")
+	for _, s := range servers {
+		fmt.Fprintf(&b, "  - endpoint: %s\n", s)
+	}
+	fmt.Fprintf(&b, "  clientConfig:\n    caFile: %s\n    certFile: %s\n    keyFile: %s\n", ca, cert, key)
+	fmt.Fprintf(&b, "  secureServing:\n    serverNames: [%s]\n    certFile: %s\n    keyFile: %s\n    clientCAFile: %s\n", ServerName, servingCert, servingKey, ca)
+	b.WriteString("  dispatchPolicies:\n  - strategy: RoundRobin\n    rules:\n    - verbs: [\"*\"]\n      apiGroups: [\"*\"]\n      resources: [\"*\"]\n      nonResourceURLs: [\"*\"]\n")
+	return []byte(b.String())
+}
+
+func (g *Gateway) start(ctx context.Context) error {
+	cmd := exec.Command("sh", "-c", g.cfg.Shell)
+	cmd.Env = append(os.Environ(), g.env...)
+	p, err := process.Start(cmd, g.log)
+	if err != nil {
+		return fmt.Errorf("starting gateway %s: %w", g.cfg.Name, err)
+	}
+	g.proc, g.pid = p, cmd.Process.Pid
+	return g.waitServing(ctx)
+}
+
+// waitServing waits until the gateway answers /version through the cluster's server name,
+// or fails at once with the end of its log when it exits first.
+func (g *Gateway) waitServing(ctx context.Context) error {
+	client, err := rest.HTTPClientFor(g.admin)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(g.cfg.ReadyTimeout)
+	last := "no answer yet"
+	for time.Now().Before(deadline) {
+		if exited, how := g.proc.Exited(); exited {
+			return fmt.Errorf("gateway %s exited (%s); its log %s ends with:\n%s", g.cfg.Name, how, g.log, framework.LogTail(g.log, 15))
+		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", g.url+"/version", nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("gateway %s did not answer %s/version (server name %s) within %s (last: %s); its log %s ends with:\n%s",
+		g.cfg.Name, g.url, ServerName, g.cfg.ReadyTimeout, last, g.log, framework.LogTail(g.log, 15))
+}
+
+func (g *Gateway) stop() {
+	if g.proc != nil {
+		g.proc.Stop(10 * time.Second)
+		g.proc = nil
+	}
+}

@@ -1,0 +1,84 @@
+// Package gateway is the conformance profile of an API gateway in front of several
+// kube-apiservers of different versions, configured with KubeGateway's UpstreamCluster
+// documents: dispatch rules (with negation), first-match order, upstream subsets,
+// RoundRobin, health, flow control, the identity upstreams see, and skew. The target's
+// endpoints are the apiservers themselves; the gateway is env.Target.Gateway. Which
+// apiserver a request reached is read from their audit logs (the gateway passes the
+// client's Audit-ID on), so every assertion is about real behaviour, not the gateway's
+// own account of it.
+package gateway
+
+import "github.com/skewcheck/skewcheck/framework"
+
+// Profile is this suite's profile name.
+const Profile = "gateway"
+
+var needs = []framework.Feature{framework.FeatureGateway, framework.FeatureAuditLog}
+
+func with(extra ...framework.Feature) []framework.Feature {
+	return append(append([]framework.Feature{}, needs...), extra...)
+}
+
+// Tests is the profile, as data. IDs are stable: a retired test's ID is never reused.
+var Tests = []framework.Test{
+	{ID: "GW-001", Profile: Profile, Since: "1.28", Features: with(framework.FeatureSkew),
+		Description: "a GVR only some apiservers serve is never answered 404 through the gateway (the report says whether it routes by discovery)",
+		Run:         skewNever404},
+	{ID: "GW-010", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "rule field verbs: a rule matches the listed verbs only (list, create; not get, watch)",
+		Run:         verbsRule},
+	{ID: "GW-011", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "rule fields apiGroups and resources: \"\" is the core group; r/sub and */sub match subresources, r does not",
+		Run:         groupsAndResourcesRule},
+	{ID: "GW-012", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "rule field resourceNames: the named object only, never a list",
+		Run:         resourceNamesRule},
+	{ID: "GW-013", Profile: Profile, Since: "1.28", Features: with(framework.FeatureUnprivileged),
+		Description: "rule fields users, serviceAccounts (bearer token) and userGroups; empty users and serviceAccounts match every user",
+		Run:         subjectsRule},
+	{ID: "GW-014", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "rule field nonResourceURLs: exact, and a trailing * as a prefix; URL rules never match resources",
+		Run:         nonResourceRule},
+	{ID: "GW-015", Profile: Profile, Since: "1.28", Features: with(framework.FeatureUnprivileged),
+		Description: "negation: * overrides; [-a,-b] matches neither a nor b but the rest; a mixed list ignores its negated entries; in verbs, apiGroups, users, userGroups, resourceNames",
+		Run:         negationTable},
+	{ID: "GW-016", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "the first dispatch policy that matches takes the request",
+		Run:         firstMatch},
+	{ID: "GW-020", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "a policy's requests go only to its upstreamSubset",
+		Run:         upstreamSubset},
+	{ID: "GW-021", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "a disabled server is never chosen, even when a policy's subset names it",
+		Run:         disabledNeverChosen},
+	{ID: "GW-022", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "RoundRobin: 120 requests over the servers, each gets its share within ±20%",
+		Run:         roundRobinFair},
+	{ID: "GW-030", Profile: Profile, Since: "1.28", Features: with(framework.FeatureUnprivileged),
+		Description: "the upstream sees the client's user, groups, UID and extra (SelfSubjectReview), impersonated by the gateway (audit log); bearer tokens are reviewed",
+		Run:         identitySeen},
+	{ID: "GW-031", Profile: Profile, Since: "1.28", Features: with(framework.FeatureUnprivileged),
+		Description: "identity headers a client sends (X-Remote-*, Impersonate-*) grant nothing its own RBAC does not",
+		Run:         spoofedHeaders},
+	{ID: "GW-040", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "MaxRequestsInflight: beyond the limit 429 with Retry-After; a finished request frees its slot; watches hold none",
+		Run:         maxInflight},
+	{ID: "GW-041", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "TokenBucket{qps 5, burst 5}: the admitted rate is qps within ±30%, the rest 429 with Retry-After",
+		Run:         tokenBucket},
+	{ID: "GW-042", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "Exempt: 50 requests at once, none refused",
+		Run:         exempt},
+	{ID: "GW-050", Profile: Profile, Since: "1.28", Features: with(framework.FeatureNodeControl),
+		Description: "a killed upstream is out of the rotation within 5 s and back within 15 s of restarting",
+		Run:         killedUpstream},
+	{ID: "GW-051", Profile: Profile, Since: "1.28", Features: with(framework.FeatureNodeControl),
+		Description: "a frozen upstream is out of the rotation within 15 s and back within 15 s of thawing",
+		Run:         frozenUpstream},
+	{ID: "GW-060", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "a request no dispatch policy matches is answered by the gateway with an error and reaches no apiserver (what the design implies)",
+		Run:         noPolicyMatches},
+	{ID: "GW-061", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "an invalid UpstreamCluster (r/*, unknown flow-control schema, no servers, negated serviceAccounts or nonResourceURLs) is refused, naming the problem; the previous configuration keeps serving",
+		Run:         invalidRefused},
+}
