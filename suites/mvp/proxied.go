@@ -60,7 +60,7 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 		Expect(label(r.Peer.Do(ctx, framework.Request{Path: path}), "skewcheck.io/updated")).To(Equal("patch"))
 
 		// delete
-		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: path}).Status).To(BeElementOf(200, 202), "delete through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: path, Body: background}).Status).To(BeElementOf(200, 202), "delete through %s", r.Entry.Name)
 		Eventually(func() int { return r.Peer.Do(ctx, framework.Request{Path: path}).Status }).
 			WithTimeout(env.Timeouts.Request).Should(Equal(404), "%s deleted through %s is still on %s", name, r.Entry.Name, r.Peer.Name)
 
@@ -74,11 +74,17 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 			cleanupObject(r.Peer, r.GVR, obj.GetName())
 		}
 		selector := r.GVR.CollectionPath(testNamespace) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
-		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: selector})).To(framework.HaveStatus(200), "deletecollection through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: selector, Body: background})).To(framework.HaveStatus(200), "deletecollection through %s", r.Entry.Name)
 		Eventually(func() []string { return names(r.Peer.Do(ctx, framework.Request{Path: selector})) }).
 			WithTimeout(env.Timeouts.Request).Should(BeEmpty(), "deletecollection through %s left objects on %s", r.Entry.Name, r.Peer.Name)
 	}
 }
+
+// background deletes at once whatever the resource's default propagation: batch/v1 Jobs
+// default to orphaning, which leaves the object behind an "orphan" finalizer until a
+// garbage collector (kube-controller-manager, which no local cluster runs) removes it. The
+// body also has to survive the proxy: a DELETE with DeleteOptions is what kubectl sends.
+var background = []byte(`{"apiVersion":"v1","kind":"DeleteOptions","propagationPolicy":"Background"}`)
 
 // proxiedWatch: a watch through the entry from a resourceVersion sees what the peer wrote after it.
 func proxiedWatch(ctx context.Context, env *framework.Env) {
