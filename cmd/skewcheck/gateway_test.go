@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// TestGatewayProfile runs the gateway profile through the CLI on a local v1.35.4+v1.36.3
+// cluster (the apiservers' own proxy off, so only the gateway keeps a skewed GVR from
+// 404): the reference gateway passes every test; the same reference given as a vendor's
+// command with deliberate defects (negations OR-ed, forwarding as itself, routing without
+// discovery) fails exactly the tests about them; a gateway command that dies fails the
+// run with the end of its log. No gateway process outlives a run.
+func TestGatewayProfile(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	versions := oldV + "," + newV
+	start := time.Now()
+
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference", "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep := readReport(t, dir, out)
+	if code != 0 || rep.Target != "gateway:reference" || len(rep.Tests) != 20 {
+		t.Errorf("reference gateway: exit %d, target %q, %d tests (want 0, gateway:reference, 20):\n%s", code, rep.Target, len(rep.Tests), tail(out, 40))
+	}
+	for _, r := range rep.Tests {
+		if r.Result != report.Passed {
+			t.Errorf("reference gateway: %s %s: %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
+		}
+	}
+	t.Logf("reference gateway: %s (%v)", report.ClosingLine(&rep), time.Since(start).Round(time.Second))
+
+	// The vendor path, with the reference as the vendor's gateway, deliberately broken.
+	command := "exec " + cli + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
+		` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
+		` --default-server-name "$SKEWCHECK_SERVER_NAME" --defect negation-or,no-impersonation,ignore-discovery`
+	apply := "exec " + cli + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`
+	dir = t.TempDir()
+	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "broken",
+		"--gateway-command", command, "--gateway-apply-command", apply, "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep = readReport(t, dir, out)
+	mustFail := map[string]string{
+		"GW-001": "never 404",                                      // ignore-discovery
+		"GW-015": `["-pods","-deployments"] does not match pods`,   // negation-or
+		"GW-030": "user name the upstream sees",                    // no-impersonation
+		"GW-031": "sent by a client changed who the upstream sees", // no-impersonation
+	}
+	if code == 0 || rep.Target != "gateway:broken" {
+		t.Errorf("broken gateway: exit %d, target %q: it must fail", code, rep.Target)
+	}
+	var failed []string
+	for _, r := range rep.Tests {
+		if r.Result == report.Failed {
+			failed = append(failed, r.ID)
+		}
+		if want, ok := mustFail[r.ID]; ok && (r.Result != report.Failed || !strings.Contains(r.Failure, want)) {
+			t.Errorf("broken gateway: %s %s, want failed saying %q: %.300s", r.ID, r.Result, want, r.Failure)
+		}
+	}
+	slices.Sort(failed)
+	t.Logf("broken gateway fails %v (%v)", failed, time.Since(start).Round(time.Second))
+
+	// A gateway that dies at once: the run fails with the end of its log.
+	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "dies",
+		"--gateway-command", "echo acme-gateway: cannot bind; exit 3", "--gateway-apply-command", "true", "--report-dir", t.TempDir())
+	assertNoGatewayLeft(t)
+	if code == 0 || !strings.Contains(out, "exited (exit status 3)") || !strings.Contains(out, "acme-gateway: cannot bind") {
+		t.Errorf("a gateway that exits must fail the run with its log's end: exit %d\n%s", code, tail(out, 20))
+	}
+	if out, code := run(t, t.TempDir(), "conformance", "--gateway-command", "true"); code == 0 || !strings.Contains(out, "needs --gateway-apply-command") {
+		t.Errorf("--gateway-command without an apply command must be refused: exit %d\n%s", code, out)
+	}
+	t.Logf("wall time %v", time.Since(start).Round(time.Second))
+}
+
+func readReport(t *testing.T, dir, out string) report.Conformance {
+	t.Helper()
+	var rep report.Conformance
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, tail(out, 40))
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func assertNoGatewayLeft(t *testing.T) {
+	t.Helper()
+	if left, _ := exec.Command("pgrep", "-af", cli+" reference gateway").Output(); len(left) > 0 {
+		t.Errorf("gateway processes left running:\n%s", left)
+	}
+}
