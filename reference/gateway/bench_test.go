@@ -1,0 +1,146 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+)
+
+// BenchmarkGateway measures, on one v1.35.4+v1.36.3 cluster, the latency and throughput
+// of GET and LIST asking apiserver-1 directly and through the reference gateway (run as
+// its own process, as `conformance --gateway reference` runs it; RoundRobin over both
+// servers), one client with keep-alive; then how many TCP connections the gateway holds
+// to each upstream while 200 clients, each on its own connection, send requests at once.
+// Run: go test -run '^$' -bench Gateway -benchtime 2s ./reference/gateway
+func BenchmarkGateway(b *testing.B) {
+	integration.Require(b)
+	ctx := context.Background()
+	cli := filepath.Join(b.TempDir(), "skewcheck")
+	if out, err := exec.Command("go", "build", "-o", cli, "../../cmd/skewcheck").CombinedOutput(); err != nil {
+		b.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	oldV, newV := integration.Versions()
+	c, err := local.New(ctx, local.Config{Name: "gwbench", Servers: []local.ServerSpec{
+		{Version: oldV, DisablePeerProxy: true}, {Version: newV, DisablePeerProxy: true}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Delete()
+	t, stop, err := clustersgateway.Front(ctx, c, clustersgateway.Config{Name: "reference",
+		Shell: "exec " + cli + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
+			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`,
+		ApplyShell: "exec " + cli + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	entries := map[string]*framework.Endpoint{"direct": t.Endpoints[0], "gateway": t.Gateway.Endpoint}
+	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"k":"v"}}`
+	if r := entries["direct"].Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces/default/configmaps", Body: []byte(cm)}); r.Status != 201 {
+		b.Fatalf("creating the configmap: %s", r)
+	}
+	for _, op := range []struct{ name, path string }{
+		{"GET", "/api/v1/namespaces/default/configmaps/bench"},
+		{"LIST", "/api/v1/namespaces/default/configmaps"},
+	} {
+		for _, via := range []string{"direct", "gateway"} {
+			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
+				e := entries[via]
+				lat := make([]time.Duration, 0, b.N)
+				start := time.Now()
+				for i := 0; i < b.N; i++ {
+					r := e.Do(ctx, framework.Request{Path: op.path})
+					if r.Status != 200 {
+						b.Fatalf("%s", r)
+					}
+					lat = append(lat, r.Latency)
+				}
+				elapsed := time.Since(start)
+				framework.Evidence.Take()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+			})
+		}
+	}
+	b.Run("Connections200Clients", func(b *testing.B) {
+		var addrs []string
+		for _, s := range c.Servers {
+			addrs = append(addrs, strings.TrimPrefix(s.URL(), "https://"))
+		}
+		for i := 0; i < b.N; i++ {
+			peak := map[string]int{}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			done := make(chan struct{})
+			go func() { // sample the gateway's upstream connections while the clients run
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					n, err := t.Gateway.Connections(addrs)
+					if err != nil {
+						continue
+					}
+					mu.Lock()
+					for a, k := range n {
+						peak[a] = max(peak[a], k)
+					}
+					mu.Unlock()
+				}
+			}()
+			errs := make(chan error, 200)
+			for range 200 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// Each client its own transport: 200 client connections to the gateway.
+					cfg := rest.CopyConfig(t.Gateway.Endpoint.Admin)
+					client, err := rest.HTTPClientFor(&rest.Config{Host: cfg.Host, TLSClientConfig: cfg.TLSClientConfig,
+						WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return rt }})
+					if err != nil {
+						errs <- err
+						return
+					}
+					for range 10 {
+						resp, err := client.Get(cfg.Host + "/api/v1/namespaces/default/configmaps/bench")
+						if err != nil {
+							errs <- err
+							return
+						}
+						resp.Body.Close()
+					}
+					client.CloseIdleConnections()
+				}()
+			}
+			wg.Wait()
+			close(done)
+			close(errs)
+			for err := range errs {
+				b.Fatalf("a client failed: %v", err)
+			}
+			for j, a := range addrs {
+				b.ReportMetric(float64(peak[a]), fmt.Sprintf("conns-upstream%d", j+1))
+			}
+		}
+	})
+	fmt.Fprintln(os.Stderr, "gateway log:", filepath.Join(c.Dir, "gateway", "gateway.log"))
+}
