@@ -82,6 +82,19 @@ func TestTokenFloodDelaysNeitherLeaseNorSync(t *testing.T) {
 	a := &authenticator{reviews: c.reviews}
 	r := &registry{id: "flooded", localURL: srv.URL, client: c.sync, leaseClient: c.lease}
 
+	// Connections are open before the flood, as in a proxy that has been running.
+	ctx := context.Background()
+	if err := r.renew(ctx); err != nil {
+		t.Fatal(err)
+	}
+	listLeases := func() error {
+		_, err := r.client.CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{})
+		return err
+	}
+	if err := listLeases(); err != nil {
+		t.Fatal(err)
+	}
+
 	flood, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range 1000 {
@@ -92,22 +105,17 @@ func TestTokenFloodDelaysNeitherLeaseNorSync(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	ctx := context.Background()
+	// Behind the reviews' rate limit, the renewal and the sync would wait for the whole
+	// queue, about 8 s; on clients of their own they go through with most reviews still
+	// waiting. Counting reviews, not seconds, keeps the test true on a loaded machine.
 	start := time.Now()
 	if err := r.renew(ctx); err != nil {
 		t.Fatalf("renewing the lease during a flood of token reviews: %v", err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("renewing the lease took %v during a flood of token reviews, want well under a second", took)
-	}
-	start = time.Now()
-	if _, err := r.client.CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{}); err != nil {
+	if err := listLeases(); err != nil {
 		t.Fatalf("listing the peers' leases during a flood of token reviews: %v", err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("listing the peers' leases took %v during a flood of token reviews, want well under a second", took)
-	}
-	if n := reviews.Load(); n >= 1000 {
-		t.Errorf("all %d reviews were done before the lease was renewed: the flood was no flood", n)
+	if n := reviews.Load(); n > 700 {
+		t.Errorf("the lease renewal and the peer sync waited %v, for %d of the 1000 token reviews: they queue behind them", time.Since(start), n)
 	}
 }

@@ -15,6 +15,12 @@ import (
 // an endpoint acts on its apiserver and, like a sidecar sharing its fate, on its proxy.
 // Each proxy listens on its apiserver's address block at host 30+N, same port.
 func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*framework.Target, func(), error) {
+	return FrontFlawed(ctx, c, peerTimeout, NoFlaw)
+}
+
+// FrontFlawed is Front with every proxy deliberately wrong in the way flaw says: to show
+// that the suites catch it.
+func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duration, flaw Flaw) (*framework.Target, func(), error) {
 	var nodes []*node
 	stop := func() {
 		for _, n := range nodes {
@@ -22,6 +28,9 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 		}
 	}
 	t := &framework.Target{Kind: "reference:peerproxy"}
+	if flaw != NoFlaw {
+		t.Kind += "-" + string(flaw)
+	}
 	// Who the users are to the apiservers themselves: what a proxied request must carry.
 	direct, err := c.Target(ctx)
 	if err != nil {
@@ -40,7 +49,7 @@ func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*f
 			ServingCert: serving.CertFile, ServingKey: serving.KeyFile, ClientCA: c.PKI.CA.CertFile,
 			APIServer: s.URL(), ServerCA: c.PKI.CA.CertFile,
 			FrontProxyCert: c.PKI.FrontProxyClient.CertFile, FrontProxyKey: c.PKI.FrontProxyClient.KeyFile,
-			ControlCert: c.PKI.Admin.CertFile, ControlKey: c.PKI.Admin.KeyFile, PeerTimeout: peerTimeout,
+			ControlCert: c.PKI.Admin.CertFile, ControlKey: c.PKI.Admin.KeyFile, PeerTimeout: peerTimeout, Flaw: flaw,
 		}}
 		if s.PeerPath != nil {
 			n.cfg.AdvertiseURL = "https://" + s.PeerPath.Address

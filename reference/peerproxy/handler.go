@@ -32,6 +32,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable", "could not review the bearer token with the apiserver: "+err.Error())
 		return
 	}
+	u = p.cfg.Flaw.apply(r, u)
 	marked := r.Header.Get(headerMarked) != ""
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {
@@ -103,6 +104,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 // switch protocols over HTTP/2, and an HTTP/2 transport refuses SPDY's Upgrade header).
 func (p *Proxy) transportFor(authenticated, upgrade bool) http.RoundTripper {
 	switch {
+	case p.cfg.Flaw == FlawForwardAsItself:
+		return p.asItself
 	case authenticated && upgrade:
 		return p.identityUpgrade
 	case authenticated:

@@ -65,6 +65,8 @@ type Config struct {
 	LeaseDuration time.Duration
 	// MetricsListen, if set, serves Prometheus metrics at /metrics there.
 	MetricsListen string
+	// Flaw makes the proxy deliberately wrong, to show the suites catch it (flaw.go).
+	Flaw Flaw
 }
 
 // Proxy is a running reference proxy.
@@ -80,8 +82,10 @@ type Proxy struct {
 	// upgrade requests (transport.go).
 	identity, identityUpgrade http.RoundTripper
 	anon, anonUpgrade         http.RoundTripper
-	cancel                    context.CancelFunc
-	done                      chan struct{}
+	// asItself presents the control certificate: only FlawForwardAsItself uses it.
+	asItself http.RoundTripper
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 // Start checks the configuration, registers the proxy and starts serving.
@@ -120,10 +124,17 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: c.reviews}, metrics: newMetrics(), done: make(chan struct{}),
-		identity:        transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false),
-		anon:            transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false),
-		identityUpgrade: transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true),
-		anonUpgrade:     transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}
+		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false)},
+		anon:            httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false)},
+		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true)},
+		anonUpgrade:     httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}}
+	if cfg.Flaw == FlawForwardAsItself {
+		control, err := tls.LoadX509KeyPair(cfg.ControlCert, cfg.ControlKey)
+		if err != nil {
+			return nil, fmt.Errorf("peerproxy: control client certificate: %w", err)
+		}
+		p.asItself = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, false)}
+	}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}

@@ -3,6 +3,7 @@ package peerproxy
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -43,4 +44,18 @@ func transport(cas *x509.CertPool, serverName string, cert *tls.Certificate, tim
 	t.ForceAttemptHTTP2 = true
 	t.HTTP2 = &http.HTTP2Config{SendPingTimeout: timeout / 2, PingTimeout: timeout / 2}
 	return t
+}
+
+// httpsOnly refuses to send a request anywhere but over TLS. Peers are found through
+// Leases, which anyone allowed to write them in kube-system can point at any URL: an
+// http:// one would receive identity headers and bodies in plaintext. Over https the
+// transport verifies the server's certificate (the cluster CA, ServerName), so identity
+// headers only ever reach an apiserver the cluster vouches for.
+type httpsOnly struct{ next http.RoundTripper }
+
+func (h httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		return nil, fmt.Errorf("refusing to send a request to %s: apiservers and peers are reached over verified TLS only (is its lease's URL https?)", req.URL.Redacted())
+	}
+	return h.next.RoundTrip(req)
 }

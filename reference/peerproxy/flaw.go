@@ -1,0 +1,44 @@
+package peerproxy
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Flaw makes the reference wrong in one deliberate way, so that a test can show the
+// identity tests catch exactly that (as the reference-ignoring-ipmode dataplane does for
+// ipMode). It exists for that evidence only: a real proxy runs with NoFlaw.
+type Flaw string
+
+const (
+	NoFlaw Flaw = ""
+	// FlawForwardAsItself forwards every request with the proxy's own control identity,
+	// the user's identity left behind: the commonest way a proxy escalates its clients.
+	FlawForwardAsItself Flaw = "forward-as-itself"
+	// FlawDropImpersonation removes the Impersonate-* headers before forwarding, so an
+	// impersonating client acts as itself.
+	FlawDropImpersonation Flaw = "drop-impersonation"
+	// FlawTrustClientIdentity takes the X-Remote-* headers a client sends as who it is.
+	FlawTrustClientIdentity Flaw = "trust-client-identity"
+)
+
+// apply bends a request the way the flaw says, after authentication found u; it returns
+// the user to forward as (nil forwards as nobody or, for FlawForwardAsItself, as the
+// proxy: see transportFor).
+func (f Flaw) apply(r *http.Request, u *user) *user {
+	switch f {
+	case FlawForwardAsItself:
+		return nil
+	case FlawDropImpersonation:
+		for k := range r.Header {
+			if strings.HasPrefix(http.CanonicalHeaderKey(k), "Impersonate-") {
+				r.Header.Del(k)
+			}
+		}
+	case FlawTrustClientIdentity:
+		if name := r.Header.Get(headerUser); name != "" {
+			return &user{name: name, groups: r.Header.Values(headerGroup)}
+		}
+	}
+	return u
+}

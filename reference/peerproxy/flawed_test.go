@@ -1,0 +1,107 @@
+package peerproxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+	"github.com/skewcheck/skewcheck/suites/mvp"
+)
+
+// flawEnv and flawReportEnv tell a child run of this test binary which flaw to give the
+// reference and where to write its report: ginkgo runs once per process, and a run whose
+// tests fail fails its process, so each flawed run is a process of its own.
+const (
+	flawEnv       = "SKEWCHECK_TEST_FLAW"
+	flawReportEnv = "SKEWCHECK_TEST_FLAW_REPORT"
+)
+
+// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049) can fail: the
+// reference made wrong in one way at a time fails the tests about that way, with the
+// reason. Each flawed run is a child process (TestFlawedReferenceRun) with its own cluster.
+func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
+	integration.Require(t)
+	cases := []struct {
+		flaw   peerproxy.Flaw
+		failed []string // each must fail
+	}{
+		// The peer authorizes the proxy, an admin: the ungranted user and anonymous get in,
+		// the audit log names the proxy, and an ungranted user may impersonate an admin.
+		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-046", "MVP-047", "MVP-049"}},
+		// The admin impersonating the user stays the admin.
+		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}},
+		// X-Remote-Group: system:masters from the client makes it an admin.
+		{peerproxy.FlawTrustClientIdentity, []string{"MVP-044"}},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.flaw), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedReferenceRun$", "-test.count=1", "-test.timeout=10m")
+			cmd.Env = append(os.Environ(), flawEnv+"="+string(tc.flaw), flawReportEnv+"="+dir)
+			out, _ := cmd.CombinedOutput() // the child fails: its tests are meant to
+			b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+			if err != nil {
+				t.Fatalf("the flawed run wrote no report (%v):\n%s", err, tail(out))
+			}
+			var rep report.Conformance
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Tests {
+				if slices.Contains(tc.failed, r.ID) && r.Result != report.Failed {
+					t.Errorf("%s passed against the reference with flaw %s: it cannot see that flaw", r.ID, tc.flaw)
+				}
+				if r.Result == report.Failed {
+					t.Logf("%s failed, as a flawed reference may make it: %.300s", r.ID, r.Failure)
+				}
+			}
+		})
+	}
+}
+
+// TestFlawedReferenceRun is one flawed run, started by TestFlawedReferenceFailsIdentityTests.
+func TestFlawedReferenceRun(t *testing.T) {
+	flaw := os.Getenv(flawEnv)
+	if flaw == "" {
+		t.Skip("a child of TestFlawedReferenceFailsIdentityTests, which runs it with " + flawEnv + " set")
+	}
+	integration.Require(t)
+	ctx := context.Background()
+	oldV, newV := integration.Versions()
+	c, err := local.New(ctx, local.Config{Name: "flawed", Servers: []local.ServerSpec{
+		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+		{Version: newV, DisablePeerProxy: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	target, stop, err := peerproxy.FrontFlawed(ctx, c, 2*time.Second, peerproxy.Flaw(flaw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	dir := os.Getenv(flawReportEnv)
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, mvp.Tests,
+		framework.RunOptions{Focus: `\[MVP-04`, ReportDir: dir, Seed: 1})
+	if _, err := report.Write(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tail is the end of a child's output, enough to see why it failed.
+func tail(out []byte) string {
+	if len(out) > 4000 {
+		out = out[len(out)-4000:]
+	}
+	return string(out)
+}
