@@ -6,6 +6,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/discovery"
+	"github.com/skewcheck/skewcheck/suites/gateway"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/mvp"
 	"github.com/skewcheck/skewcheck/suites/races"
@@ -18,7 +19,8 @@ func All() []framework.Test {
 	all = append(all, discovery.Tests...)
 	all = append(all, ipmode.Tests...)
 	all = append(all, chaos.Tests...)
-	return append(all, races.Tests...)
+	all = append(all, races.Tests...)
+	return append(all, gateway.Tests...)
 }
 
 // DefaultProfiles are what `skewcheck conformance` runs when not told otherwise: the Mixed

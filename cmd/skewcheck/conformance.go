@@ -62,7 +62,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.list && !cmd.Flags().Changed("profiles") {
-				printTests(allTests()) // every profile, not only the default ones
+				printTests(suites.All()) // every profile, not only the default ones
 				return nil
 			}
 			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
@@ -107,7 +107,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 }
 
 func runConformance(ctx context.Context, f *conformanceFlags) error {
-	tests, err := framework.Select(allTests(), f.run.Profiles)
+	tests, err := framework.Select(suites.All(), f.run.Profiles)
 	if err != nil {
 		return err
 	}

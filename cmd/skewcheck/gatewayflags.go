@@ -12,12 +12,8 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/gateway"
-	"github.com/skewcheck/skewcheck/suites"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
-
-// allTests is every profile's tests, the gateway profile's included.
-func allTests() []framework.Test { return append(suites.All(), gatewaysuite.Tests...) }
 
 // gatewayFlags put an API gateway in front of a local cluster for the gateway profile:
 // skewcheck's reference, or a vendor's, through the same commands.
