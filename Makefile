@@ -47,6 +47,7 @@ CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=bat
 # Then the ipmode profile once per service dataplane (real kube-proxy in two modes, and the
 # reference), each on the same two apiserver versions, side by side in _reports/ipmode.
 # kube-proxy-ipvs is left out: this kernel has no IPVS (it would skip, with the reason).
+# Last the gateway profile against skewcheck's reference gateway: _reports/gateway.
 DATAPLANES ?= kube-proxy-nftables kube-proxy-iptables reference
 conformance: deps binaries
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
@@ -57,6 +58,8 @@ conformance: deps binaries
 		$(SKEWCHECK) conformance --versions $(VERSIONS) --profiles ipmode --dataplane $$d --report-dir $(REPORT_DIR)/ipmode/$$d; \
 	done
 	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
+	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
+	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
 
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries
@@ -84,6 +87,7 @@ bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local
 	$(GO) test -run '^$$' -bench Proxied -benchtime 2s -timeout 30m ./reference/peerproxy
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./reference/ipmode ./clusters/dataplane
+	$(GO) test -run '^$$' -bench Gateway -benchtime 2s -timeout 15m ./reference/gateway
 
 clean:
 	rm -rf bin $(REPORT_DIR)
