@@ -42,10 +42,19 @@ func upgradeAnswers(ctx context.Context, env *framework.Env) {
 			}
 			Expect(via.Do(ctx, framework.Request{Method: method, Path: exec, Header: h})).To(framework.BeStatus(404, "NotFound"),
 				"%s exec in a missing pod as the admin through %s", kind, e.Name)
-			if e.User != nil {
-				Expect(via.Do(ctx, framework.Request{Method: method, Path: exec, Header: h, As: framework.AsUser})).To(framework.BeStatus(403, "Forbidden"),
-					"%s exec in a missing pod through %s as a user RBAC grants nothing", kind, e.Name)
+			if e.User == nil {
+				continue
 			}
+			denied := via.Do(ctx, framework.Request{Method: method, Path: exec, Header: h, As: framework.AsUser})
+			Expect(denied).To(framework.BeStatus(403, "Forbidden"), "%s exec in a missing pod through %s as a user RBAC grants nothing", kind, e.Name)
+			if e.AuditLog == "" {
+				continue
+			}
+			// Denied as the user, not as anonymous or as the proxy: the apiserver saw who asked.
+			events, err := e.AuditEvents(ctx, denied.AuditID, 5*time.Second)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(events).To(HaveLen(1), "the %s exec %s is not in the audit log of %s's apiserver", kind, denied.AuditID, e.Name)
+			Expect(events[0].User.Username).To(Equal(e.UserName), "who %s's apiserver saw asking for a %s exec", e.Name, kind)
 		}
 	}
 	for _, r := range routesFor(env, "list", "watch") {
