@@ -40,7 +40,7 @@ func TestSidecarCommand(t *testing.T) {
 	}
 	var rep report.Conformance
 	json.Unmarshal(b, &rep)
-	if rep.Target != "sidecar:reference-as-sidecar" || len(rep.Tests) != 23 || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
+	if rep.Target != "sidecar:reference-as-sidecar" || len(rep.Tests) != 25 || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
 		t.Errorf("report: target %q, %d tests, endpoints %+v", rep.Target, len(rep.Tests), rep.Endpoints)
 	}
 	if out, code := run(t, t.TempDir(), "conformance", "--sidecar-command", "true", "--reference", "peerproxy"); code == 0 || !strings.Contains(out, "cannot go with") {

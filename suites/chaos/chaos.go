@@ -25,6 +25,15 @@ var (
 	needsPeerPath = append(append([]framework.Feature{}, needs...), framework.FeaturePeerPath)
 )
 
+// droppedOnSync is upstream's known way to answer 404 for a registered peer: its peer
+// discovery cache is rebuilt from scratch on every sync (a lease added, deleted or taking a
+// new holder, or a retry of a failed sync), and a peer whose discovery cannot be fetched
+// just then is left out of it although its lease stands (k8s.io/apiserver
+// pkg/util/peerproxy/peer_discovery.go, syncPeerDiscoveryCache, 1.33 to 1.37). Whether a
+// sync falls inside a fault is chance; seen once in CHAOS-001 on 1.35.4 + 1.36.3.
+var droppedOnSync = &framework.Deviation{Since: "1.33", Until: "1.37",
+	Summary: "a sync of the peer discovery cache while a peer is down drops that peer although its lease stands, so its resources get 404 instead of 503 (k8s.io/apiserver peerproxy syncPeerDiscoveryCache)"}
+
 // stoppedFor is how long a gracefully stopped peer stays down under load.
 const stoppedFor = 8 * time.Second
 
@@ -32,19 +41,19 @@ const stoppedFor = 8 * time.Second
 var Tests = []framework.Test{
 	{ID: "CHAOS-001", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "while the only server serving a GVR is crashed, requests for it through another server get 503 within the refused bound (nothing has to time out), never 404, no acknowledged write is lost, and they succeed again once it restarts",
-		Run:         crashed},
+		Deviation:   droppedOnSync, Run: crashed},
 	{ID: "CHAOS-002", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "while the only server serving a GVR is frozen, requests for it through another server get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold (past every timeout and refresh of the proxy); no acknowledged write is lost, and they succeed again once it thaws",
-		Run:         silent("freeze")},
+		Deviation:   droppedOnSync, Run: silent("freeze")},
 	{ID: "CHAOS-003", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "when the only server serving a GVR stops gracefully, no acknowledged write is lost and requests succeed again once it restarts; the 404s after it left, and their window, are measured",
 		Run:         stopped},
 	{ID: "CHAOS-004", Profile: Profile, Since: "1.28", Features: needsPeerPath,
 		Description: "while the path from the other servers into the only server serving a GVR is a black hole (connections open, no data), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
-		Run:         silent("blackhole")},
+		Deviation:   droppedOnSync, Run: silent("blackhole")},
 	{ID: "CHAOS-005", Profile: Profile, Since: "1.28", Features: needsPeerPath,
 		Description: "while the path into the only server serving a GVR is half-open (requests arrive, answers never come back), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
-		Run:         silent("half-open")},
+		Deviation:   droppedOnSync, Run: silent("half-open")},
 }
 
 // crashed: the peer's connections are refused at once, so a 503 is due at once; the load
@@ -61,10 +70,14 @@ func silent(name string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		o, f := measure(ctx, env, name, scenario.Options{For: env.Timeouts.Unavailable + env.Timeouts.Hold, EndAfter503: env.Timeouts.Hold})
 		assertRegistered(env, o, f, env.Timeouts.Unavailable)
-		Expect(o.Not503AfterFirst).To(BeZero(), "%s: after the first 503, %d answers were not 503 although the server stayed registered and silent (answers by status: %v)",
+		// A 404 in the run is what the spurious-404 assertion (and, upstream, the known
+		// deviation) covers; any other answer but 503 is a failure in itself.
+		Expect(o.Not503AfterFirst-o.Spurious404).To(BeNumerically("<=", 0), "%s: after the first 503, %d answers were not 503 although the server stayed registered and silent (answers by status: %v)",
 			f.Description(), o.Not503AfterFirst, o.Statuses)
-		Expect(o.Held503).To(BeNumerically(">=", env.Timeouts.Hold.Seconds()-5),
-			"%s: 503 was held %.1fs without a break; the fault was held %v past the first 503", f.Description(), o.Held503, env.Timeouts.Hold)
+		env.Deviation(func() {
+			Expect(o.Held503).To(BeNumerically(">=", env.Timeouts.Hold.Seconds()-5),
+				"%s: 503 was held %.1fs without a break; the fault was held %v past the first 503 (answers by status: %v)", f.Description(), o.Held503, env.Timeouts.Hold, o.Statuses)
+		})
 	}
 }
 
@@ -114,8 +127,10 @@ func measure(ctx context.Context, env *framework.Env, name string, opts scenario
 func assertRegistered(env *framework.Env, o scenario.Outcome, f faults.Fault, bound time.Duration) {
 	Expect(o.TimeTo503).To(And(BeNumerically(">=", 0), BeNumerically("<=", bound.Seconds())),
 		"%s: no 503 within %s (answers by status: %v)", f.Description(), bound, o.Statuses)
-	Expect(o.Spurious404).To(BeZero(), "%s: %d requests got 404 although the only server serving the GVR is still registered (answers by status: %v)",
-		f.Description(), o.Spurious404, o.Statuses)
+	env.Deviation(func() {
+		Expect(o.Spurious404).To(BeZero(), "%s: %d requests got 404 although the only server serving the GVR is still registered (answers by status: %v)",
+			f.Description(), o.Spurious404, o.Statuses)
+	})
 }
 
 // soleRoute is a route into a creatable GVR exactly one server serves.
