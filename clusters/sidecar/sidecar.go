@@ -1,4 +1,4 @@
-// Package sidecar puts a vendor's proxy, given as a shell command, in front of every
+// Package sidecar puts a vendor's proxy, given as a shell command or a container image, in front of every
 // apiserver of a local cluster, the way skewcheck's reference peer proxy is put there
 // (reference/peerproxy.Front). The proxies are the target's endpoints, and the suites keep
 // everything a local cluster allows: stopping, killing and freezing servers (the sidecar
@@ -19,6 +19,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
@@ -30,6 +31,9 @@ type Config struct {
 	Name string
 	// Shell is run with sh -c, once per apiserver, with the environment Env describes.
 	Shell string
+	// Image, instead of Shell, is a container image in the local Docker engine, run once per
+	// apiserver with the same environment (image.go).
+	Image string
 	// Dir keeps each sidecar's log; the cluster's directory when empty.
 	Dir string
 	// ReadyTimeout bounds the wait for a sidecar to answer /version (default 60s).
@@ -68,9 +72,16 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		return nil, nil, err
 	}
 	var nodes []*node
+	rt, err := cfg.runtime(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	stop := func() {
 		for _, n := range nodes {
 			n.StopSidecar(true)
+		}
+		if rt != nil {
+			rt.Close()
 		}
 	}
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
@@ -89,7 +100,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		admin, user := c.RestConfig(s, local.Admin), c.RestConfig(s, local.Unprivileged)
 		url := fmt.Sprintf("https://%s:%d", listen, s.Port)
 		admin.Host, user.Host = url, url
-		n := &node{server: s, cfg: cfg, admin: admin, log: filepath.Join(cfg.Dir, "sidecar-"+s.Name+".log"), env: []string{
+		n := &node{server: s, cfg: cfg, rt: rt, admin: admin, log: filepath.Join(cfg.Dir, "sidecar-"+s.Name+".log"), env: []string{
 			"SKEWCHECK_ID=" + c.Name + "-" + s.Name,
 			fmt.Sprintf("SKEWCHECK_LISTEN=%s:%d", listen, s.Port),
 			"SKEWCHECK_SERVING_CERT=" + serving.CertFile, "SKEWCHECK_SERVING_KEY=" + serving.KeyFile,
@@ -100,11 +111,11 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 			"SKEWCHECK_CONTROL_CERT=" + c.PKI.Admin.CertFile, "SKEWCHECK_CONTROL_KEY=" + c.PKI.Admin.KeyFile,
 		}}
 		fmt.Fprintf(cfg.Progress, "starting sidecar %s in front of %s at %s (log %s)\n", cfg.Name, s.Name, url, n.log)
+		nodes = append(nodes, n) // before starting: stop also ends a sidecar that started but never served
 		if err := n.StartSidecar(ctx); err != nil {
 			stop()
 			return nil, nil, err
 		}
-		nodes = append(nodes, n)
 		d := direct.Endpoints[i]
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: "sidecar-" + s.Name, URL: url, Admin: admin, User: user,
@@ -128,15 +139,25 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 type node struct {
 	server *local.Server
 	cfg    Config
-	admin  *rest.Config // through the sidecar
+	admin  *rest.Config        // through the sidecar
+	rt     *containers.Runtime // with Config.Image
 	log    string
 	env    []string
-	proc   *process.Process
+	proc   running
+}
+
+// running is a started sidecar: a process (Config.Shell) or a container (Config.Image).
+type running interface {
+	Exited() (bool, string)
+	Stop(grace time.Duration) error
 }
 
 func (n *node) Running() bool { return n.proc != nil }
 
 func (n *node) StartSidecar(ctx context.Context) error {
+	if n.cfg.Image != "" {
+		return n.startContainer(ctx)
+	}
 	cmd := exec.Command("sh", "-c", n.cfg.Shell)
 	cmd.Env = append(os.Environ(), n.env...)
 	p, err := process.Start(cmd, n.log)

@@ -81,7 +81,8 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
 	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
-	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command: your proxy's name in the report")
+	fl.StringVar(&f.sidecar.Image, "sidecar-image", "", "your proxy, as an image in the local Docker engine (never pulled) run in front of every apiserver of the local cluster, on the host's network, with the environment of --sidecar-command and its files mounted read-only; logs in <report-dir>/sidecar/")
+	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command or --sidecar-image: your proxy's name in the report")
 	f.dataplane.add(cmd)
 	f.gateway.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
@@ -121,8 +122,8 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if err := f.gateway.validate(f); err != nil {
 		return err
 	}
-	if f.sidecar.Shell != "" && (f.kubeconfig != "" || f.reference.name != "") {
-		return fmt.Errorf("--sidecar-command puts your proxy in front of a local cluster's apiservers: it cannot go with --kubeconfig or --reference")
+	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
+		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of a local cluster's apiservers: they cannot go with --kubeconfig or --reference")
 	}
 	if f.kubeconfig != "" && f.dataplane.name != "" {
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
@@ -130,6 +131,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	f.run.SkewcheckVersion = version
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := prepareSidecarImage(ctx, f); err != nil {
+		return err
+	}
 	target, cluster, cleanup, err := conformanceTarget(ctx, f)
 	if err != nil {
 		return err
@@ -176,7 +180,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		return nil, nil, nil, err
 	}
 	f.gateway.specs(specs)
-	if f.sidecar.Shell != "" {
+	if f.sidecar.Enabled() {
 		for i := range specs {
 			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
 		}
@@ -202,7 +206,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		}
 		return t, c, func() { stop(); cleanup() }, nil
 	}
-	if f.sidecar.Shell != "" {
+	if f.sidecar.Enabled() {
 		f.sidecar.Progress = os.Stderr
 		t, stop, err := sidecar.Front(ctx, c, f.sidecar)
 		if err != nil {

@@ -20,7 +20,8 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand())
+	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand(), imagesCommand())
+	peerproxyFromSidecarEnv(root)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)

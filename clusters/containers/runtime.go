@@ -1,0 +1,46 @@
+package containers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+)
+
+// Runtime is a connection to the local Docker engine.
+type Runtime struct {
+	provider *testcontainers.DockerProvider
+}
+
+var sweepOnce sync.Once
+
+// Connect reaches the Docker engine (DOCKER_HOST, or the default socket), and removes the
+// containers of dead skewcheck runs once per process.
+func Connect(ctx context.Context) (*Runtime, error) {
+	disableRyukUnlessAsked()
+	// testcontainers-go prints a banner and a line per step on the standard logger; skewcheck
+	// says what it does in its own progress lines.
+	tclog.SetDefault(tclog.NewNoopLogger())
+	p, err := testcontainers.NewDockerProvider()
+	if err == nil {
+		err = p.Health(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the Docker engine is not reachable (DOCKER_HOST=%q): %w; start dockerd, or point DOCKER_HOST at a running engine", os.Getenv("DOCKER_HOST"), err)
+	}
+	r := &Runtime{provider: p}
+	sweepOnce.Do(func() { r.sweep(ctx) })
+	return r, nil
+}
+
+// Close releases the connection.
+func (r *Runtime) Close() error { return r.provider.Close() }
+
+// Provider is testcontainers-go's Docker provider, for building images (clusters/images).
+func (r *Runtime) Provider() *testcontainers.DockerProvider { return r.provider }
+
+func (r *Runtime) client() client.APIClient { return r.provider.Client() }

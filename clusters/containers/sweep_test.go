@@ -1,0 +1,73 @@
+package containers
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
+)
+
+// TestSweepRemovesLeftoversOfDeadRuns: a container named and labelled for a pid that is gone
+// (a SIGKILLed run) is removed by the next run's sweep; this run's own is kept.
+func TestSweepRemovesLeftoversOfDeadRuns(t *testing.T) {
+	integration.Require(t)
+	ctx := context.Background()
+	r, err := Connect(ctx)
+	if err != nil {
+		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
+	}
+	defer r.Close()
+	image := emptyImage(t, r)
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.ProcessState.Pid()
+	host, _ := os.Hostname()
+	leftover := create(t, r, image, fmt.Sprintf("skewcheck-%d-leftover", dead), map[string]string{OwnerLabel: fmt.Sprint(dead), HostLabel: host})
+	ours := create(t, r, image, ContainerName("ours"), ownerLabels())
+	defer r.remove(ctx, ours)
+	r.sweep(ctx)
+	if _, err := r.client().ContainerInspect(ctx, leftover, client.ContainerInspectOptions{}); !errdefs.IsNotFound(err) {
+		r.remove(ctx, leftover)
+		t.Errorf("the container of dead pid %d is still there (inspect: %v)", dead, err)
+	}
+	if _, err := r.client().ContainerInspect(ctx, ours, client.ContainerInspectOptions{}); err != nil {
+		t.Errorf("this run's own container was swept: %v", err)
+	}
+}
+
+// emptyImage imports an image with no files: containers are only created from it, never
+// started, and nothing is pulled.
+func emptyImage(t *testing.T, r *Runtime) string {
+	var layer bytes.Buffer
+	tar.NewWriter(&layer).Close()
+	ref := fmt.Sprintf("skewcheck-test/empty:%d", os.Getpid())
+	rc, err := r.client().ImageImport(context.Background(), client.ImageImportSource{Source: &layer, SourceName: "-"}, ref, client.ImageImportOptions{})
+	if err != nil {
+		t.Fatalf("importing an empty image: %v", err)
+	}
+	io.Copy(io.Discard, rc)
+	rc.Close()
+	t.Cleanup(func() { r.client().ImageRemove(context.Background(), ref, client.ImageRemoveOptions{Force: true}) })
+	return ref
+}
+
+func create(t *testing.T, r *Runtime, image, name string, labels map[string]string) string {
+	resp, err := r.client().ContainerCreate(context.Background(), client.ContainerCreateOptions{Name: name,
+		Config: &container.Config{Image: image, Cmd: []string{"/never-started"}, Labels: labels}})
+	if err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+	return resp.ID
+}

@@ -1,0 +1,23 @@
+package images
+
+import (
+	"debug/elf"
+	"fmt"
+)
+
+// requireStatic fails when binary needs a dynamic loader, which a FROM scratch image lacks
+// (a Go binary built with cgo, the default where a C compiler is installed).
+func requireStatic(binary string) error {
+	f, err := elf.Open(binary)
+	if err != nil {
+		return fmt.Errorf("reading %s as a Linux executable: %w", binary, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked (built with cgo), and a FROM scratch image has no C library: "+
+				"build a static one with `CGO_ENABLED=0 go build -o skewcheck-static ./cmd/skewcheck` and pass it with --binary", binary)
+		}
+	}
+	return nil
+}

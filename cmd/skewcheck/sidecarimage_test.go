@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/images"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// TestSidecarImage certifies the reference peer proxy shipped as an image, the way a vendor
+// ships theirs: built FROM scratch from a static skewcheck (`skewcheck images reference`),
+// run with --sidecar-image in front of each apiserver of a local cluster. Every mvp and
+// discovery test runs and passes, the sidecars' logs are in the report directory, and no
+// container outlives the run.
+func TestSidecarImage(t *testing.T) {
+	integration.Require(t)
+	rt := requireDocker(t)
+	tag := fmt.Sprintf("skewcheck-test/reference-peerproxy:%d", os.Getpid())
+	removeImageWhenDone(t, rt, tag)
+	if out, code := run(t, t.TempDir(), "images", "reference", "--binary", staticCLI(t), "--tag", tag); code != 0 {
+		t.Fatalf("images reference: exit %d\n%s", code, tail(out, 20))
+	}
+	before := skewcheckContainers(t, rt)
+	oldV, newV := integration.Versions()
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--versions", oldV+","+newV, "--server-flag", "1=--runtime-config=batch/v1=false",
+		"--sidecar-name", "reference-image", "--sidecar-image", tag, "--report-dir", dir)
+	expectNoNewContainers(t, rt, before)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail(out, 40))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Conformance
+	json.Unmarshal(b, &rep)
+	want, _ := framework.Select(suites.All(), []string{"mvp", "discovery"})
+	if rep.Target != "sidecar:reference-image" || len(rep.Tests) != len(want) {
+		t.Errorf("report: target %q, %d tests, want sidecar:reference-image and %d", rep.Target, len(rep.Tests), len(want))
+	}
+	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
+		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
+			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
+		}
+	}
+}
+
+// TestSidecarImageBadInput: a missing image is refused before any apiserver starts, saying
+// skewcheck does not pull; an image whose process exits at once fails the run with the end
+// of its log. Neither leaves a container behind.
+func TestSidecarImageBadInput(t *testing.T) {
+	integration.Require(t)
+	rt := requireDocker(t)
+	before := skewcheckContainers(t, rt)
+
+	out, code := run(t, t.TempDir(), "conformance", "--sidecar-image", "skewcheck-test/no-such-image:1", "--report-dir", t.TempDir())
+	if code == 0 || !strings.Contains(out, "is not in the local Docker engine") || !strings.Contains(out, "does not pull") || strings.Contains(out, "starting") {
+		t.Errorf("a missing image: exit %d, want a refusal before the cluster starts, saying it is not pulled:\n%s", code, out)
+	}
+	expectNoNewContainers(t, rt, before)
+
+	tag := fmt.Sprintf("skewcheck-test/exits-at-once:%d", os.Getpid())
+	removeImageWhenDone(t, rt, tag)
+	if err := images.Build(context.Background(), rt, staticCLI(t), tag, []string{"no-such-command"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	oldV, _ := integration.Versions()
+	out, code = run(t, t.TempDir(), "conformance", "--versions", oldV, "--sidecar-image", tag, "--report-dir", t.TempDir())
+	if code == 0 || !strings.Contains(out, "exited with status 1") || !strings.Contains(out, `unknown command "no-such-command"`) {
+		t.Errorf("an image that exits at once: exit %d, want the exit status and the end of its log:\n%s", code, tail(out, 30))
+	}
+	expectNoNewContainers(t, rt, before)
+}
+
+// requireDocker skips, saying why, where no Docker engine answers: the image tests need one,
+// the rest of make test does not.
+func requireDocker(t *testing.T) *containers.Runtime {
+	t.Helper()
+	rt, err := containers.Connect(context.Background())
+	if err != nil {
+		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// staticCLI builds the CLI with CGO_ENABLED=0, as a FROM scratch image needs it, once.
+func staticCLI(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(cli), "skewcheck-static")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	cmd := exec.Command("go", "build", "-o", path, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building a static CLI: %v\n%s", err, out)
+	}
+	return path
+}
+
+func removeImageWhenDone(t *testing.T, rt *containers.Runtime, ref string) {
+	t.Cleanup(func() {
+		rt.Provider().Client().ImageRemove(context.Background(), ref, client.ImageRemoveOptions{Force: true, PruneChildren: true})
+	})
+}
+
+// skewcheckContainers lists the IDs of every container skewcheck made, running or not.
+func skewcheckContainers(t *testing.T, rt *containers.Runtime) []string {
+	t.Helper()
+	list, err := rt.Provider().Client().ContainerList(context.Background(), client.ContainerListOptions{All: true,
+		Filters: make(client.Filters).Add("label", containers.OwnerLabel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range list.Items {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func expectNoNewContainers(t *testing.T, rt *containers.Runtime, before []string) {
+	t.Helper()
+	for _, id := range skewcheckContainers(t, rt) {
+		if !slices.Contains(before, id) {
+			t.Errorf("container %s left behind", id)
+		}
+	}
+}
