@@ -19,12 +19,27 @@ func (c *Cluster) WaitConverged(ctx context.Context) error {
 	pending, err := discovery.AwaitReached(ctx, c.members)
 	switch {
 	case len(pending) > 0:
-		return fmt.Errorf("the cluster did not converge within %v: these servers still answer 404 for GVRs a peer serves: %s (server logs under %s)",
-			c.cfg.ConvergeTimeout, strings.Join(pending, "; "), c.Dir)
+		why := ""
+		if known := knownIncompatibility(c.runningVersions()); known != "" {
+			why = "; " + known
+		}
+		return fmt.Errorf("the cluster did not converge within %v: these servers still answer 404 for GVRs a peer serves: %s (server logs under %s)%s",
+			c.cfg.ConvergeTimeout, strings.Join(pending, "; "), c.Dir, why)
 	case err != nil:
 		return fmt.Errorf("the cluster did not converge within %v: %w", c.cfg.ConvergeTimeout, err)
 	}
 	return nil
+}
+
+// runningVersions are the versions of the running servers with the proxy on.
+func (c *Cluster) runningVersions() []string {
+	var out []string
+	for _, s := range c.Servers {
+		if s.State() == Running && s.PeerProxy() {
+			out = append(out, s.Version)
+		}
+	}
+	return out
 }
 
 // members are the running servers, probed as the admin with the cluster's own client.
