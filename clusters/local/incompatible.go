@@ -3,29 +3,27 @@ package local
 import "strings"
 
 // knownIncompatibility names an upstream defect that keeps servers of these versions from
-// ever converging, so a convergence timeout says why instead of only that it happened.
+// converging, so a convergence timeout says why instead of only that it happened.
 //
-// kube-apiserver 1.35 creates the storage of its peer endpoint leases (etcd, under
-// /peerserverleases/) with that prefix as the resource prefix; 1.34 and older create it
-// without one (k8s.io/apiserver pkg/reconcilers/peer_endpoint_lease.go, storagefactory.Create).
-// A 1.34 server then finds no address for a 1.35+ peer ("failed to get host port info from
-// identity lease ...: missing port in address" in its log), drops the peer after its
-// retries, and answers 404 for everything only that peer serves. Seen on 1.34.4 + 1.35.4.
+// A kube-apiserver writes its identity lease before its peer endpoint lease (the latter
+// only once it is ready). Up to 1.34 a server retries a failed peer discovery sync 5 times
+// with backoff from 5 ms, about 160 ms in all, then drops the peer's lease from its queue
+// ("missing port in address" in its log) and does not look at that peer again until some
+// identity lease is added, deleted or changes holder. 1.35 raised the retries to 20 for
+// exactly this race (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go, maxRetries).
+// Seen on 1.33.13 + 1.34.4 and 1.34.4 + 1.35.4: the older server answers 404 for all the
+// newer one serves.
 func knownIncompatibility(versions []string) string {
-	var old, newer []string
+	var old []string
 	for _, v := range versions {
-		switch m := minor(v); {
-		case m > 0 && m <= 34:
+		if m := minor(v); m > 0 && m <= 34 {
 			old = append(old, v)
-		case m >= 35:
-			newer = append(newer, v)
 		}
 	}
-	if len(old) == 0 || len(newer) == 0 {
+	if len(old) == 0 || len(versions) < 2 {
 		return ""
 	}
-	return "known upstream incompatibility: kube-apiserver " + strings.Join(old, ", ") + " cannot find the address of a 1.35+ peer (" +
-		strings.Join(newer, ", ") + "): 1.35 stores peer endpoint leases under a storage resource prefix 1.34 does not use " +
-		"(k8s.io/apiserver pkg/reconcilers/peer_endpoint_lease.go), so the older server logs \"missing port in address\" and answers 404 " +
-		"for what only newer peers serve: upstream's mixed version proxy cannot work across this pair; skew versions from 1.35 on"
+	return "known upstream defect: kube-apiserver " + strings.Join(old, ", ") + " gives up on a peer whose endpoint lease is not yet written " +
+		"after 5 retries in about 160 ms (\"missing port in address\" in its log) and ignores it until an identity lease changes holder; " +
+		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). Restarting the older server once its peers are ready makes it see them"
 }

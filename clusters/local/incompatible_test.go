@@ -11,9 +11,9 @@ func TestKnownIncompatibility(t *testing.T) {
 		want     bool
 	}{
 		{[]string{"v1.34.4", "v1.35.4"}, true},
-		{[]string{"v1.33.13", "v1.34.4", "v1.36.3"}, true},
+		{[]string{"v1.33.13", "v1.34.4"}, true},
+		{[]string{"v1.34.4"}, false},
 		{[]string{"v1.35.4", "v1.36.3"}, false},
-		{[]string{"v1.33.13", "v1.34.4"}, false},
 		{[]string{"v1.36.3", "v1.37.2"}, false},
 	} {
 		got := knownIncompatibility(c.versions)
