@@ -37,7 +37,7 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	}{
 		// The peer authorizes the proxy, an admin: the ungranted user and anonymous get in,
 		// the audit log names the proxy, and an ungranted user may impersonate an admin.
-		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-046", "MVP-047", "MVP-049"}},
+		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-045", "MVP-046", "MVP-047", "MVP-049"}},
 		// The admin impersonating the user stays the admin.
 		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}},
 		// X-Remote-Group: system:masters from the client makes it an admin.

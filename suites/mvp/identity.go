@@ -105,7 +105,6 @@ func spoofedHeaders(ctx context.Context, env *framework.Env) {
 // 101 Switching Protocols through the proxy as it does directly.
 func upgradeIdentity(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list", "watch") {
-		grantRead(ctx, env, r)
 		req := func() framework.Request {
 			key := make([]byte, 16)
 			rand.Read(key)
@@ -116,13 +115,26 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 					"Sec-Websocket-Key": {base64.StdEncoding.EncodeToString(key)},
 				}}
 		}
+		// Before any grant the user may not watch: whoever the peer authorizes, it must not
+		// be the proxy (which may watch anything). 401 is upstream's peer not seeing the
+		// user at all (the known deviation); 403 is the user, denied.
+		Expect(r.Peer.Do(ctx, req())).To(framework.HaveStatus(403), "a websocket watch as the ungranted user, directly to %s", r.Peer.Name)
+		Expect(r.Entry.Do(ctx, req()).Status).To(BeElementOf(401, 403),
+			"a websocket watch as the ungranted user through %s: the peer must authorize the user, not the proxy", r.Entry.Name)
+		grantRead(ctx, env, r)
 		Expect(r.Peer.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user, directly to %s", r.Peer.Name)
 		// The same watch without the upgrade must work through the entry: only what upgrade
 		// requests lose may count as the known deviation.
 		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser})).
 			To(framework.HaveStatus(200), "a plain watch as the allowed user through %s", r.Entry.Name)
+		through := r.Entry.Do(ctx, req())
+		if through.Status != 101 {
+			// Only the documented deviation may be allowed: the peer not seeing the user,
+			// which it answers 401. A 404, a 5xx or no answer is a failure in itself.
+			Expect(through.Status).To(Equal(401), "a websocket watch as the allowed user through %s: %s", r.Entry.Name, through)
+		}
 		env.Deviation(func() {
-			Expect(r.Entry.Do(ctx, req())).To(framework.HaveStatus(101), "a websocket watch as the allowed user through %s: the peer must see the user", r.Entry.Name)
+			Expect(through).To(framework.HaveStatus(101), "a websocket watch as the allowed user through %s: the peer must see the user", r.Entry.Name)
 		})
 	}
 }
