@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -86,18 +86,54 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 // body also has to survive the proxy: a DELETE with DeleteOptions is what kubectl sends.
 var background = []byte(`{"apiVersion":"v1","kind":"DeleteOptions","propagationPolicy":"Background"}`)
 
-// proxiedWatch: a watch through the entry from a resourceVersion sees what the peer wrote after it.
+// proxiedWatch: a watch through the entry from a resourceVersion sees what the peer wrote
+// after it, while the watch is still open. The watch is opened first and lasts
+// watchOpenFor; the event must arrive within eventBound of the write, so a proxy that
+// buffers the stream and delivers it only when the watch ends is caught.
 func proxiedWatch(ctx context.Context, env *framework.Env) {
+	const watchOpenFor, eventBound = 30 * time.Second, 10 * time.Second
 	for _, r := range routesFor(env, "create", "list", "watch") {
 		list := r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?limit=1"})
 		Expect(list).To(framework.HaveStatus(200))
 		rv := meta(decode(list), "resourceVersion")
 		name := uniqueName("watch")
+		wctx, cancel := context.WithTimeout(ctx, watchOpenFor+env.Timeouts.Request)
+		defer cancel()
+		client, req, err := framework.StreamRequest(wctx, r.Entry, fmt.Sprintf("%s?watch=true&timeoutSeconds=%d&resourceVersion=%v&fieldSelector=%s",
+			r.GVR.CollectionPath(testNamespace), int(watchOpenFor.Seconds()), rv, url.QueryEscape("metadata.name="+name)))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := client.Do(req)
+		Expect(err).NotTo(HaveOccurred(), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(200), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
-		watch := r.Entry.Do(ctx, framework.Request{Path: fmt.Sprintf("%s?watch=true&timeoutSeconds=2&resourceVersion=%v&fieldSelector=%s",
-			r.GVR.CollectionPath(testNamespace), rv, url.QueryEscape("metadata.name="+name))})
-		Expect(watch).To(framework.HaveStatus(200), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
-		Expect(watchEvents(watch)).To(ContainElement("ADDED "+name), "the watch through %s did not stream the peer's ADDED event", r.Entry.Name)
+		written := time.Now()
+		Expect(firstAdded(resp.Body, name)).To(Succeed(), "the watch through %s ended without the peer's ADDED event", r.Entry.Name)
+		Expect(time.Since(written)).To(BeNumerically("<", eventBound),
+			"the ADDED event came through %s only %v after the write, with the watch open for %v: the stream is buffered, not passed on as it comes", r.Entry.Name, time.Since(written).Round(time.Millisecond), watchOpenFor)
+	}
+}
+
+// firstAdded reads watch events from a stream until the ADDED event of name.
+func firstAdded(stream io.Reader, name string) error {
+	dec := json.NewDecoder(stream)
+	var seen []string
+	for {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := dec.Decode(&ev); err != nil {
+			return fmt.Errorf("after events %v: %w", seen, err)
+		}
+		if ev.Type == "ADDED" && ev.Object.Metadata.Name == name {
+			return nil
+		}
+		seen = append(seen, ev.Type+" "+ev.Object.Metadata.Name)
 	}
 }
 
@@ -163,24 +199,4 @@ func label(r framework.Response, key string) string {
 	}
 	json.Unmarshal(r.Body, &o)
 	return o.Metadata.Labels[key]
-}
-
-// watchEvents renders a watch stream as "TYPE name" lines.
-func watchEvents(r framework.Response) []string {
-	var out []string
-	dec := json.NewDecoder(strings.NewReader(r.BodyText))
-	for {
-		var ev struct {
-			Type   string `json:"type"`
-			Object struct {
-				Metadata struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-			} `json:"object"`
-		}
-		if dec.Decode(&ev) != nil {
-			return out
-		}
-		out = append(out, ev.Type+" "+ev.Object.Metadata.Name)
-	}
 }
