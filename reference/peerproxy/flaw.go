@@ -1,6 +1,8 @@
 package peerproxy
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -20,7 +22,21 @@ const (
 	FlawDropImpersonation Flaw = "drop-impersonation"
 	// FlawTrustClientIdentity takes the X-Remote-* headers a client sends as who it is.
 	FlawTrustClientIdentity Flaw = "trust-client-identity"
+	// FlawBufferResponses reads every answer whole before passing it on, so a watch's
+	// events arrive only when the watch ends.
+	FlawBufferResponses Flaw = "buffer-responses"
 )
+
+// buffer reads resp's body whole when the flaw says so.
+func (f Flaw) buffer(resp *http.Response) error {
+	if f != FlawBufferResponses {
+		return nil
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return err
+}
 
 // apply bends a request the way the flaw says, after authentication found u; it returns
 // the user to forward as (nil forwards as nobody or, for FlawForwardAsItself, as the

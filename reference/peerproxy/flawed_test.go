@@ -1,6 +1,7 @@
 package peerproxy_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -24,9 +25,11 @@ import (
 const (
 	flawEnv       = "SKEWCHECK_TEST_FLAW"
 	flawReportEnv = "SKEWCHECK_TEST_FLAW_REPORT"
+	flawFocusEnv  = "SKEWCHECK_TEST_FLAW_FOCUS"
 )
 
-// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049) can fail: the
+// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), and the watch
+// streaming test (MVP-012), can fail: the
 // reference made wrong in one way at a time fails the tests about that way, with the
 // reason. Each flawed run is a child process (TestFlawedReferenceRun) with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
@@ -34,20 +37,24 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	cases := []struct {
 		flaw   peerproxy.Flaw
 		failed []string // each must fail
+		focus  string   // the tests run; the identity tests when empty
 	}{
 		// The peer authorizes the proxy, an admin: the ungranted user and anonymous get in,
 		// the audit log names the proxy, and an ungranted user may impersonate an admin.
-		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-045", "MVP-046", "MVP-047", "MVP-049"}},
+		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-045", "MVP-046", "MVP-047", "MVP-049"}, ""},
 		// The admin impersonating the user stays the admin.
-		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}},
+		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}, ""},
 		// X-Remote-Group: system:masters from the client makes it an admin.
-		{peerproxy.FlawTrustClientIdentity, []string{"MVP-044"}},
+		{peerproxy.FlawTrustClientIdentity, []string{"MVP-044"}, ""},
+		// A watch's events come only when the watch ends.
+		{peerproxy.FlawBufferResponses, []string{"MVP-012"}, `\[MVP-012`},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedReferenceRun$", "-test.count=1", "-test.timeout=10m")
-			cmd.Env = append(os.Environ(), flawEnv+"="+string(tc.flaw), flawReportEnv+"="+dir)
+			focus := cmp.Or(tc.focus, `\[MVP-04`)
+			cmd.Env = append(os.Environ(), flawEnv+"="+string(tc.flaw), flawReportEnv+"="+dir, flawFocusEnv+"="+focus)
 			out, _ := cmd.CombinedOutput() // the child fails: its tests are meant to
 			b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
 			if err != nil {
@@ -92,7 +99,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	t.Cleanup(stop)
 	dir := os.Getenv(flawReportEnv)
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, mvp.Tests,
-		framework.RunOptions{Focus: `\[MVP-04`, ReportDir: dir, Seed: 1})
+		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 		},
 		FlushInterval:  -1, // watches stream event by event
 		Transport:      &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
-		ModifyResponse: func(*http.Response) error { count(served); return nil },
+		ModifyResponse: func(resp *http.Response) error { count(served); return p.cfg.Flaw.buffer(resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
 			if toPeer {
