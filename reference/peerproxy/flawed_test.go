@@ -28,10 +28,9 @@ const (
 	flawFocusEnv  = "SKEWCHECK_TEST_FLAW_FOCUS"
 )
 
-// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), and the watch
-// streaming test (MVP-012), can fail: the
-// reference made wrong in one way at a time fails the tests about that way, with the
-// reason. Each flawed run is a child process (TestFlawedReferenceRun) with its own cluster.
+// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), and the
+// watch streaming test (MVP-012), can fail: the reference made wrong in one way at a time
+// fails the tests about that way, with the reason. Each flawed run is a child process (TestFlawedReferenceRun) with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	integration.Require(t)
 	cases := []struct {
