@@ -60,9 +60,13 @@ func noPeerIsLocal(ctx context.Context, env *framework.Env) {
 		list, err := disc.Fetch(ctx, e.Admin, "/apis", disc.AggregatedV2NoPeer)
 		Expect(err).NotTo(HaveOccurred())
 		local := disc.FromList(list)
+		// What e does not serve itself, checked by asking it (a marked request is served
+		// locally), not by the nopeer view the skew was computed from: nopeer must not list it.
 		for _, r := range framework.SkewedGVRs(env.Target) {
-			if r.Entry == e {
-				Expect(local.Has(r.GVR.Key())).To(BeFalse(), "%s's nopeer /apis lists %s, which only %s serves", e.Name, r.GVR.Key(), r.Peer.Name)
+			if r.Entry == e && r.GVR.Can("list") {
+				resp := e.Do(ctx, framework.Request{Path: r.GVR.Path() + "?limit=1", Header: marked})
+				Expect(resp.Status).To(Equal(404), "%s serves %s itself (asked with the request marked proxied), though its nopeer view lacks it: %s", e.Name, r.GVR.Key(), resp)
+				Expect(local.Has(r.GVR.Key())).To(BeFalse(), "%s's nopeer /apis lists %s, which it does not serve itself", e.Name, r.GVR.Key())
 			}
 		}
 		for _, g := range local.Sorted() {
@@ -140,6 +144,11 @@ func leaverDisappears(ctx context.Context, env *framework.Env) {
 		}
 	}
 	Expect(only).NotTo(BeEmpty(), "no non-core GVR only %s serves", r.Peer.Name)
+	// First the merged view must list them, or their absence later would prove nothing.
+	before := merged(ctx, r.Entry)
+	for k := range only {
+		Expect(before.Has(k)).To(BeTrue(), "%s's merged /apis does not list %s, which %s serves, even before it stops", r.Entry.Name, k, r.Peer.Name)
+	}
 	env.RestartWhenDone(r.Peer)
 	Expect(r.Peer.Node.Stop(30 * time.Second)).To(Succeed())
 	stopped := time.Now()
