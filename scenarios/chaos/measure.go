@@ -62,7 +62,8 @@ type Outcome struct {
 	Reads       int         `json:"reads"`
 	Writes      int         `json:"writes"`
 	AckedWrites int         `json:"ackedWrites"`
-	// LostWrites are writes acknowledged (201) that the serving peer does not have.
+	// LostWrites are writes acknowledged (201) that the serving peer does not have, or
+	// cannot be shown to have within the recover bound.
 	LostWrites int    `json:"lostWrites"`
 	Seed       int64  `json:"seed"`
 	Error      string `json:"error,omitempty"`
@@ -178,12 +179,31 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {
-		if probe(ctx, route.Peer, framework.Request{Path: route.GVR.CollectionPath("default") + "/" + name}).Status == 404 {
+		if !readBack(ctx, route.Peer, route.GVR.CollectionPath("default")+"/"+name, opts.Recover) {
 			o.LostWrites++
 		}
 	}
 	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: route.GVR.CollectionPath("default") + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
 	return o
+}
+
+// readBack reports whether the peer has an acknowledged object: 200 says yes, 404 says it
+// is lost, and anything else (an error, a 5xx) is asked again until bound, after which a
+// write that cannot be shown to exist counts as lost.
+func readBack(ctx context.Context, peer *framework.Endpoint, path string, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for {
+		switch probe(ctx, peer, framework.Request{Path: path}).Status {
+		case 200:
+			return true
+		case 404:
+			return false
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // probe is one request, bounded so a hung connection cannot stall the measurement forever
