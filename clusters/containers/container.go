@@ -21,11 +21,20 @@ type Spec struct {
 	Name  string
 	Image string
 	Env   map[string]string
-	// ReadOnly are host paths mounted read-only at the same path, so that paths given in
-	// Env mean the same inside the container as outside.
-	ReadOnly []string
-	// HostNetwork runs the container in the network namespace of the engine's host.
-	HostNetwork bool
+	// Cmd, when set, replaces the image's default arguments.
+	Cmd []string
+	// ReadOnly and ReadWrite are host paths mounted at the same path, so that paths given
+	// in Env mean the same inside the container as outside.
+	ReadOnly, ReadWrite []string
+	// NetworkMode is Docker's: "host" (the engine host's network namespace), "none",
+	// "container:<name>" (another container's), or a network's name.
+	NetworkMode string
+	// Hostname is the container's host name (its own UTS namespace); ExtraHosts are
+	// "name:ip" lines added to its /etc/hosts.
+	Hostname   string
+	ExtraHosts []string
+	// CapAdd are capabilities added to Docker's default set (NET_ADMIN, NET_RAW).
+	CapAdd []string
 	// Log is the file the container's standard output and error are appended to.
 	Log string
 }
@@ -51,13 +60,16 @@ func (r *Runtime) Start(ctx context.Context, s Spec) (*Container, error) {
 	}
 	name := ContainerName(s.Name)
 	req := testcontainers.ContainerRequest{
-		Image: s.Image, Name: name, Env: s.Env, Labels: ownerLabels(),
+		Image: s.Image, Name: name, Env: s.Env, Labels: ownerLabels(), Cmd: s.Cmd,
+		ConfigModifier: func(c *container.Config) { c.Hostname = s.Hostname },
 		HostConfigModifier: func(hc *container.HostConfig) {
-			if s.HostNetwork {
-				hc.NetworkMode = "host"
-			}
+			hc.NetworkMode = container.NetworkMode(s.NetworkMode)
+			hc.ExtraHosts, hc.CapAdd = s.ExtraHosts, s.CapAdd
 			for _, p := range s.ReadOnly {
 				hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
+			}
+			for _, p := range s.ReadWrite {
+				hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
 			}
 		},
 	}
@@ -102,6 +114,15 @@ func (c *Container) watch(log *os.File) {
 	c.mu.Lock()
 	c.how = how
 	c.mu.Unlock()
+}
+
+// Pid is the container's first process as this machine sees it, 0 when it is not running.
+func (c *Container) Pid(ctx context.Context) (int, error) {
+	st, err := c.ctr.State(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("inspecting container %s: %w", c.Name, err)
+	}
+	return st.Pid, nil
 }
 
 // Exited reports whether the container has ended, and how.

@@ -12,7 +12,7 @@ func BenchmarkTopology(b *testing.B) {
 	integration.Require(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		t, err := newTopology()
+		t, err := newTopology(nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -35,8 +35,14 @@ func (c Command) Process(_ context.Context, n NodeInfo) (Process, error) {
 	if err != nil {
 		return Process{}, err
 	}
-	return Process{Argv: []string{sh, "-c", c.Shell}, Env: []string{
+	return Process{Argv: []string{sh, "-c", c.Shell}, Env: contractEnv(n)}, nil
+}
+
+// contractEnv is what a vendor's dataplane finds in its environment, as a command or as an
+// image.
+func contractEnv(n NodeInfo) []string {
+	return []string{
 		"SKEWCHECK_KUBECONFIG=" + n.Kubeconfig, "SKEWCHECK_NODE_NAME=" + n.Name,
 		"SKEWCHECK_NODE_IP=" + n.IP, "SKEWCHECK_DIR=" + n.Dir,
-	}}, nil
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/netns"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/interrupt"
@@ -48,12 +50,21 @@ type Dataplane struct {
 	topo     *topology
 	bridge   *apiBridge
 	backends []*http.Server
-	cmd      *process.Process
+	cmd      running
 	fw       *framework.Dataplane
-	untrack  func()
+	// rt and holder are the Docker engine and the node's container, for an Image.
+	rt      *containers.Runtime
+	holder  *containers.Container
+	untrack func()
 	// mu makes Close (also from the interrupt handler) and Start's building exclusive.
 	mu     sync.Mutex
 	closed bool
+}
+
+// running is a started dataplane: a process, or a container (Image).
+type running interface {
+	Exited() (bool, string)
+	Stop(grace time.Duration) error
 }
 
 // Unsupported is returned by Start when the machine cannot run the dataplane; callers
@@ -125,7 +136,17 @@ func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (er
 	}
 	cfg := d.cfg
 	fmt.Fprintf(cfg.Progress, "dataplane %s: building the network (node, backends, load balancer, client)\n", cfg.Spec.Name())
-	if d.topo, err = newTopology(); err != nil {
+	img, isImage := cfg.Spec.(Image)
+	var node *netns.Host
+	if isImage {
+		if node, err = d.startNode(ctx, img); err != nil {
+			return err
+		}
+	}
+	if d.topo, err = newTopology(node); err != nil {
+		if node != nil {
+			node.Close()
+		}
 		return err
 	}
 	for i, ip := range []string{backend1IP, backend2IP} {
@@ -149,12 +170,19 @@ func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (er
 		return err
 	}
 	d.fw = d.describe()
+	if isImage {
+		fmt.Fprintf(cfg.Progress, "dataplane %s: starting image %s in the node's network namespace (log: %s)\n", cfg.Spec.Name(), img.Ref, d.Log())
+		d.cmd, err = d.startImage(ctx, img, p)
+		return err
+	}
 	fmt.Fprintf(cfg.Progress, "dataplane %s: starting %s on the node (log: %s)\n", cfg.Spec.Name(), filepath.Base(p.Argv[0]), d.Log())
 	cmd := d.topo.node.Command(context.Background(), p.Argv[0], p.Argv[1:]...)
 	cmd.Env = append(os.Environ(), p.Env...)
-	if d.cmd, err = process.Start(cmd, d.Log()); err != nil {
+	proc, err := process.Start(cmd, d.Log())
+	if err != nil {
 		return fmt.Errorf("starting dataplane %s: %w", cfg.Spec.Name(), err)
 	}
+	d.cmd = proc
 	return nil
 }
 
@@ -260,6 +288,13 @@ func (d *Dataplane) Close() error {
 	}
 	if d.topo != nil {
 		errs = append(errs, d.topo.close())
+	}
+	// The node's container last: its namespace is the node's, wired into the topology.
+	if d.holder != nil {
+		errs = append(errs, d.holder.Stop(0))
+	}
+	if d.rt != nil {
+		d.rt.Close()
 	}
 	if d.untrack != nil {
 		d.untrack()

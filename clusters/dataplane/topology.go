@@ -32,8 +32,11 @@ type topology struct {
 	node, backend, lb, client *netns.Host
 }
 
-func newTopology() (_ *topology, err error) {
-	t := &topology{}
+// newTopology builds the hosts and wires them. node, when not nil, is the node's namespace
+// made elsewhere (a container's: image.go), which gets its /etc/hosts from its maker;
+// otherwise the node is a namespace of its own like the other hosts.
+func newTopology(node *netns.Host) (_ *topology, err error) {
+	t := &topology{node: node}
 	defer func() {
 		if err != nil {
 			t.close()
@@ -47,8 +50,10 @@ func newTopology() (_ *topology, err error) {
 		role string
 		ip   string
 	}{{&t.node, "node", nodeIP}, {&t.backend, "backend", backend1IP}, {&t.lb, "lb", lbHostIP}, {&t.client, "client", clientIP}} {
-		if *h.host, err = netns.NewHost(h.role); err != nil {
-			return nil, err
+		if *h.host == nil {
+			if *h.host, err = netns.NewHost(h.role); err != nil {
+				return nil, err
+			}
 		}
 		if err = t.sw.Attach(*h.host, h.ip+subnetBits); err != nil {
 			return nil, err
@@ -71,8 +76,10 @@ func newTopology() (_ *topology, err error) {
 	if err = t.node.Sysctl("net.ipv4.ip_forward", "1"); err != nil {
 		return nil, err
 	}
-	if err = t.node.WriteEtc("hosts", nodeHosts()); err != nil {
-		return nil, err
+	if node == nil {
+		if err = t.node.WriteEtc("hosts", nodeHosts()); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
@@ -90,6 +97,15 @@ func nodeHosts() []byte {
 		fmt.Fprintf(&b, "%s %s\n", lbIP(i), lbHostname(i))
 	}
 	return []byte(b.String())
+}
+
+// lbHostEntries are the same names as Docker's extra hosts ("name:ip").
+func lbHostEntries() []string {
+	var out []string
+	for i := 0; i < lbIPCount; i++ {
+		out = append(out, lbHostname(i)+":"+lbIP(i))
+	}
+	return out
 }
 
 func (t *topology) close() error {

@@ -19,6 +19,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
@@ -31,6 +32,9 @@ type Config struct {
 	// Shell starts the gateway (sh -c), with the environment Env describes. It must
 	// serve TLS on $SKEWCHECK_LISTEN and keep running.
 	Shell string
+	// Image, instead of Shell, is a container image in the local Docker engine run with
+	// the same environment (image.go).
+	Image string
 	// ApplyShell is run (sh -c, same environment) after every change of the documents in
 	// $SKEWCHECK_GATEWAY_CONFIG. It must exit 0 once the gateway serves by them, or
 	// non-zero, saying why on its output, when the gateway refuses them.
@@ -76,16 +80,23 @@ type Gateway struct {
 	log     string
 	url     string
 	admin   *rest.Config
-	proc    *process.Process
+	proc    running
 	pid     int
+	rt      *containers.Runtime // with Config.Image
+}
+
+// running is a started gateway: a process (Config.Shell) or a container (Config.Image).
+type running interface {
+	Exited() (bool, string)
+	Stop(grace time.Duration) error
 }
 
 // Front starts the gateway in front of every server of c, configured with one
 // UpstreamCluster of all of them, and returns the target: the apiservers as endpoints,
 // and the gateway. stop ends the gateway.
 func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target, func(), error) {
-	if cfg.Shell == "" || cfg.ApplyShell == "" {
-		return nil, nil, fmt.Errorf("a gateway needs both a command that starts it and an apply command that returns once it serves by the documents written (--gateway-command, --gateway-apply-command)")
+	if (cfg.Shell == "" && cfg.Image == "") || cfg.ApplyShell == "" {
+		return nil, nil, fmt.Errorf("a gateway needs both a command or image that starts it and an apply command that returns once it serves by the documents written (--gateway-command or --gateway-image, --gateway-apply-command)")
 	}
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 60 * time.Second
@@ -189,6 +200,12 @@ func template(servers []string, ca, cert, key, servingCert, servingKey string) [
 }
 
 func (g *Gateway) start(ctx context.Context) error {
+	if g.cfg.Image != "" {
+		if err := g.startContainer(ctx); err != nil {
+			return err
+		}
+		return g.waitServing(ctx)
+	}
 	cmd := exec.Command("sh", "-c", g.cfg.Shell)
 	cmd.Env = append(os.Environ(), g.env...)
 	p, err := process.Start(cmd, g.log)
@@ -237,5 +254,9 @@ func (g *Gateway) stop() {
 	if g.proc != nil {
 		g.proc.Stop(10 * time.Second)
 		g.proc = nil
+	}
+	if g.rt != nil {
+		g.rt.Close()
+		g.rt = nil
 	}
 }

@@ -2,83 +2,45 @@ package images
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
-	"time"
-
-	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
 )
 
-// BuildTimeout bounds a build: testcontainers-go retries failed builds with a backoff.
-const BuildTimeout = 5 * time.Minute
-
-// Reference builds the reference peer proxy's image, tagged ref, from binary: a static
-// skewcheck executable. Its command is `skewcheck reference peerproxy` with no arguments:
-// it takes every flag the sidecar contract covers from its SKEWCHECK_* variable, since a
-// scratch image has no shell to expand them into a command line.
-func Reference(ctx context.Context, rt *containers.Runtime, binary, ref string, progress io.Writer) error {
-	return Build(ctx, rt, binary, ref, []string{"reference", "peerproxy"}, progress)
+// References are skewcheck's reference implementations that can be built into an image,
+// each with the command its entrypoint runs. Each takes every flag its contract covers from
+// the SKEWCHECK_* variable of that contract, since a scratch image has no shell to expand
+// them into a command line.
+var references = map[string]Image{
+	// The mixed version proxy, for conformance --sidecar-image.
+	"peerproxy": {Cmd: []string{"reference", "peerproxy"}},
+	// The service dataplane, for conformance --dataplane-image. It programs nftables with
+	// the nft command (knftables), which is copied in from this machine with its libraries.
+	"dataplane": {Cmd: []string{"reference", "ipmode"}, HostExecutables: []string{"nft"}},
+	// The API gateway, for conformance --gateway-image.
+	"gateway": {Cmd: []string{"reference", "gateway"}},
 }
 
-// Build builds a FROM scratch image, tagged ref, holding the static executable binary as
-// its entrypoint with cmd as its arguments. The image stays in the local engine.
-func Build(ctx context.Context, rt *containers.Runtime, binary, ref string, cmd []string, progress io.Writer) error {
-	if err := requireStatic(binary); err != nil {
-		return err
+// ReferenceNames are the components Reference builds.
+func ReferenceNames() []string {
+	var names []string
+	for n := range references {
+		names = append(names, n)
 	}
-	dir, err := os.MkdirTemp("", "skewcheck-image-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	if err := copyFile(binary, filepath.Join(dir, "entrypoint")); err != nil {
-		return fmt.Errorf("putting %s into the build context: %w", binary, err)
-	}
-	args, _ := json.Marshal(cmd)
-	dockerfile := "FROM scratch\nCOPY entrypoint /entrypoint\nENTRYPOINT [\"/entrypoint\"]\nCMD " + string(args) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
-		return err
-	}
-	repo, tag := splitRef(ref)
-	ctx, cancel := context.WithTimeout(ctx, BuildTimeout)
-	defer cancel()
-	_, err = rt.Provider().BuildImage(ctx, &testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
-		Context: dir, Repo: repo, Tag: tag, KeepImage: true, BuildLogWriter: progress}})
-	if err != nil {
-		return fmt.Errorf("building image %s from %s: %w", ref, binary, err)
-	}
-	return nil
+	slices.Sort(names)
+	return names
 }
 
-// splitRef splits name[:tag] into name and tag (latest when absent); a colon before the
-// last slash belongs to a registry's port.
-func splitRef(ref string) (repo, tag string) {
-	i := strings.LastIndex(ref, ":")
-	if i < 0 || i < strings.LastIndex(ref, "/") {
-		return ref, "latest"
+// Reference builds the image of one reference component, tagged ref, from binary: a static
+// skewcheck executable.
+func Reference(ctx context.Context, rt *containers.Runtime, component, binary, ref string, progress io.Writer) error {
+	img, ok := references[component]
+	if !ok {
+		return fmt.Errorf("no reference component %q: the components are %s", component, strings.Join(ReferenceNames(), ", "))
 	}
-	return ref[:i], ref[i+1:]
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	img.Ref, img.Entrypoint = ref, binary
+	return BuildImage(ctx, rt, img, progress)
 }

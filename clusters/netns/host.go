@@ -35,6 +35,8 @@ type Host struct {
 	ns   netns.NsHandle
 	nl   *netlink.Handle
 	once sync.Once
+	// adopted: the namespace is a container's (Adopt), not one this package named.
+	adopted bool
 }
 
 var (
@@ -79,6 +81,11 @@ func NewHost(role string) (*Host, error) {
 func (h *Host) Close() error {
 	var err error
 	h.once.Do(func() {
+		if h.adopted {
+			h.nl.Close()
+			h.ns.Close()
+			return
+		}
 		killInside(h.Name)
 		os.RemoveAll(filepath.Join(etcNetns, h.Name))
 		if h.nl != nil {

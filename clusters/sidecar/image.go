@@ -3,10 +3,6 @@ package sidecar
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
 )
@@ -40,19 +36,9 @@ func (c Config) runtime(ctx context.Context) (*containers.Runtime, error) {
 // environment names are mounted read-only at the same paths, so the contract is the
 // command's, word for word.
 func (n *node) startContainer(ctx context.Context) error {
-	env := map[string]string{}
-	var mounts []string
-	for _, kv := range n.env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-		if dir := filepath.Dir(v); filepath.IsAbs(v) && !slices.Contains(mounts, dir) {
-			if _, err := os.Stat(v); err == nil {
-				mounts = append(mounts, dir)
-			}
-		}
-	}
+	env, mounts := containers.FromEnv(n.env)
 	c, err := n.rt.Start(ctx, containers.Spec{Name: "sidecar-" + env["SKEWCHECK_ID"], Image: n.cfg.Image, Env: env,
-		ReadOnly: mounts, HostNetwork: true, Log: n.log})
+		ReadOnly: mounts, NetworkMode: "host", Log: n.log})
 	if err != nil {
 		return fmt.Errorf("starting sidecar %s for %s: %w", n.cfg.Name, n.server.Name, err)
 	}

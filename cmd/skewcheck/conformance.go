@@ -116,10 +116,10 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		printTests(tests)
 		return nil
 	}
-	if err := f.dataplane.validate(); err != nil {
+	if err := f.dataplane.validate(ctx); err != nil {
 		return err
 	}
-	if err := f.gateway.validate(f); err != nil {
+	if err := f.gateway.validate(ctx, f); err != nil {
 		return err
 	}
 	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
@@ -199,7 +199,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 		}
 	}
 	if f.gateway.enabled() {
-		t, stop, err := f.gateway.front(ctx, c)
+		t, stop, err := f.gateway.front(ctx, c, f.run.ReportDir)
 		if err != nil {
 			cleanup()
 			return nil, nil, nil, err

@@ -93,16 +93,21 @@ func TestDataplanes(t *testing.T) {
 
 func assertNoDataplaneLeft(t *testing.T) {
 	t.Helper()
-	entries, _ := os.ReadDir("/run/netns")
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), netns.Prefix) {
-			t.Errorf("network namespace %s left behind", e.Name())
-		}
-	}
+	assertNoNamespaceLeft(t)
 	// The reference runs as the CLI binary itself, so any process of it is left over.
 	for _, name := range []string{"kube-proxy", cli} {
 		if out, _ := exec.Command("pgrep", "-af", name).Output(); strings.TrimSpace(string(out)) != "" {
 			t.Errorf("dataplane process left running: %s", out)
+		}
+	}
+}
+
+func assertNoNamespaceLeft(t *testing.T) {
+	t.Helper()
+	entries, _ := os.ReadDir("/run/netns")
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), netns.Prefix) {
+			t.Errorf("network namespace %s left behind", e.Name())
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -21,24 +22,45 @@ import (
 )
 
 // dataplaneNames are the service dataplanes --dataplane knows.
-var dataplaneNames = []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode", "exec"}
+var dataplaneNames = []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode", "exec", "image"}
 
 type dataplaneFlags struct {
-	name, command, label, version string
-	syncBound                     time.Duration
+	name, command, image, label, version string
+	syncBound                            time.Duration
 }
 
 func (f *dataplaneFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "dataplane", "", "service dataplane under test for the ipmode profile: "+strings.Join(dataplaneNames, ", "))
 	fl.StringVar(&f.command, "dataplane-command", "", "with --dataplane exec: the shell command that runs your dataplane on the node; it finds $SKEWCHECK_KUBECONFIG, $SKEWCHECK_NODE_NAME, $SKEWCHECK_NODE_IP and $SKEWCHECK_DIR")
-	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane exec: your dataplane's name in the report")
+	fl.StringVar(&f.image, "dataplane-image", "", "your dataplane as an image in the local Docker engine (never pulled), run in the node's network namespace with NET_ADMIN and NET_RAW with the environment of --dataplane-command and $SKEWCHECK_DIR mounted read-write (implies --dataplane image)")
+	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane-command or --dataplane-image: your dataplane's name in the report")
 	fl.StringVar(&f.version, "dataplane-version", "", "kube-proxy version for --dataplane kube-proxy-* (default: the newest apiserver's)")
 	fl.DurationVar(&f.syncBound, "dataplane-sync-bound", 10*time.Second, "bound on a dataplane applying a change of a Service, such as a switch of ipMode")
 }
 
-// validate checks the flags before any cluster is started for them.
-func (f *dataplaneFlags) validate() error {
+// validate checks the flags before any cluster is started for them, and that an image
+// is in the local engine.
+func (f *dataplaneFlags) validate(ctx context.Context) error {
+	if f.image != "" {
+		switch f.name {
+		case "", "image":
+			f.name = "image"
+		default:
+			return fmt.Errorf("--dataplane-image runs your dataplane's image: it cannot go with --dataplane %s", f.name)
+		}
+		if f.command != "" {
+			return fmt.Errorf("--dataplane-command and --dataplane-image both name your dataplane: give one")
+		}
+		rt, err := containers.Connect(ctx)
+		if err != nil {
+			return fmt.Errorf("--dataplane-image %s: %w", f.image, err)
+		}
+		defer rt.Close()
+		if err := rt.RequireImage(ctx, f.image); err != nil {
+			return err
+		}
+	}
 	if f.name == "" {
 		return nil
 	}
@@ -63,6 +85,11 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 			return nil, dataplane.ErrNoCommand
 		}
 		return dataplane.Command{Label: f.label, Shell: f.command}, nil
+	case "image":
+		if f.image == "" {
+			return nil, fmt.Errorf("--dataplane image needs --dataplane-image, the image of your dataplane in the local Docker engine")
+		}
+		return dataplane.Image{Label: f.label, Ref: f.image}, nil
 	}
 	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
 }

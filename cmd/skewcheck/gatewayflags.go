@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,15 +30,18 @@ func (g *gatewayFlags) add(cmd *cobra.Command) {
 	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the local cluster's apiservers: reference (runs the gateway profile)")
 	f.StringSliceVar(&g.defects, "gateway-defect", nil, "with --gateway reference: deliberate mistakes, to see the profile fail ("+strings.Join(gateway.DefectNames(), ", ")+")")
 	f.StringVar(&g.cfg.Shell, "gateway-command", "", "your API gateway, as a shell command run once in front of all the apiservers; its environment:\n"+clustersgateway.Env)
-	f.StringVar(&g.cfg.ApplyShell, "gateway-apply-command", "", "with --gateway-command: run after every change of the UpstreamCluster documents in $SKEWCHECK_GATEWAY_CONFIG; exit 0 once your gateway serves by them, non-zero (saying why) when it refuses them")
-	f.StringVar(&g.cfg.Name, "gateway-name", "", "with --gateway-command: your gateway's name in the report")
+	f.StringVar(&g.cfg.Image, "gateway-image", "", "your API gateway as an image in the local Docker engine (never pulled), run once on the host's network with the environment of --gateway-command, its files mounted read-only and $SKEWCHECK_GATEWAY_CONFIG read-write; the apply command finds the container's name in $"+clustersgateway.ContainerEnv+" (docker exec ...); logs in <report-dir>/gateway/")
+	f.StringVar(&g.cfg.ApplyShell, "gateway-apply-command", "", "with --gateway-command or --gateway-image: run after every change of the UpstreamCluster documents in $SKEWCHECK_GATEWAY_CONFIG; exit 0 once your gateway serves by them, non-zero (saying why) when it refuses them")
+	f.StringVar(&g.cfg.Name, "gateway-name", "", "with --gateway-command or --gateway-image: your gateway's name in the report")
 	f.BoolVar(&g.keepPeerProxy, "gateway-keep-peer-proxy", false, "keep the apiservers' own mixed version proxy on behind the gateway (default off, so only the gateway's routing keeps a skewed GVR from 404)")
 }
 
-func (g *gatewayFlags) enabled() bool { return g.reference != "" || g.cfg.Shell != "" }
+func (g *gatewayFlags) enabled() bool {
+	return g.reference != "" || g.cfg.Shell != "" || g.cfg.Image != ""
+}
 
 // validate checks the flags against the rest of the run.
-func (g *gatewayFlags) validate(f *conformanceFlags) error {
+func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error {
 	switch {
 	case !g.enabled():
 		if len(g.defects) > 0 || g.cfg.ApplyShell != "" {
@@ -46,19 +50,22 @@ func (g *gatewayFlags) validate(f *conformanceFlags) error {
 		return nil
 	case g.reference != "" && g.reference != "reference":
 		return fmt.Errorf("unknown --gateway %q: the reference gateway is \"reference\"; yours plugs in with --gateway-command and --gateway-apply-command", g.reference)
-	case g.reference != "" && g.cfg.Shell != "":
-		return fmt.Errorf("--gateway reference and --gateway-command both name a gateway: give one")
-	case g.cfg.Shell != "" && g.cfg.ApplyShell == "":
-		return fmt.Errorf("--gateway-command needs --gateway-apply-command: skewcheck changes the UpstreamCluster documents during the run and must know when your gateway serves by them (see --help)")
-	case g.cfg.Shell != "" && len(g.defects) > 0:
+	case (g.reference != "" && (g.cfg.Shell != "" || g.cfg.Image != "")) || (g.cfg.Shell != "" && g.cfg.Image != ""):
+		return fmt.Errorf("--gateway reference, --gateway-command and --gateway-image each name a gateway: give one")
+	case g.reference == "" && g.cfg.ApplyShell == "":
+		return fmt.Errorf("--gateway-command and --gateway-image need --gateway-apply-command: skewcheck changes the UpstreamCluster documents during the run and must know when your gateway serves by them (see --help)")
+	case g.reference == "" && len(g.defects) > 0:
 		return fmt.Errorf("--gateway-defect applies to the reference gateway only")
-	case f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Shell != "" || f.dataplane.name != "":
-		return fmt.Errorf("a gateway runs in front of a local cluster's apiservers on its own: it cannot go with --kubeconfig, --reference, --sidecar-command or --dataplane")
+	case f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.name != "":
+		return fmt.Errorf("a gateway runs in front of a local cluster's apiservers on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
 	}
 	for _, p := range f.run.Profiles {
 		if p != gatewaysuite.Profile {
 			return fmt.Errorf("with a gateway, the profile is %s: profile %s tests the endpoints, which are then the apiservers behind the gateway", gatewaysuite.Profile, p)
 		}
+	}
+	if g.cfg.Image != "" {
+		return clustersgateway.CheckImage(ctx, g.cfg.Image)
 	}
 	return nil
 }
@@ -74,7 +81,7 @@ func (g *gatewayFlags) specs(specs []local.ServerSpec) {
 
 // front starts the gateway; the reference runs as its own process, from this binary,
 // exactly as a vendor's command does.
-func (g *gatewayFlags) front(ctx context.Context, c *local.Cluster) (*framework.Target, func(), error) {
+func (g *gatewayFlags) front(ctx context.Context, c *local.Cluster, reportDir string) (*framework.Target, func(), error) {
 	cfg := g.cfg
 	if g.reference != "" {
 		self, err := os.Executable()
@@ -93,6 +100,15 @@ func (g *gatewayFlags) front(ctx context.Context, c *local.Cluster) (*framework.
 	}
 	if cfg.Name == "" {
 		cfg.Name = "gateway"
+	}
+	if cfg.Image != "" {
+		// A container's output lives only as long as the container, which the run removes;
+		// the mounts need an absolute path.
+		dir, err := filepath.Abs(filepath.Join(reportDir, "gateway"))
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Dir = dir
 	}
 	cfg.Progress = os.Stderr
 	return clustersgateway.Front(ctx, c, cfg)

@@ -21,7 +21,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand(), imagesCommand())
-	peerproxyFromSidecarEnv(root)
+	flagsFromContractEnv(root)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
