@@ -66,7 +66,7 @@ type Endpoint struct {
 
 // Target is what a suite runs against: named endpoints, one per apiserver or proxy.
 type Target struct {
-	// Kind says where the target came from: "local", "existing" or "reference:<name>".
+	// Kind says where the target came from: "local", "containers", "existing" or "reference:<name>".
 	Kind      string
 	Endpoints []*Endpoint
 	// Upstream is true when the endpoints are real kube-apiservers answering for

@@ -3,6 +3,7 @@ package containers
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -27,8 +29,13 @@ type Spec struct {
 	// in Env mean the same inside the container as outside.
 	ReadOnly, ReadWrite []string
 	// NetworkMode is Docker's: "host" (the engine host's network namespace), "none",
-	// "container:<name>" (another container's), or a network's name.
+	// "container:<name>" (another container's); or Network.
 	NetworkMode string
+	// Network, IP and Aliases put the container on a network of this run at a fixed
+	// address, with names other containers resolve.
+	Network *Network
+	IP      string
+	Aliases []string
 	// Hostname is the container's host name (its own UTS namespace); ExtraHosts are
 	// "name:ip" lines added to its /etc/hosts.
 	Hostname   string
@@ -72,6 +79,14 @@ func (r *Runtime) Start(ctx context.Context, s Spec) (*Container, error) {
 				hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
 			}
 		},
+	}
+	if s.Network != nil {
+		s.NetworkMode = s.Network.Name
+		req.Networks = []string{s.Network.Name}
+		req.EndpointSettingsModifier = func(eps map[string]*network.EndpointSettings) {
+			eps[s.Network.Name] = &network.EndpointSettings{NetworkID: s.Network.ID, Aliases: s.Aliases,
+				IPAMConfig: &network.EndpointIPAMConfig{IPv4Address: netip.MustParseAddr(s.IP)}}
+		}
 	}
 	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
 		ContainerRequest: req, Started: true, Logger: tclog.NewNoopLogger()})

@@ -13,8 +13,8 @@ import (
 )
 
 // sweep removes, with their anonymous volumes, the containers left by skewcheck runs on
-// this machine whose process is gone: a SIGKILLed run cannot remove its own, and with Ryuk
-// off nothing else will.
+// this machine whose process is gone, then their networks: a SIGKILLed run cannot remove
+// its own, and with Ryuk off nothing else will.
 func (r *Runtime) sweep(ctx context.Context) {
 	host, _ := os.Hostname()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -32,6 +32,19 @@ func (r *Runtime) sweep(ctx context.Context) {
 					fmt.Fprintf(os.Stderr, "warning: removing %s, left by a skewcheck run that is gone: %v\n", name, err)
 				}
 				break
+			}
+		}
+	}
+	nets, err := r.client().NetworkList(ctx, client.NetworkListOptions{
+		Filters: make(client.Filters).Add("label", OwnerLabel).Add("label", HostLabel+"="+host)})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "warning: listing leftover skewcheck networks: %v\n", err)
+		return
+	}
+	for _, n := range nets.Items {
+		if process.OwnerGone(n.Name, namePrefix, "-") {
+			if _, err := r.client().NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil {
+				fmt.Fprintf(os.Stderr, "warning: removing network %s, left by a skewcheck run that is gone: %v\n", n.Name, err)
 			}
 		}
 	}

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
-
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
@@ -43,6 +41,9 @@ type Config struct {
 	// StartTimeout bounds one server's wait for /readyz; ConvergeTimeout the proxy's
 	// convergence; StopTimeout a graceful stop before SIGKILL.
 	StartTimeout, ConvergeTimeout, StopTimeout time.Duration
+	// Hosts is where etcd and the apiservers run; nil: processes of this machine, each
+	// apiserver its own host (hostname and loopback address). New closes it.
+	Hosts Hosts
 }
 
 func (c *Config) setDefaults() {
@@ -86,8 +87,7 @@ type Cluster struct {
 
 	cfg         Config
 	ownDir      bool
-	slot        *slot
-	etcd        *embed.Etcd
+	hosts       Hosts
 	etcdURL     string
 	auditPolicy string
 	deleteOnce  sync.Once
@@ -103,10 +103,12 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	if len(cfg.Servers) == 0 {
 		return nil, errors.New("a local cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
 	}
-	if err := CheckPrivilege(); err != nil {
-		return nil, err
+	c = &Cluster{Name: cfg.Name, cfg: cfg, hosts: cfg.Hosts}
+	if c.hosts == nil {
+		if err := CheckPrivilege(); err != nil {
+			return nil, err
+		}
 	}
-	c = &Cluster{Name: cfg.Name, cfg: cfg}
 	defer func() {
 		if err != nil {
 			c.Delete()
@@ -129,8 +131,8 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		return c, err
 	}
 	start := time.Now()
-	fmt.Fprintf(cfg.Progress, "starting embedded etcd at %s\n", c.slot.ip(etcdHost))
-	if c.etcd, c.etcdURL, err = startEtcd(c.Dir, c.slot.ip(etcdHost), 30*time.Second); err != nil {
+	fmt.Fprintf(cfg.Progress, "starting etcd (%s)\n", c.hosts.Kind())
+	if c.etcdURL, err = c.hosts.StartEtcd(ctx, c.Dir); err != nil {
 		return c, err
 	}
 	if err := c.startServers(ctx); err != nil {
@@ -162,8 +164,10 @@ func (c *Cluster) binaryFor(ctx context.Context, version string) (string, string
 // prepare claims addresses and writes certificates, the audit policy and the kubeconfig.
 func (c *Cluster) prepare() error {
 	var err error
-	if c.slot, err = claimSlot(c.cfg.Slot); err != nil {
-		return err
+	if c.hosts == nil {
+		if c.hosts, err = newProcessHosts(c.cfg.Slot); err != nil {
+			return err
+		}
 	}
 	c.Dir = c.cfg.Dir
 	if c.Dir == "" {
@@ -183,19 +187,23 @@ func (c *Cluster) prepare() error {
 	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
 		return fmt.Errorf("writing the audit policy: %w", err)
 	}
+	processes, onProcesses := c.hosts.(*processHosts)
 	for i, s := range c.Servers {
-		s.IP = c.slot.ip(10 + i + 1)
-		s.Hostname = fmt.Sprintf("%s-%s", c.Name, s.Name)
+		if err := c.hosts.Place(i, s); err != nil {
+			return err
+		}
 		s.Dir = filepath.Join(c.Dir, s.Name)
 		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 			return fmt.Errorf("making %s: %w", s.Dir, err)
 		}
-		if err := checkPortFree(s.IP, s.Port); err != nil {
-			return err
+		if onProcesses {
+			s.Cgroup = newCgroup(c.Name + "-" + s.Name)
 		}
-		s.Cgroup = newCgroup(c.Name + "-" + s.Name)
 		if c.cfg.PeerPaths && s.Spec.PeerAdvertise == "" {
-			listen := fmt.Sprintf("%s:%d", c.slot.ip(40+i+1), s.Port)
+			if !onProcesses {
+				return fmt.Errorf("peer paths (the forwarders network faults act on) are made for the local provider only, not on %s hosts", c.hosts.Kind())
+			}
+			listen := processes.peerPathAddress(i, s.Port)
 			if s.PeerPath, err = startPeerPath(c.Name+"-"+s.Name, listen, fmt.Sprintf("%s:%d", s.IP, s.Port)); err != nil {
 				return err
 			}
@@ -261,8 +269,8 @@ func (c *Cluster) Delete() error {
 	c.deleteOnce.Do(func() {
 		untrack(c)
 		errs = append(errs, c.eachServer(func(s *Server) error { return s.Stop(c.cfg.StopTimeout) }))
-		if c.etcd != nil {
-			c.etcd.Close()
+		if c.hosts != nil {
+			errs = append(errs, c.hosts.Close())
 		}
 		for _, s := range c.Servers {
 			if s.PeerPath != nil {
@@ -272,7 +280,6 @@ func (c *Cluster) Delete() error {
 				errs = append(errs, err)
 			}
 		}
-		c.slot.release()
 		if c.ownDir && c.Dir != "" {
 			if err := os.RemoveAll(c.Dir); err != nil {
 				errs = append(errs, fmt.Errorf("removing %s: %w", c.Dir, err))

@@ -10,10 +10,11 @@ import (
 	"go.uber.org/zap"
 )
 
-// startEtcd runs one etcd member inside this process: no binary to build or fetch (etcd's
+// StartEtcd runs one etcd member inside this process: no binary to build or fetch (etcd's
 // server cannot be go-installed), and it dies with us. fsync is off: a test cluster's data
-// need not survive a power cut, and fsync dominates write latency on small disks.
-func startEtcd(dir, ip string, timeout time.Duration) (*embed.Etcd, string, error) {
+// need not survive a power cut, and fsync dominates write latency on small disks. `skewcheck
+// etcd` runs it too, as the etcd container of the containers provider.
+func StartEtcd(dir, ip string, timeout time.Duration) (*embed.Etcd, string, error) {
 	client := url.URL{Scheme: "http", Host: fmt.Sprintf("%s:%d", ip, etcdPort)}
 	peer := url.URL{Scheme: "http", Host: ip + ":2380"}
 	for _, u := range []url.URL{client, peer} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -54,7 +53,7 @@ type Server struct {
 
 	cluster *Cluster
 	mu      sync.Mutex
-	cmd     *exec.Cmd
+	proc    Proc
 	exited  chan struct{}
 	state   State
 	started time.Time
@@ -86,10 +85,10 @@ func (s *Server) State() State {
 func (s *Server) Pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil || s.state == Stopped {
+	if s.proc == nil || s.state == Stopped {
 		return 0
 	}
-	return s.cmd.Process.Pid
+	return s.proc.Pid()
 }
 
 // Start runs the server's process and waits until its /readyz answers 200. It does not wait
@@ -100,10 +99,6 @@ func (s *Server) Start(ctx context.Context) error {
 		s.mu.Unlock()
 		return fmt.Errorf("%s is %s: stop it before starting it again", s.Name, s.state)
 	}
-	if err := checkPortFree(s.IP, s.Port); err != nil {
-		s.mu.Unlock()
-		return err
-	}
 	logf, err := os.OpenFile(s.Log(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		s.mu.Unlock()
@@ -111,21 +106,20 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	fmt.Fprintf(logf, "==== skewcheck: starting %s %s as host %s at %s\n", s.Name, s.Version, s.Hostname, time.Now().Format(time.RFC3339))
 	argv := append([]string{s.Binary}, apiserverFlags(s.cluster, s)...)
-	cmd := hostCommand(s.Hostname, s.Cgroup, argv)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	proc, err := s.cluster.hosts.StartServer(ctx, s, argv, logf)
+	if err != nil {
 		logf.Close()
 		s.mu.Unlock()
-		return fmt.Errorf("starting %s (%s): %w", s.Name, s.Binary, err)
+		return err
 	}
 	exited := make(chan struct{})
-	s.cmd, s.exited, s.state, s.started = cmd, exited, Running, time.Now()
+	s.proc, s.exited, s.state, s.started = proc, exited, Running, time.Now()
 	s.mu.Unlock()
 	go func() {
-		cmd.Wait()
+		proc.Wait()
 		logf.Close()
 		s.mu.Lock()
-		if s.cmd == cmd {
+		if s.proc == proc {
 			s.state = Stopped
 		}
 		s.mu.Unlock()
@@ -166,11 +160,11 @@ func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
 func (s *Server) signal(sig syscall.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil || s.state == Stopped {
+	if s.proc == nil || s.state == Stopped {
 		return fmt.Errorf("%s is not running", s.Name)
 	}
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("sending %v to %s (pid %d): %w", sig, s.Name, s.cmd.Process.Pid, err)
+	if err := s.proc.Signal(sig); err != nil {
+		return fmt.Errorf("sending %v to %s (pid %d): %w", sig, s.Name, s.proc.Pid(), err)
 	}
 	switch sig {
 	case syscall.SIGSTOP:

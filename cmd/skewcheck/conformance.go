@@ -26,6 +26,7 @@ import (
 
 type conformanceFlags struct {
 	servers      serverFlags
+	provider     providerFlags
 	binaries     binaries.Options
 	kubeconfig   string
 	contexts     []string
@@ -73,6 +74,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	}
 	fl := cmd.Flags()
 	f.servers.add(cmd)
+	f.provider.add(cmd)
 	addBinaryFlags(cmd, &f.binaries)
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
@@ -115,6 +117,12 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if f.list {
 		printTests(tests)
 		return nil
+	}
+	if err := f.provider.validate(); err != nil {
+		return err
+	}
+	if f.provider.name != "local" && (f.kubeconfig != "" || f.sidecar.Enabled() || f.reference.name != "" || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
+		return fmt.Errorf("--provider %s runs the upstream apiservers only, so far: --kubeconfig, sidecars, --reference, gateways and dataplanes run on the local provider", f.provider.name)
 	}
 	if err := f.dataplane.validate(ctx); err != nil {
 		return err
@@ -187,7 +195,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	}
 	// The chaos profile's network faults act on forwarders in front of each peer address.
 	peerPaths := slices.Contains(f.run.Profiles, chaos.Profile)
-	c, err := local.New(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
+	c, err := f.provider.newCluster(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
 	if err != nil {
 		return nil, nil, nil, err

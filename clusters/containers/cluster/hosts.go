@@ -1,0 +1,134 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/images"
+	"github.com/skewcheck/skewcheck/clusters/local"
+)
+
+// Addresses on the cluster's /24: .1 is this machine's end of the bridge, etcd .2,
+// apiserver i .(10+i), as on the local provider's loopback block.
+const (
+	etcdHost   = 2
+	serverBase = 10
+	etcdPort   = 2379
+)
+
+// Hosts runs a cluster's etcd and apiservers as containers (local.Hosts).
+type Hosts struct {
+	rt       *containers.Runtime
+	net      *containers.Network
+	name     string
+	skewbin  string // a static skewcheck: the etcd image's entrypoint
+	progress io.Writer
+	dir      string // the cluster's directory, mounted into every container
+	etcd     *containers.Container
+
+	mu     sync.Mutex
+	images map[string]string // binary -> its image
+}
+
+var _ local.Hosts = (*Hosts)(nil)
+
+// newHosts connects to the engine and makes the cluster's network.
+func newHosts(ctx context.Context, name, skewcheckBinary string, progress io.Writer) (*Hosts, error) {
+	rt, err := containers.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hosts{rt: rt, name: name, skewbin: skewcheckBinary, progress: progress, images: map[string]string{}}
+	if h.net, err = rt.CreateNetwork(ctx, name); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	fmt.Fprintf(progress, "created Docker network %s (%s)\n", h.net.Name, h.net.IP(0)+"/24")
+	return h, nil
+}
+
+func (h *Hosts) Kind() string { return "containers" }
+
+// Network is the cluster's Docker network.
+func (h *Hosts) Network() *containers.Network { return h.net }
+
+func (h *Hosts) Place(i int, s *local.Server) error {
+	s.IP = h.net.IP(serverBase + i + 1)
+	s.Hostname = h.name + "-" + s.Name
+	return nil
+}
+
+// image returns the image of binary, building it the first time.
+func (h *Hosts) image(ctx context.Context, repo, binary string, cmd []string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ref, ok := h.images[binary]; ok {
+		return ref, nil
+	}
+	ref, err := imageRef(repo, binary)
+	if err != nil {
+		return "", err
+	}
+	if h.rt.RequireImage(ctx, ref) != nil {
+		fmt.Fprintf(h.progress, "building image %s from %s\n", ref, binary)
+		if err := images.BuildImage(ctx, h.rt, images.Image{Ref: ref, Entrypoint: binary, Cmd: cmd}, io.Discard); err != nil {
+			return "", err
+		}
+	}
+	h.images[binary] = ref
+	return ref, nil
+}
+
+func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
+	h.dir = dir
+	ref, err := h.image(ctx, "etcd", h.skewbin, []string{"etcd"})
+	if err != nil {
+		return "", fmt.Errorf("the etcd image is built from a static skewcheck (its etcd command): %w", err)
+	}
+	ip := h.net.IP(etcdHost)
+	c, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-etcd", Image: ref, Cmd: []string{"etcd", "--data-dir", dir, "--ip", ip},
+		Hostname: h.name + "-etcd", Network: h.net, IP: ip, Aliases: []string{h.name + "-etcd"},
+		ReadWrite: []string{dir}, Log: dir + "/etcd.log"})
+	if err != nil {
+		return "", err
+	}
+	h.etcd = c
+	url := fmt.Sprintf("http://%s:%d", ip, etcdPort)
+	if err := waitListening(ctx, c, fmt.Sprintf("%s:%d", ip, etcdPort), 60*time.Second); err != nil {
+		return "", fmt.Errorf("etcd in container %s: %w; its log %s/etcd.log", c.Name, err, dir)
+	}
+	return url, nil
+}
+
+func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string, log *os.File) (local.Proc, error) {
+	ref, err := h.image(ctx, apiserverRepo(argv[0]), argv[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-" + s.Name, Image: ref, Cmd: argv[1:],
+		Hostname: s.Hostname, Network: h.net, IP: s.IP, Aliases: []string{s.Hostname},
+		ReadWrite: []string{h.dir}, Log: log.Name()})
+	if err != nil {
+		return nil, fmt.Errorf("starting %s (%s) in a container: %w", s.Name, s.Version, err)
+	}
+	return &proc{c: c}, nil
+}
+
+// Close removes etcd's container and the network, after every apiserver's.
+func (h *Hosts) Close() error {
+	var errs []error
+	if h.etcd != nil {
+		errs = append(errs, h.etcd.Stop(10*time.Second))
+	}
+	if h.net != nil {
+		errs = append(errs, h.net.Remove())
+	}
+	h.rt.Close()
+	return errors.Join(errs...)
+}
