@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/containerd/errdefs"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
@@ -94,6 +96,10 @@ func (r *Runtime) Start(ctx context.Context, s Spec) (*Container, error) {
 		log.Close()
 		if ctr != nil {
 			ctr.Terminate(context.Background())
+		}
+		if errdefs.IsConflict(err) || strings.Contains(err.Error(), "already in use") {
+			return nil, fmt.Errorf("starting container %s from image %s: the name is taken by a container skewcheck did not start in this run: %w "+
+				"(remove it with docker rm -f %s if nothing needs it)", name, s.Image, err, name)
 		}
 		return nil, fmt.Errorf("starting container %s from image %s: %w", name, s.Image, err)
 	}

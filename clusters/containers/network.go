@@ -31,6 +31,18 @@ const (
 // CreateNetwork makes the network skewcheck-<pid>-<name> on a free /24.
 func (r *Runtime) CreateNetwork(ctx context.Context, name string) (*Network, error) {
 	full := ContainerName(name)
+	// Docker accepts a second network of a name already taken; containers attached by
+	// that name would then land on either.
+	existing, err := r.client().NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("name", full)})
+	if err != nil {
+		return nil, fmt.Errorf("listing Docker networks: %w", err)
+	}
+	for _, n := range existing.Items {
+		if n.Name == full {
+			return nil, fmt.Errorf("creating Docker network %s: the name is taken by network %.12s, which skewcheck did not make in this run "+
+				"(remove it with docker network rm %s if nothing needs it)", full, n.ID, full)
+		}
+	}
 	var lastErr error
 	for n := 1; n <= subnetTries; n++ {
 		prefix := fmt.Sprintf("%s%d", subnetBase, n)
@@ -45,8 +57,7 @@ func (r *Runtime) CreateNetwork(ctx context.Context, name string) (*Network, err
 			break
 		}
 	}
-	return nil, fmt.Errorf("creating Docker network %s: %w (a network of that name left by another run: docker network rm %s; "+
-		"no free subnet in %s0.0/16: remove unused networks with docker network prune)", full, lastErr, full, subnetBase)
+	return nil, fmt.Errorf("creating Docker network %s on a /24 of %s0.0/16: %w (remove unused networks with docker network prune)", full, subnetBase, lastErr)
 }
 
 // IP is the address of host number host (2 to 254; .1 is this machine's end of the bridge).

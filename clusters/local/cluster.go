@@ -187,7 +187,7 @@ func (c *Cluster) prepare() error {
 	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
 		return fmt.Errorf("writing the audit policy: %w", err)
 	}
-	processes, onProcesses := c.hosts.(*processHosts)
+	_, onProcesses := c.hosts.(*processHosts)
 	for i, s := range c.Servers {
 		if err := c.hosts.Place(i, s); err != nil {
 			return err
@@ -200,10 +200,14 @@ func (c *Cluster) prepare() error {
 			s.Cgroup = newCgroup(c.Name + "-" + s.Name)
 		}
 		if c.cfg.PeerPaths && s.Spec.PeerAdvertise == "" {
-			if !onProcesses {
-				return fmt.Errorf("peer paths (the forwarders network faults act on) are made for the local provider only, not on %s hosts", c.hosts.Kind())
+			hosts, ok := c.hosts.(PeerPathHosts)
+			if !ok {
+				return fmt.Errorf("%s hosts have no peer paths (the forwarders network faults act on)", c.hosts.Kind())
 			}
-			listen := processes.peerPathAddress(i, s.Port)
+			listen, err := hosts.PeerPathAddress(i, s.Port)
+			if err != nil {
+				return err
+			}
 			if s.PeerPath, err = startPeerPath(c.Name+"-"+s.Name, listen, fmt.Sprintf("%s:%d", s.IP, s.Port)); err != nil {
 				return err
 			}

@@ -37,3 +37,11 @@ type Proc interface {
 	// Pid is its process on this machine.
 	Pid() int
 }
+
+// PeerPathHosts are hosts on which the harness can listen at an address peers reach: a
+// peer path's forwarder (Config.PeerPaths) listens there, and network faults act on it.
+type PeerPathHosts interface {
+	Hosts
+	// PeerPathAddress is where the forwarder into server i listens (ip:port).
+	PeerPathAddress(i, port int) (string, error)
+}

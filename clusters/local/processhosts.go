@@ -34,9 +34,9 @@ func (h *processHosts) Place(i int, s *Server) error {
 	return checkPortFree(s.IP, s.Port)
 }
 
-// peerPathAddress is where the forwarder on server i's peer path listens.
-func (h *processHosts) peerPathAddress(i, port int) string {
-	return fmt.Sprintf("%s:%d", h.slot.ip(40+i+1), port)
+// PeerPathAddress is on the cluster's loopback block: .(40+i).
+func (h *processHosts) PeerPathAddress(i, port int) (string, error) {
+	return fmt.Sprintf("%s:%d", h.slot.ip(40+i+1), port), nil
 }
 
 func (h *processHosts) StartEtcd(_ context.Context, dir string) (string, error) {

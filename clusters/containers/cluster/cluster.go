@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -16,9 +15,6 @@ import (
 func New(ctx context.Context, cfg local.Config, skewcheckBinary string) (*local.Cluster, error) {
 	if len(cfg.Servers) == 0 {
 		return nil, errors.New("a cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
-	}
-	if cfg.PeerPaths {
-		return nil, fmt.Errorf("the containers provider has no peer paths yet (the forwarders the network faults of the chaos profile act on): run that profile on the local provider")
 	}
 	if cfg.Name == "" {
 		cfg.Name = "skewcheck"

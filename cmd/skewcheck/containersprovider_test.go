@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// TestContainersProvider runs mvp and discovery against upstream on --provider containers:
+// etcd and two skewed kube-apiservers each in a container of their own on a Docker
+// network. Every test passes, as on the local provider, and no container or network
+// outlives the run. Bad input fails clearly and leaves nothing: an etcd binary that is not
+// static (a FROM scratch image cannot run it), an apiserver that exits at once (its log's
+// end in the error).
+func TestContainersProvider(t *testing.T) {
+	integration.Require(t)
+	rt := requireDocker(t)
+	oldV, newV := integration.Versions()
+	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
+	leftNothing := func(what string) {
+		t.Helper()
+		expectNoNewContainers(t, rt, before)
+		for _, n := range skewcheckNetworks(t, rt) {
+			if !slices.Contains(beforeNets, n) {
+				t.Errorf("%s: network %s left behind", what, n)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", staticCLI(t),
+		"--versions", oldV+","+newV, "--server-flag", "1=--runtime-config=batch/v1=false", "--server-flag", "2=--runtime-config=autoscaling/v2=false",
+		"--profiles", "mvp,discovery", "--report-dir", dir)
+	leftNothing("a passing run")
+	rep := readReport(t, dir, out)
+	want, _ := framework.Select(suites.All(), []string{"mvp", "discovery"})
+	if code != 0 || rep.Target != "containers" || len(rep.Tests) != len(want) {
+		t.Errorf("exit %d, target %q, %d tests; want 0, containers, %d:\n%s", code, rep.Target, len(rep.Tests), len(want), tail(out, 40))
+	}
+	for _, r := range rep.Tests {
+		if r.Result != report.Passed {
+			t.Errorf("%s: %s %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
+		}
+	}
+
+	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", "/bin/sleep", "--versions", oldV, "--report-dir", t.TempDir())
+	leftNothing("a dynamic --static-binary")
+	if code == 0 || !strings.Contains(out, "dynamically linked") {
+		t.Errorf("a dynamic etcd binary: exit %d, want a refusal saying it is dynamically linked:\n%s", code, tail(out, 20))
+	}
+	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", oldV,
+		"--server-flag", "1=--no-such-flag", "--report-dir", t.TempDir())
+	leftNothing("an apiserver that exits at once")
+	if code == 0 || !strings.Contains(out, "exited before it was ready") || !strings.Contains(out, "unknown flag: --no-such-flag") {
+		t.Errorf("an apiserver that exits at once: exit %d, want the end of its log:\n%s", code, tail(out, 20))
+	}
+}
+
+// skewcheckNetworks lists the names of every Docker network skewcheck made.
+func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
+	t.Helper()
+	list, err := rt.Provider().Client().NetworkList(context.Background(), client.NetworkListOptions{
+		Filters: make(client.Filters).Add("label", containers.OwnerLabel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range list.Items {
+		names = append(names, n.Name)
+	}
+	return names
+}
