@@ -154,8 +154,10 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 // returns the first configuration: every server, one catch-all policy.
 func (g *Gateway) prepare() ([]byte, error) {
 	c := g.cluster
-	ip := net.ParseIP(c.Servers[0].IP).To4()
-	listen := net.IPv4(ip[0], ip[1], ip[2], 20).String()
+	listen, err := c.HarnessAddress(20)
+	if err != nil {
+		return nil, err
+	}
 	serving, err := c.PKI.ServingCert("gateway", []string{ServerDomain, "*." + ServerDomain}, []net.IP{net.ParseIP(listen)})
 	if err != nil {
 		return nil, err

@@ -200,14 +200,11 @@ func (c *Cluster) prepare() error {
 			s.Cgroup = newCgroup(c.Name + "-" + s.Name)
 		}
 		if c.cfg.PeerPaths && s.Spec.PeerAdvertise == "" {
-			hosts, ok := c.hosts.(PeerPathHosts)
-			if !ok {
-				return fmt.Errorf("%s hosts have no peer paths (the forwarders network faults act on)", c.hosts.Kind())
-			}
-			listen, err := hosts.PeerPathAddress(i, s.Port)
+			ip, err := c.hosts.HarnessAddress(40 + i + 1)
 			if err != nil {
 				return err
 			}
+			listen := fmt.Sprintf("%s:%d", ip, s.Port)
 			if s.PeerPath, err = startPeerPath(c.Name+"-"+s.Name, listen, fmt.Sprintf("%s:%d", s.IP, s.Port)); err != nil {
 				return err
 			}
@@ -254,6 +251,10 @@ func (c *Cluster) eachServer(f func(*Server) error) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// HarnessAddress is address number host of the cluster's network where the harness may
+// listen in front of or between the apiservers (Hosts.HarnessAddress).
+func (c *Cluster) HarnessAddress(host int) (string, error) { return c.hosts.HarnessAddress(host) }
 
 // Server returns the server with name (apiserver-1 ...), or nil.
 func (c *Cluster) Server(name string) *Server {

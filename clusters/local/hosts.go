@@ -18,6 +18,11 @@ type Hosts interface {
 	// Place gives server i (from 0) its address and hostname, before its certificate is
 	// issued with them.
 	Place(i int, s *Server) error
+	// HarnessAddress is address number host (1 to 254) of the cluster's network, made
+	// this machine's, for servers the harness runs in front of or between the apiservers
+	// (a peer path's forwarder at 40+i, the reference proxies and sidecars at 30+i, a
+	// gateway at 20): the apiservers and the harness both reach it.
+	HarnessAddress(host int) (string, error)
 	// StartEtcd starts etcd, keeping its data under dir, and returns its client URL.
 	StartEtcd(ctx context.Context, dir string) (string, error)
 	// StartServer starts argv (the binary and kube-apiserver's flags) as server s, with its
@@ -38,10 +43,19 @@ type Proc interface {
 	Pid() int
 }
 
-// PeerPathHosts are hosts on which the harness can listen at an address peers reach: a
-// peer path's forwarder (Config.PeerPaths) listens there, and network faults act on it.
-type PeerPathHosts interface {
-	Hosts
-	// PeerPathAddress is where the forwarder into server i listens (ip:port).
-	PeerPathAddress(i, port int) (string, error)
+// Disconnector are hosts that can cut a server off the cluster's network and put it back
+// at the same address: a partition of the whole server, as when its machine's link fails
+// (containers: docker network disconnect).
+type Disconnector interface {
+	Disconnect(ctx context.Context, s *Server) error
+	Reconnect(ctx context.Context, s *Server) error
+}
+
+// HostsKind names where the cluster runs: "local" or "containers".
+func (c *Cluster) HostsKind() string { return c.hosts.Kind() }
+
+// Disconnector is the cluster's hosts when they can cut servers off, else nil.
+func (c *Cluster) Disconnector() Disconnector {
+	d, _ := c.hosts.(Disconnector)
+	return d
 }

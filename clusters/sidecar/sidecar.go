@@ -86,8 +86,11 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	}
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
 	for i, s := range c.Servers {
-		ip := net.ParseIP(s.IP).To4()
-		listen := net.IPv4(ip[0], ip[1], ip[2], byte(30+i+1)).String()
+		listen, err := c.HarnessAddress(30 + i + 1)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
 		serving, err := c.PKI.ServingCert("sidecar-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
 		if err != nil {
 			stop()

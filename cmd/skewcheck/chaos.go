@@ -24,6 +24,7 @@ import (
 
 func chaosCommand() *cobra.Command {
 	var sf serverFlags
+	var prov providerFlags
 	var bin binaries.Options
 	var faultNames, targets []string
 	var server int
@@ -65,6 +66,9 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if err != nil {
 				return err
 			}
+			if err := prov.validate(); err != nil {
+				return err
+			}
 			if server < 1 || server > len(specs) {
 				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
 			}
@@ -73,7 +77,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				got, err := chaosRun(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin)
+				got, err := chaosRun(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -98,6 +102,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 		},
 	}
 	sf.add(cmd)
+	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
@@ -115,7 +120,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 // deletes it. The reference gets apiservers whose own proxy is off, as `conformance
 // --reference` does, so its column is its own behaviour and not upstream's underneath.
 func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
-	opts chaos.Options, hold time.Duration, port int, bin binaries.Options) ([]chaos.Outcome, error) {
+	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
 	if tname != "upstream" && tname != "reference" {
 		return nil, fmt.Errorf("unknown target %q: upstream or reference", tname)
 	}
@@ -123,8 +128,8 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 	for i := range specs {
 		specs[i].DisablePeerProxy = tname == "reference"
 	}
-	fmt.Fprintf(os.Stderr, "== %s: starting a local cluster of %d apiservers\n", tname, len(specs))
-	c, err := local.New(ctx, local.Config{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: os.Stderr, PeerPaths: true})
+	fmt.Fprintf(os.Stderr, "== %s: starting a cluster of %d apiservers (provider %s)\n", tname, len(specs), prov.name)
+	c, err := prov.newCluster(ctx, local.Config{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: os.Stderr, PeerPaths: true})
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +169,18 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 		f, err := faults.ByName(n, subject)
 		skip := func(desc, reason string) {
 			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
+		}
+		if d := c.Disconnector(); d != nil && n == "partition" {
+			// The server's hosts cut it off themselves: the partition the provider has.
+			f, err = faults.Disconnect(c.Servers[server-1], d), nil
+		} else if c.HostsKind() != "local" && faults.OnPackets(n) {
+			desc := ""
+			if f != nil {
+				desc = f.Description()
+			}
+			skip(desc, "packet faults are nftables rules on this machine's output hook, which peer traffic on the "+c.HostsKind()+
+				" provider never passes (it reaches the peer path from a bridge); its partition is the network disconnect fault")
+			continue
 		}
 		if err != nil {
 			skip("", err.Error())

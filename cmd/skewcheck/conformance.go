@@ -121,8 +121,8 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if err := f.provider.validate(); err != nil {
 		return err
 	}
-	if f.provider.name != "local" && (f.kubeconfig != "" || f.sidecar.Enabled() || f.reference.name != "" || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
-		return fmt.Errorf("--provider %s runs the upstream apiservers only, so far: --kubeconfig, sidecars, --reference, gateways and dataplanes run on the local provider", f.provider.name)
+	if f.provider.name != "local" && (f.kubeconfig != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
+		return fmt.Errorf("--provider %s runs the upstream apiservers, or --reference peerproxy in front of them, so far: --kubeconfig, sidecars, gateways and dataplanes run on the local provider", f.provider.name)
 	}
 	if err := f.dataplane.validate(ctx); err != nil {
 		return err

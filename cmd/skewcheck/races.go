@@ -21,6 +21,7 @@ import (
 
 func racesCommand() *cobra.Command {
 	var sf serverFlags
+	var prov providerFlags
 	var bin binaries.Options
 	var names []string
 	var reportDir, deadAddress string
@@ -44,9 +45,12 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 			if err != nil {
 				return err
 			}
+			if err := prov.validate(); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := local.New(ctx, local.Config{Name: "races", Servers: specs, Port: sf.port, Binaries: bin, Progress: os.Stderr})
+			c, err := prov.newCluster(ctx, local.Config{Name: "races", Servers: specs, Port: sf.port, Binaries: bin, Progress: os.Stderr})
 			if err != nil {
 				return err
 			}
@@ -100,6 +104,7 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 		},
 	}
 	sf.add(cmd)
+	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
 	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")

@@ -37,8 +37,11 @@ func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duratio
 		return nil, nil, err
 	}
 	for i, s := range c.Servers {
-		ip := net.ParseIP(s.IP).To4()
-		listen := net.IPv4(ip[0], ip[1], ip[2], byte(30+i+1)).String()
+		listen, err := c.HarnessAddress(30 + i + 1)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
 		serving, err := c.PKI.ServingCert("peerproxy-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
 		if err != nil {
 			stop()

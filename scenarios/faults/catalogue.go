@@ -109,6 +109,16 @@ func Silent(name string) bool {
 	return false
 }
 
+// OnPackets reports whether the named fault is made of nftables rules on this machine's
+// output hook, which only the local provider's loopback traffic passes.
+func OnPackets(name string) bool {
+	switch name {
+	case "loss", "partition", "partition-one-way", "partition-pair", "partition-pair-one-way":
+		return true
+	}
+	return false
+}
+
 // OnPeerPath reports whether the named fault acts on a peer path (not on a process).
 func OnPeerPath(name string) bool {
 	switch name {

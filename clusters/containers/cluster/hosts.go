@@ -32,8 +32,9 @@ type Hosts struct {
 	dir      string // the cluster's directory, mounted into every container
 	etcd     *containers.Container
 
-	mu     sync.Mutex
-	images map[string]string // binary -> its image
+	mu      sync.Mutex
+	images  map[string]string // binary -> its image
+	servers map[string]*proc  // server name -> its latest container
 }
 
 var _ local.Hosts = (*Hosts)(nil)
@@ -44,7 +45,7 @@ func newHosts(ctx context.Context, name, skewcheckBinary string, progress io.Wri
 	if err != nil {
 		return nil, err
 	}
-	h := &Hosts{rt: rt, name: name, skewbin: skewcheckBinary, progress: progress, images: map[string]string{}}
+	h := &Hosts{rt: rt, name: name, skewbin: skewcheckBinary, progress: progress, images: map[string]string{}, servers: map[string]*proc{}}
 	if h.net, err = rt.CreateNetwork(ctx, name); err != nil {
 		rt.Close()
 		return nil, err
@@ -117,7 +118,11 @@ func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string,
 	if err != nil {
 		return nil, fmt.Errorf("starting %s (%s) in a container: %w", s.Name, s.Version, err)
 	}
-	return &proc{c: c}, nil
+	p := &proc{c: c}
+	h.mu.Lock()
+	h.servers[s.Name] = p
+	h.mu.Unlock()
+	return p, nil
 }
 
 // Close removes etcd's container and the network, after every apiserver's.
