@@ -56,6 +56,19 @@ type Container struct {
 	done chan struct{} // closed once it has exited and its log is all in the file
 	mu   sync.Mutex
 	how  string
+	// removal happens once, whoever asks first (Stop, Wait).
+	removal   sync.Once
+	removeErr error
+}
+
+// remove removes the container and its anonymous volumes, once.
+func (c *Container) remove(ctx context.Context) error {
+	c.removal.Do(func() {
+		if err := c.ctr.Terminate(ctx); err != nil {
+			c.removeErr = fmt.Errorf("removing container %s: %w (remove it with docker rm -f %s)", c.Name, err, c.Name)
+		}
+	})
+	return c.removeErr
 }
 
 // Start creates and starts a container from a local image (never pulled).
@@ -178,8 +191,8 @@ func (c *Container) Stop(grace time.Duration) error {
 	case <-c.done:
 	case <-ctx.Done():
 	}
-	if err := c.ctr.Terminate(ctx); err != nil {
-		return fmt.Errorf("removing container %s: %w (remove it with docker rm -f %s)", c.Name, err, c.Name)
+	if err := c.remove(ctx); err != nil {
+		return err
 	}
 	if stopErr != nil {
 		return fmt.Errorf("stopping container %s: %w", c.Name, stopErr)

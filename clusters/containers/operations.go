@@ -41,8 +41,5 @@ func (c *Container) Wait() error {
 	<-c.done
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.ctr.Terminate(ctx); err != nil {
-		return fmt.Errorf("removing container %s: %w (docker rm -f %s)", c.Name, err, c.Name)
-	}
-	return nil
+	return c.remove(ctx)
 }

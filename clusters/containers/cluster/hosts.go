@@ -35,6 +35,7 @@ type Hosts struct {
 	mu      sync.Mutex
 	images  map[string]string // binary -> its image
 	servers map[string]*proc  // server name -> its latest container
+	closed  bool
 }
 
 var _ local.Hosts = (*Hosts)(nil)
@@ -120,14 +121,28 @@ func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string,
 	}
 	p := &proc{c: c}
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		// Deleted (interrupted) while this one was being made: nothing may outlive Close.
+		c.Stop(0)
+		return nil, fmt.Errorf("%s: the cluster was deleted while its container started", s.Name)
+	}
 	h.servers[s.Name] = p
-	h.mu.Unlock()
 	return p, nil
 }
 
-// Close removes etcd's container and the network, after every apiserver's.
+// Close removes etcd's container and the network, after every apiserver's. An apiserver
+// container still there is one a stop did not see: it was being started when the cluster
+// was deleted (Ctrl-C during a restart); it is removed too.
 func (h *Hosts) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	servers := h.servers
+	h.mu.Unlock()
 	var errs []error
+	for _, p := range servers {
+		errs = append(errs, p.c.Stop(0))
+	}
 	if h.etcd != nil {
 		errs = append(errs, h.etcd.Stop(10*time.Second))
 	}
