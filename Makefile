@@ -13,9 +13,11 @@ SKEWCHECK := bin/skewcheck
 
 all: build
 
+# Static (no cgo), so the same binary also goes into FROM scratch images: the etcd of
+# --provider containers, `skewcheck images reference`.
 build:
 	@mkdir -p bin
-	$(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
+	CGO_ENABLED=0 $(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
 
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
 # reference dataplane; iptables for kube-proxy's iptables mode. Installed from Debian's
