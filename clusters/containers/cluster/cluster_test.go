@@ -63,6 +63,9 @@ func TestContainersNameClash(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the name is taken") || !strings.Contains(err.Error(), "docker rm -f "+c.Name) {
 		t.Errorf("a container of etcd's name: %v; want an error naming it and how to remove it", err)
 	}
+	if _, err := rt.Provider().Client().ContainerInspect(ctx, c.ID(), client.ContainerInspectOptions{}); err != nil {
+		t.Errorf("the container that held the name, which the cluster did not make, is gone: %v", err)
+	}
 	expectOnly(t, rt, append(before, n.Name, c.Name))
 }
 
