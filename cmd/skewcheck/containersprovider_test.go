@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/suites"
 )
 
@@ -78,4 +82,47 @@ func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 		names = append(names, n.Name)
 	}
 	return names
+}
+
+// TestContainersChaos runs `skewcheck chaos --provider containers` against upstream with a
+// crash (SIGKILL to the container) and a partition (the server's container disconnected
+// from the network): both give 503 and recover, with no spurious 404 or lost write, and
+// no container or network outlives the run.
+func TestContainersChaos(t *testing.T) {
+	integration.Require(t)
+	rt := requireDocker(t)
+	oldV, newV := integration.Versions()
+	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "chaos", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", oldV+","+newV,
+		"--fault", "crash,partition", "--targets", "upstream", "--for", "5s", "--report-dir", dir)
+	expectNoNewContainers(t, rt, before)
+	for _, n := range skewcheckNetworks(t, rt) {
+		if !slices.Contains(beforeNets, n) {
+			t.Errorf("network %s left behind", n)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail(out, 30))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "chaos-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ Outcomes []chaos.Outcome }
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 2 {
+		t.Fatalf("%d outcomes, want crash and partition:\n%s", len(rep.Outcomes), b)
+	}
+	for _, o := range rep.Outcomes {
+		if o.Skipped != "" || o.TimeTo503 < 0 || o.Spurious404 > 0 || o.TimeToRecover < 0 {
+			t.Errorf("%s: skipped %q, time to 503 %.2f s, %d spurious 404s, recovered after %.2f s: want a 503, no 404, a recovery",
+				o.Fault, o.Skipped, o.TimeTo503, o.Spurious404, o.TimeToRecover)
+		}
+		if o.Fault == "partition" && !strings.Contains(o.Description, "network disconnect") {
+			t.Errorf("partition on containers is %q, want the network disconnect", o.Description)
+		}
+	}
 }
