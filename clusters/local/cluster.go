@@ -165,9 +165,11 @@ func (c *Cluster) binaryFor(ctx context.Context, version string) (string, string
 func (c *Cluster) prepare() error {
 	var err error
 	if c.hosts == nil {
-		if c.hosts, err = newProcessHosts(c.cfg.Slot); err != nil {
+		h, err := newProcessHosts(c.cfg.Slot)
+		if err != nil {
 			return err
 		}
+		c.hosts = h
 	}
 	c.Dir = c.cfg.Dir
 	if c.Dir == "" {

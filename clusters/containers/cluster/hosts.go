@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Addresses on the cluster's /24: .1 is this machine's end of the bridge, etcd .2,
@@ -96,14 +98,14 @@ func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
 	ip := h.net.IP(etcdHost)
 	c, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-etcd", Image: ref, Cmd: []string{"etcd", "--data-dir", dir, "--ip", ip},
 		Hostname: h.name + "-etcd", Network: h.net, IP: ip, Aliases: []string{h.name + "-etcd"},
-		ReadWrite: []string{dir}, Log: dir + "/etcd.log"})
+		ReadWrite: []string{dir}, Log: filepath.Join(dir, "etcd.log")})
 	if err != nil {
 		return "", err
 	}
 	h.etcd = c
 	url := fmt.Sprintf("http://%s:%d", ip, etcdPort)
 	if err := waitListening(ctx, c, fmt.Sprintf("%s:%d", ip, etcdPort), 60*time.Second); err != nil {
-		return "", fmt.Errorf("etcd in container %s: %w; its log %s/etcd.log", c.Name, err, dir)
+		return "", fmt.Errorf("etcd in container %s: %w; its log %s ends with:\n%s", c.Name, err, filepath.Join(dir, "etcd.log"), framework.LogTail(filepath.Join(dir, "etcd.log"), 15))
 	}
 	return url, nil
 }
