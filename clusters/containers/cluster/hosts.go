@@ -35,8 +35,9 @@ type Hosts struct {
 	etcd     *containers.Container
 
 	mu      sync.Mutex
-	images  map[string]string // binary -> its image
-	servers map[string]*proc  // server name -> its latest container
+	images  map[string]string                // binary -> its image
+	servers map[string]*proc                 // server name -> its latest container
+	pods    map[string]*containers.Container // server name -> the holder of its address
 	closed  bool
 }
 
@@ -48,7 +49,8 @@ func newHosts(ctx context.Context, name, skewcheckBinary string, progress io.Wri
 	if err != nil {
 		return nil, err
 	}
-	h := &Hosts{rt: rt, name: name, skewbin: skewcheckBinary, progress: progress, images: map[string]string{}, servers: map[string]*proc{}}
+	h := &Hosts{rt: rt, name: name, skewbin: skewcheckBinary, progress: progress, images: map[string]string{}, servers: map[string]*proc{},
+		pods: map[string]*containers.Container{}}
 	if h.net, err = rt.CreateNetwork(ctx, name); err != nil {
 		rt.Close()
 		return nil, err
@@ -110,14 +112,19 @@ func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
 	return url, nil
 }
 
+// StartServer runs the apiserver in a container of its own that joins its pod's network
+// namespace (network mode container:<pod>), and so has the pod's address and hostname.
 func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string, log *os.File) (local.Proc, error) {
 	ref, err := h.image(ctx, apiserverRepo(argv[0]), argv[0], nil)
 	if err != nil {
 		return nil, err
 	}
+	pod, err := h.pod(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	c, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-" + s.Name, Image: ref, Cmd: argv[1:],
-		Hostname: s.Hostname, Network: h.net, IP: s.IP, Aliases: []string{s.Hostname},
-		ReadWrite: []string{h.dir}, Log: log.Name()})
+		NetworkMode: "container:" + pod.Name, ReadWrite: []string{h.dir}, Log: log.Name()})
 	if err != nil {
 		return nil, fmt.Errorf("starting %s (%s) in a container: %w", s.Name, s.Version, err)
 	}
@@ -133,17 +140,48 @@ func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string,
 	return p, nil
 }
 
-// Close removes etcd's container and the network, after every apiserver's. An apiserver
-// container still there is one a stop did not see: it was being started when the cluster
-// was deleted (Ctrl-C during a restart); it is removed too.
+// pod returns the container that holds server s's address and hostname, starting it the
+// first time. It is the server's machine, as a pod's pause container is: the apiserver's
+// containers come and go in its network namespace (a crash, a restart at another version),
+// while the address stays. So a crashed server's address answers RST, as a live host whose
+// process died does, and peers see "connection refused" at once; and a partition cuts the
+// pod off the network.
+func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p := h.pods[s.Name]; p != nil {
+		return p, nil
+	}
+	if h.closed {
+		return nil, fmt.Errorf("%s: the cluster was deleted while it started", s.Name)
+	}
+	holder, err := images.Holder(ctx, h.rt, h.progress)
+	if err != nil {
+		return nil, fmt.Errorf("building the image that holds each server's address: %w", err)
+	}
+	p, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-" + s.Name + "-pod", Image: holder,
+		Hostname: s.Hostname, Network: h.net, IP: s.IP, Aliases: []string{s.Hostname}, Log: filepath.Join(s.Dir, "pod.log")})
+	if err != nil {
+		return nil, fmt.Errorf("starting the pod of %s: %w", s.Name, err)
+	}
+	h.pods[s.Name] = p
+	return p, nil
+}
+
+// Close removes etcd's container, the pods and the network, after every apiserver's. An
+// apiserver container still there is one a stop did not see: it was being started when
+// the cluster was deleted (Ctrl-C during a restart); it is removed too.
 func (h *Hosts) Close() error {
 	h.mu.Lock()
 	h.closed = true
-	servers := h.servers
+	servers, pods := h.servers, h.pods
 	h.mu.Unlock()
 	var errs []error
 	for _, p := range servers {
 		errs = append(errs, p.c.Stop(0))
+	}
+	for _, p := range pods {
+		errs = append(errs, p.Stop(0))
 	}
 	if h.etcd != nil {
 		errs = append(errs, h.etcd.Stop(10*time.Second))
