@@ -274,7 +274,10 @@ func (c *Cluster) Server(name string) *Server {
 func (c *Cluster) Delete() error {
 	var errs []error
 	c.deleteOnce.Do(func() {
-		untrack(c)
+		// Still tracked while deleting: a Ctrl-C now makes the interrupt handler wait for
+		// this Delete (deleteOnce) before the signal ends the process, rather than find
+		// nothing to do and end it halfway (containers, unlike processes, outlive us).
+		defer untrack(c)
 		errs = append(errs, c.eachServer(func(s *Server) error { return s.Stop(c.cfg.StopTimeout) }))
 		if c.hosts != nil {
 			errs = append(errs, c.hosts.Close())

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -125,4 +129,71 @@ func TestContainersChaos(t *testing.T) {
 			t.Errorf("partition on containers is %q, want the network disconnect", o.Description)
 		}
 	}
+}
+
+// TestContainersInterrupted: Ctrl-C in the middle of a run on the containers provider, and
+// Ctrl-C while the run deletes its cluster, remove every container and the network before
+// the CLI exits (containers, unlike the local provider's processes, do not die with it).
+func TestContainersInterrupted(t *testing.T) {
+	integration.Require(t)
+	rt := requireDocker(t)
+	oldV, newV := integration.Versions()
+	t.Run("while the suites run", func(t *testing.T) { interruptAfter(t, rt, "converged in", oldV+","+newV) })
+	t.Run("while the cluster is deleted", func(t *testing.T) { interruptAfter(t, rt, "deleting the local cluster", oldV) })
+}
+
+// interruptAfter starts a conformance run on containers and sends SIGINT once its output
+// says mark.
+func interruptAfter(t *testing.T, rt *containers.Runtime, mark, versions string) {
+	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
+	var out syncBuffer
+	cmd := exec.Command(cli, "conformance", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", versions,
+		"--profiles", "mvp", "--report-dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), mark) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("an interrupted run exited 0:\n%s", tail(out.String(), 20))
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the CLI did not exit within a minute of Ctrl-C:\n%s", tail(out.String(), 20))
+	}
+	expectNoNewContainers(t, rt, before)
+	for _, n := range skewcheckNetworks(t, rt) {
+		if !slices.Contains(beforeNets, n) {
+			t.Errorf("network %s left behind", n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the interrupted run's output ends with:\n%s", tail(out.String(), 20))
+	}
+}
+
+// syncBuffer is an output buffer the test reads while the command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
