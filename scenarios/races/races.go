@@ -135,18 +135,21 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	mark := tl.Since()
 	if err := env.Route.Peer.Node.Kill(); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	// The peer is down from when Kill returns: a request answered 200 while the kill was
-	// under way (a container's takes a round trip to the engine) is from before the race.
-	mark := tl.Since()
+	// The peer is down once Kill returns. Through a container runtime a kill takes a round
+	// trip, in which the peer may still answer 200; such an answer, or one sent before the
+	// kill and landing after it, is not the restarted peer's: only requests sent from now
+	// on can give that.
+	down := tl.Since()
 	if err := env.Route.Peer.Node.Start(ctx); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	first := tl.waitFor(ctx, 200, mark, env.Bound)
+	first := tl.waitForSent(ctx, 200, down, env.Bound)
 	o.Window = first - mark
 	time.Sleep(env.Observe)
 	cancel()

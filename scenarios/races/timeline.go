@@ -21,9 +21,10 @@ type Timeline struct {
 	points []Point
 }
 
-// Point is one answer.
+// Point is one answer: when it came (T) and when its request was sent (Sent).
 type Point struct {
 	T      float64 `json:"t"`
+	Sent   float64 `json:"sent"`
 	Status int     `json:"status"`
 }
 
@@ -32,6 +33,7 @@ func poll(ctx context.Context, e *framework.Endpoint, path string, interval time
 	tl := &Timeline{t0: time.Now()}
 	go func() {
 		for ctx.Err() == nil {
+			sent := time.Since(tl.t0).Seconds()
 			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			r := e.Do(rctx, framework.Request{Path: path})
 			cancel()
@@ -39,7 +41,7 @@ func poll(ctx context.Context, e *framework.Endpoint, path string, interval time
 				return
 			}
 			tl.mu.Lock()
-			tl.points = append(tl.points, Point{T: time.Since(tl.t0).Seconds(), Status: r.Status})
+			tl.points = append(tl.points, Point{T: time.Since(tl.t0).Seconds(), Sent: sent, Status: r.Status})
 			tl.mu.Unlock()
 			time.Sleep(interval)
 		}
@@ -60,10 +62,22 @@ func (tl *Timeline) Since() float64 { return time.Since(tl.t0).Seconds() }
 // waitFor polls the timeline until an answer with status arrives after from (seconds), or
 // the bound passes; it returns that answer's time, or -1.
 func (tl *Timeline) waitFor(ctx context.Context, status int, from float64, bound time.Duration) float64 {
+	return tl.waitUntil(ctx, bound, func(p Point) bool { return p.T >= from && p.Status == status })
+}
+
+// waitForSent is waitFor for answers to requests sent after from: not one that was on its
+// way before (and may carry what the server said before from).
+func (tl *Timeline) waitForSent(ctx context.Context, status int, from float64, bound time.Duration) float64 {
+	return tl.waitUntil(ctx, bound, func(p Point) bool { return p.Sent >= from && p.Status == status })
+}
+
+// waitUntil polls the timeline until an answer matches, or the bound passes; it returns
+// that answer's time, or -1.
+func (tl *Timeline) waitUntil(ctx context.Context, bound time.Duration, match func(Point) bool) float64 {
 	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		for _, p := range tl.Points() {
-			if p.T >= from && p.Status == status {
+			if match(p) {
 				return p.T
 			}
 		}
