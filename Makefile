@@ -34,6 +34,7 @@ deps:
 # silence.
 comma := ,
 NEWEST = $(lastword $(subst $(comma), ,$(VERSIONS)))
+OLDEST = $(firstword $(subst $(comma), ,$(VERSIONS)))
 binaries: build
 	$(SKEWCHECK) binaries ensure --versions $(VERSIONS)
 	$(SKEWCHECK) binaries ensure --versions $(NEWEST) --components kube-proxy
@@ -49,7 +50,9 @@ CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=bat
 # Then the ipmode profile once per service dataplane (real kube-proxy in two modes, and the
 # reference), each on the same two apiserver versions, side by side in _reports/ipmode.
 # kube-proxy-ipvs is left out: this kernel has no IPVS (it would skip, with the reason).
-# Last the gateway profile against skewcheck's reference gateway: _reports/gateway.
+# Then MVP-014 once more on three servers, where a second hop has somewhere to go:
+# _reports/three-servers. Last the gateway profile against skewcheck's reference gateway:
+# _reports/gateway.
 DATAPLANES ?= kube-proxy-nftables kube-proxy-iptables reference
 conformance: deps binaries
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
@@ -60,6 +63,11 @@ conformance: deps binaries
 		$(SKEWCHECK) conformance --versions $(VERSIONS) --profiles ipmode --dataplane $$d --report-dir $(REPORT_DIR)/ipmode/$$d; \
 	done
 	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
+	@echo "== MVP-014 with three servers: two peers serve what the first lacks; a request must reach one of them, once"
+	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
+		--profiles mvp --focus MVP-014 --report-dir $(REPORT_DIR)/three-servers/upstream
+	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
+		--profiles mvp --focus MVP-014 --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
 	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
 

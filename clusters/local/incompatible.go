@@ -25,5 +25,6 @@ func knownIncompatibility(versions []string) string {
 	}
 	return "known upstream defect: kube-apiserver " + strings.Join(old, ", ") + " gives up on a peer whose endpoint lease is not yet written " +
 		"after 5 retries in about 160 ms (\"missing port in address\" in its log) and ignores it until an identity lease changes holder; " +
-		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). Restarting the older server once its peers are ready makes it see them"
+		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). skewcheck adds and deletes an identity lease once at bring-up so they look again; " +
+		"a server that restarts later is missed again until some identity lease is added or deleted"
 }

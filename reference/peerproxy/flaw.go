@@ -25,7 +25,13 @@ const (
 	// FlawBufferResponses reads every answer whole before passing it on, so a watch's
 	// events arrive only when the watch ends.
 	FlawBufferResponses Flaw = "buffer-responses"
+	// FlawHedgeReads also sends every read a peer answered to the next peer that serves it,
+	// the answer thrown away: a "hedged request" that doubles the peers' load and audit.
+	FlawHedgeReads Flaw = "hedge-reads"
 )
+
+// hedges says whether a request of this method is also sent to a second peer.
+func (f Flaw) hedges(method string) bool { return f == FlawHedgeReads && idempotent(method) }
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {

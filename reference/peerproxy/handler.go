@@ -3,6 +3,7 @@ package peerproxy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -83,8 +84,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 				pr.Out.Header.Set(headerMarked, "true")
 			}
 		},
-		FlushInterval:  -1, // watches stream event by event
-		Transport:      &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
+		FlushInterval: -1, // watches stream event by event
+		Transport: &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method),
+			hedge: toPeer && p.cfg.Flaw.hedges(r.Method), onError: p.errorCounter(toPeer)},
 		ModifyResponse: func(resp *http.Response) error { count(served); return p.cfg.Flaw.buffer(resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
@@ -146,6 +148,7 @@ type failover struct {
 	next       http.RoundTripper
 	targets    []string
 	idempotent bool
+	hedge      bool // FlawHedgeReads: a copy goes to the next target too
 	onError    func()
 }
 
@@ -155,11 +158,17 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 		u, _ := url.Parse(t)
 		out := req
 		if i > 0 {
-			out = req.Clone(req.Context())
-			out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
+			out = retarget(req, u)
 		}
 		resp, err := f.next.RoundTrip(out)
 		if err == nil {
+			if f.hedge && i+1 < len(f.targets) {
+				next, _ := url.Parse(f.targets[i+1])
+				if copied, err := f.next.RoundTrip(retarget(req, next)); err == nil {
+					io.Copy(io.Discard, copied.Body)
+					copied.Body.Close()
+				}
+			}
 			return resp, nil
 		}
 		f.onError()
@@ -169,4 +178,11 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// retarget is a copy of req sent to the server at u.
+func retarget(req *http.Request, u *url.URL) *http.Request {
+	out := req.Clone(req.Context())
+	out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
+	return out
 }
