@@ -14,7 +14,7 @@ import (
 // nudgeLease is the identity lease of no server that nudgePeerDiscovery adds and removes.
 const nudgeLease = "skewcheck-peer-discovery-nudge"
 
-// nudgePeerDiscovery makes every server of 1.28 to 1.34 look at its peers again once all of
+// NudgePeerDiscovery makes every server of 1.28 to 1.34 look at its peers again once all of
 // them are ready, working around the upstream defect knownIncompatibility describes: a
 // server that started before a peer wrote its endpoint lease has given up on that peer.
 //
@@ -24,9 +24,10 @@ const nudgeLease = "skewcheck-peer-discovery-nudge"
 // written. The lease added here names no server: its own sync fails and is dropped after
 // five retries, and the cache keeps every peer that answered.
 //
-// It is done once, at bring-up, so that a cluster of these versions exists at all. A server
-// that restarts later (chaos, races, upgrades) meets the defect again, unhidden.
-func (c *Cluster) nudgePeerDiscovery(ctx context.Context) error {
+// New does it once, at bring-up, so that a cluster of these versions exists at all. A
+// server that restarts later after a graceful stop meets the defect again, unhidden: only
+// a test that has reported it as the known deviation calls this again (Target.RelearnPeers).
+func (c *Cluster) NudgePeerDiscovery(ctx context.Context) error {
 	var server *Server
 	for _, s := range c.Servers {
 		if s.State() == Running {
