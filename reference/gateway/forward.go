@@ -11,10 +11,14 @@ import (
 // the answer back (streamed: watches flush event by event; upgrades are spliced).
 // It returns the upstream that answered, or nil when none did (the client then got 503).
 func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *user, targets []*upstream) *upstream {
-	if !g.cfg.Defects.NoImpersonation {
+	if !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header)) {
 		setImpersonation(r.Header, u)
 	}
-	rt := &retrying{next: c.conn.rt, targets: targets, idempotent: replayable(r),
+	next := c.conn.rt
+	if g.cfg.Defects.ConnectionPerClient {
+		next = c.conn.perClientTransport(r.RemoteAddr)
+	}
+	rt := &retrying{next: next, targets: targets, idempotent: replayable(r),
 		onError: func(up *upstream, err error) {
 			up.markFailed(err)
 			g.metrics.errors.WithLabelValues(c.name, up.endpoint).Inc()

@@ -82,7 +82,14 @@ func (g *Gateway) clusterFor(r *http.Request) (*cluster, string) {
 	if name == "" {
 		name = g.cfg.DefaultServerName
 	}
-	return g.state.Load().bySNI[name], name
+	st := g.state.Load()
+	if g.cfg.Defects.IgnoreSNI {
+		if c := st.bySNI[g.cfg.DefaultServerName]; c != nil {
+			return c, name
+		}
+		return st.clusters[0], name
+	}
+	return st.bySNI[name], name
 }
 
 // serveUnselected answers a connection whose server name selects no cluster: the
