@@ -15,7 +15,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		setImpersonation(r.Header, u)
 	}
 	next := c.conn.rt
-	if g.cfg.Defects.ConnectionPerClient {
+	if g.cfg.Defects.ConnectionPerClient && !isUpgrade(r.Header) {
 		next = c.conn.perClientTransport(r.RemoteAddr)
 	}
 	rt := &retrying{next: next, targets: targets, idempotent: replayable(r),

@@ -92,11 +92,12 @@ type Gateway struct {
 	state    atomic.Pointer[state]
 	pool     *pool
 
-	listener net.Listener
-	server   *http.Server
-	msrv     *http.Server
-	stop     context.CancelFunc
-	done     sync.WaitGroup
+	listener  net.Listener
+	mlistener net.Listener
+	server    *http.Server
+	msrv      *http.Server
+	stop      context.CancelFunc
+	done      sync.WaitGroup
 }
 
 // state is one applied configuration.
@@ -154,6 +155,7 @@ func Start(cfg Config) (*Gateway, error) {
 			g.pool.closeAll()
 			return nil, fmt.Errorf("gateway: metrics listener %s: %w", cfg.MetricsListen, err)
 		}
+		g.mlistener = ml
 		g.msrv = &http.Server{Handler: promhttp.HandlerFor(g.metrics.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go g.msrv.Serve(ml)
 	}
@@ -177,6 +179,14 @@ func Start(cfg Config) (*Gateway, error) {
 
 // URL is where clients reach the gateway.
 func (g *Gateway) URL() string { return "https://" + g.listener.Addr().String() }
+
+// MetricsURL is where its Prometheus metrics are served, "" without Config.MetricsListen.
+func (g *Gateway) MetricsURL() string {
+	if g.mlistener == nil {
+		return ""
+	}
+	return "http://" + g.mlistener.Addr().String() + "/metrics"
+}
 
 func (g *Gateway) loadDefaults() error {
 	if g.cfg.ServingCert != "" || g.cfg.ServingKey != "" {
