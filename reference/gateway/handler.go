@@ -68,9 +68,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
 		return
 	}
-	if up := g.forward(rec, r, c, u, targets); up != nil {
-		answered = up.endpoint
-	}
+	g.forward(rec, r, c, u, targets, func(up *upstream) { answered = up.endpoint })
 }
 
 // clusterFor is the cluster the connection's server name selects, and that name.

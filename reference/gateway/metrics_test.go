@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -96,6 +97,7 @@ func TestMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GET %s through the gateway: %v", path, err)
 		}
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		return resp.StatusCode
 	}
