@@ -85,13 +85,21 @@ func TestGatewayProfile(t *testing.T) {
 		"GW-071": "which no UpstreamCluster lists",           // ignore-sni
 		"GW-080": "converge on a few HTTP/2 connections",     // connection-per-client
 	}
-	if code == 0 || len(rep.Tests) != len(mustFail) {
-		t.Errorf("reference with upgrade, SNI and connection defects: exit %d, %d tests: it must fail these %d:\n%s", code, len(rep.Tests), len(mustFail), tail(out, 40))
+	if code == 0 {
+		t.Errorf("reference with upgrade, SNI and connection defects: exit 0, it must fail:\n%s", tail(out, 40))
 	}
 	for _, r := range rep.Tests {
-		if want := mustFail[r.ID]; r.Result != report.Failed || !strings.Contains(r.Failure, want) {
+		want, ok := mustFail[r.ID]
+		switch {
+		case !ok && r.Result != report.Skipped:
+			t.Errorf("reference with upgrade, SNI and connection defects: %s %s, want skipped (not focused)", r.ID, r.Result)
+		case ok && (r.Result != report.Failed || !strings.Contains(r.Failure, want)):
 			t.Errorf("reference with upgrade, SNI and connection defects: %s %s, want failed saying %q: %.300s", r.ID, r.Result, want, r.Failure)
 		}
+		delete(mustFail, r.ID)
+	}
+	if len(mustFail) > 0 {
+		t.Errorf("reference with upgrade, SNI and connection defects: no result for %v", mustFail)
 	}
 	t.Logf("reference with upgrade, SNI and connection defects fails them all (%v)", time.Since(start).Round(time.Second))
 

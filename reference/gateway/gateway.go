@@ -137,7 +137,7 @@ func Start(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g.pool = newPool(cfg.UpstreamTimeout, timings{healthEvery: cfg.HealthEvery, healthTimeout: cfg.UpstreamTimeout,
-		discoveryEvery: cfg.DiscoveryEvery, discoveryTimeout: 5 * cfg.UpstreamTimeout}, g.metrics.health, g.metrics.forget)
+		discoveryEvery: cfg.DiscoveryEvery, discoveryTimeout: 5 * cfg.UpstreamTimeout}, g.healthChanged, g.metrics.forget)
 	if _, err := g.reload(true); err != nil {
 		g.pool.closeAll()
 		return nil, err
@@ -175,6 +175,17 @@ func Start(cfg Config) (*Gateway, error) {
 		every(ctx, cfg.ReloadEvery, func() { g.reload(false) })
 	}()
 	return g, nil
+}
+
+// healthChanged records an upstream going in or out of the rotation, with why it went out:
+// the log is what a failed test's evidence shows of the gateway's view.
+func (g *Gateway) healthChanged(u *upstream, healthy bool) {
+	g.metrics.health(u, healthy)
+	if healthy {
+		g.errorLog.Printf("upstream %s of UpstreamCluster %q is healthy", u.endpoint, u.cluster)
+		return
+	}
+	g.errorLog.Printf("upstream %s of UpstreamCluster %q is out of the rotation: %s", u.endpoint, u.cluster, u.status().LastError)
 }
 
 // URL is where clients reach the gateway.
