@@ -129,8 +129,10 @@ func newConnector(key string, c resolvedClientConfig, timeout time.Duration) *co
 			TLSClientConfig:     h1,
 			TLSHandshakeTimeout: timeout,
 			// An empty map switches HTTP/2 off: this transport carries upgrades only.
-			TLSNextProto:    map[string]func(string, *tls.Conn) http.RoundTripper{},
-			IdleConnTimeout: 90 * time.Second,
+			TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{},
+			// A connection that carried an upgrade belongs to it; one whose upgrade was
+			// refused (403, 404) is not kept idle either: an upgrade is one connection.
+			DisableKeepAlives: true,
 		}}
 	conn.rt = conn
 	if c.token != "" {

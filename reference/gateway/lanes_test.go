@@ -138,7 +138,9 @@ func TestWatchesDoNotBlockShortRequests(t *testing.T) {
 }
 
 // TestUpgradesGoOverHTTP1: an upgrade request (SPDY, as kubectl exec sends it) reaches
-// the server over HTTP/1.1, where the protocol switch exists; others over HTTP/2.
+// the server over HTTP/1.1, where the protocol switch exists; others over HTTP/2. The
+// upgrade's connection, refused here (the server answers 200 without switching), is not
+// kept: only the HTTP/2 connection stays.
 func TestUpgradesGoOverHTTP1(t *testing.T) {
 	s := newH2Server(t)
 	c := newConnector("test", resolvedClientConfig{insecure: true}, 2*time.Second)
@@ -157,6 +159,12 @@ func TestUpgradesGoOverHTTP1(t *testing.T) {
 			t.Fatalf("%s: %v", r.path, err)
 		}
 		resp.Body.Close()
+	}
+	for deadline := time.Now().Add(2 * time.Second); s.open.Load() > 1 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.open.Load(); n != 1 {
+		t.Errorf("%d connections open after a refused upgrade and an ordinary request; want 1 (the HTTP/2 one)", n)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -24,7 +24,8 @@ import (
 // bound allows a few more for what the gateway holds anyway (a connection for watches,
 // one left idle by an earlier test). A gateway with upstream connections per client holds
 // about 100 per upstream; Go's default Transport, which dials for every request that finds
-// the connection full, held 26 (the reference before it spread requests over lanes).
+// the connection full, held up to 26 (the reference before it spread requests over lanes),
+// in the runs where more than 100 requests waited at one upstream.
 const (
 	convergenceClients  = 200
 	convergenceRequests = 10
