@@ -50,7 +50,11 @@ func http2Converges(ctx context.Context, env *framework.Env) {
 	}
 	Expect(g.Endpoint.Do(ctx, listConfigMaps)).To(framework.HaveStatus(200), "a request through the gateway before the load")
 	before, err := g.Connections(hosts)
-	Expect(err).NotTo(HaveOccurred(), "counting the gateway's connections")
+	if err != nil {
+		// Not a failure of the gateway, but nothing certified either: the profile is then
+		// partial, and the reason says what to change.
+		ginkgo.Skip(fmt.Sprintf("the gateway's TCP connections cannot be counted (%v): they are read from /proc for the processes of the gateway command's process group, so run the proxy in it (exec it; not in a container or a daemon of its own)", err))
+	}
 
 	peak := map[string]int{}
 	stop := make(chan struct{})
