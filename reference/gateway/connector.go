@@ -43,8 +43,10 @@ type connector struct {
 }
 
 // Lanes per server: short requests converge on at most maxShortLanes connections (with
-// kube-apiserver's 100 streams each, 400 short requests at once before any waits);
-// long-running ones get up to maxLongLanes (6400 watches).
+// kube-apiserver's 100 streams each, 400 short requests at once before any waits, which
+// is also kube-apiserver's default --max-requests-inflight: it would refuse more with
+// 429). Beyond that, further requests, health checks included, wait for a stream.
+// Long-running ones get up to maxLongLanes (6400 watches).
 const (
 	maxShortLanes = 4
 	maxLongLanes  = 64
