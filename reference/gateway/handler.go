@@ -68,9 +68,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
 		return
 	}
-	if up := g.forward(rec, r, c, u, targets); up != nil {
-		answered = up.endpoint
-	}
+	g.forward(rec, r, c, u, targets, func(up *upstream) { answered = up.endpoint })
 }
 
 // clusterFor is the cluster the connection's server name selects, and that name.
@@ -82,7 +80,14 @@ func (g *Gateway) clusterFor(r *http.Request) (*cluster, string) {
 	if name == "" {
 		name = g.cfg.DefaultServerName
 	}
-	return g.state.Load().bySNI[name], name
+	st := g.state.Load()
+	if g.cfg.Defects.IgnoreSNI {
+		if c := st.bySNI[g.cfg.DefaultServerName]; c != nil {
+			return c, name
+		}
+		return st.clusters[0], name
+	}
+	return st.bySNI[name], name
 }
 
 // serveUnselected answers a connection whose server name selects no cluster: the
