@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httputil"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // forward sends the request to the first candidate that takes it, as the user, and copies
@@ -13,7 +15,7 @@ import (
 // aborts the handler with a panic when the client goes while the body is copied, and
 // the request still counts as that upstream's. No call means none answered (the client
 // then got 503).
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *user, targets []*upstream, answered func(*upstream)) {
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *authn.User, targets []*upstream, answered func(*upstream)) {
 	if !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header)) {
 		setImpersonation(r.Header, u)
 	}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // ServeHTTP authenticates the client, decides where the request goes, and forwards it with
@@ -24,8 +26,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the Connection header names %s, which the proxy sets itself and will not drop: remove it from Connection", named))
 		return
 	}
-	u, err := p.auth.authenticate(r.Context(), r)
-	if errors.Is(err, errInvalidToken) {
+	u, err := p.auth.Authenticate(r.Context(), r)
+	if errors.Is(err, authn.ErrInvalidToken) {
 		p.fail(w, http.StatusUnauthorized, string(metav1.StatusReasonUnauthorized), "Unauthorized")
 		return
 	}
@@ -58,7 +60,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // including upgrades; anonymous clients travel with no credentials at all, so the proxy's
 // own never stand in for theirs. Each request is counted once, by where its answer came
 // from: local, peer, or unavailable (no target could be reached: 503).
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets []string, toPeer bool) {
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool) {
 	first, _ := url.Parse(targets[0])
 	served := "local"
 	if toPeer {
