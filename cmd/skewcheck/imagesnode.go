@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -34,12 +36,15 @@ the engine under a label of its content.`,
 			if version == "" {
 				return errors.New("--version is required (v1.36.3, 1.36 or latest)")
 			}
+			// Ctrl-C stops debootstrap and the builds, and removes their work directories.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			opts := nodeimage.Options{Version: version, Binaries: bin, Progress: os.Stderr}
-			res, err := nodeimage.Build(cmd.Context(), opts)
+			res, err := nodeimage.Build(ctx, opts)
 			if err != nil {
 				return err
 			}
-			if _, err := nodeimage.BuildLoadBalancer(cmd.Context(), opts); err != nil {
+			if _, err := nodeimage.BuildLoadBalancer(ctx, opts); err != nil {
 				return err
 			}
 			fmt.Println(res.Ref)

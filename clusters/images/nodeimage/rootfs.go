@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/moby/go-archive"
@@ -74,11 +75,19 @@ func rootfsTar(ctx context.Context, cacheDir string, p *progress) (string, error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	unlock, err := lock(ctx, out+".lock", p, "the root filesystem")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(out); err == nil {
+		return out, nil // made while we waited
+	}
 	work, err := os.MkdirTemp(dir, "rootfs-work-")
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(work)
+	defer removeTree(work)
 	root := filepath.Join(work, "root")
 	start := time.Now()
 	p.printf("making a Debian %s root filesystem with debootstrap from %s (about 2 minutes, cached afterwards)", Suite, Mirror)
@@ -126,6 +135,10 @@ func runLogged(ctx context.Context, p *progress, what, log string, name string, 
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	// debootstrap runs dpkg and maintainer scripts: on cancellation stop them all, not
+	// only debootstrap itself.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stop := p.every(30*time.Second, "still "+what)
 	err = cmd.Run()
 	stop()
