@@ -103,6 +103,9 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	timings := Timings{Images: time.Since(start)}
+	if err := useShimIfNeeded(ctx, nodes[0].image); err != nil {
+		return nil, err
+	}
 	cgroupV1, err := eng.cgroupV1(ctx)
 	if err != nil {
 		return nil, err
