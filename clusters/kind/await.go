@@ -26,7 +26,6 @@ func (c *Cluster) RestConfig(endpoint string, id Identity) (*rest.Config, error)
 func (c *Cluster) await(ctx context.Context, timeout time.Duration, start time.Time, t *Timings) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var members []discovery.Member
 	for _, s := range c.Servers {
 		cfg, err := c.RestConfig(s.Name, Admin)
 		if err != nil {
@@ -39,12 +38,9 @@ func (c *Cluster) await(ctx context.Context, timeout time.Duration, start time.T
 		if err := waitReadyz(ctx, hc, s.URL); err != nil {
 			return fmt.Errorf("%s (%s, node %s) is not ready: %w", s.Name, s.Version, s.Node, err)
 		}
-		members = append(members, discovery.Member{Name: s.Name, MustReach: true,
-			Served: func(ctx context.Context) (discovery.Set, error) { return discovery.Served(ctx, cfg) },
-			List:   func(ctx context.Context, path string) (int, error) { return status(ctx, hc, s.URL+path) }})
 	}
 	t.Ready = time.Since(start)
-	pending, err := discovery.AwaitReached(ctx, func() []discovery.Member { return members })
+	pending, err := discovery.AwaitReached(ctx, c.members)
 	if len(pending) > 0 || err != nil {
 		return fmt.Errorf("the kind cluster did not converge within %v: %v %s", timeout, err, strings.Join(pending, "; "))
 	}

@@ -53,6 +53,9 @@ type Cluster struct {
 	Servers      []Server
 	LoadBalancer string // URL of kind's load balancer in front of every apiserver
 	Timings      Timings
+
+	convergeTimeout time.Duration
+	control         map[string]*nodeServer // by server name, once Target or WaitConverged ran
 }
 
 // Timings are how long the steps of Create took.
@@ -158,6 +161,7 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 		cleanup := remove(p, eng, cfg.Name, kindAdmin)
 		return nil, fmt.Errorf("%w; the cluster was removed%s", err, cleanupNote(cleanup))
 	}
+	c.convergeTimeout = cfg.ConvergeTimeout
 	if err := c.await(ctx, cfg.ConvergeTimeout, start, &timings); err != nil {
 		logs := nodeLogs(p, cfg.Name)
 		cleanup := remove(p, eng, cfg.Name, kindAdmin)

@@ -86,7 +86,7 @@ failCgroupV1: false`)
 type jsonPatch struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`
-	Value string `json:"value"`
+	Value string `json:"value,omitempty"`
 }
 
 // writeNodePatches writes the kubeadm patches of one node: its own version's images in
@@ -99,7 +99,9 @@ func writeNodePatches(dir string, n node) error {
 	image := func(ref string) jsonPatch {
 		return jsonPatch{Op: "replace", Path: "/spec/containers/0/image", Value: ref}
 	}
-	apiserver := []jsonPatch{image(n.images.APIServer)}
+	// No liveness probe: a frozen server must stay frozen for as long as a test holds it,
+	// as a local one does, not be restarted by the kubelet after about 80 s.
+	apiserver := []jsonPatch{image(n.images.APIServer), {Op: "remove", Path: "/spec/containers/0/livenessProbe"}}
 	for _, f := range n.flags {
 		apiserver = append(apiserver, jsonPatch{Op: "add", Path: "/spec/containers/0/command/-", Value: f})
 	}

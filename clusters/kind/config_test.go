@@ -53,9 +53,10 @@ func TestClusterConfig(t *testing.T) {
 	}
 	want := []jsonPatch{
 		{Op: "replace", Path: "/spec/containers/0/image", Value: "registry.k8s.io/kube-apiserver:v1.36.3"},
+		{Op: "remove", Path: "/spec/containers/0/livenessProbe"},
 		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--runtime-config=batch/v1=false"},
 	}
-	if len(ops) != 2 || ops[0] != want[0] || ops[1] != want[1] {
+	if len(ops) != 3 || ops[0] != want[0] || ops[1] != want[1] || ops[2] != want[2] {
 		t.Errorf("node 2 kube-apiserver patch = %+v, want %+v", ops, want)
 	}
 	for _, target := range []string{"etcd", "kube-controller-manager", "kube-scheduler"} {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/kind"
+	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Providers for --provider.
@@ -113,4 +115,46 @@ func kindStatus(name string) string {
 		}
 	}
 	return "gone (delete it)"
+}
+
+// kindConformanceTarget makes a kind cluster for one conformance run; cleanup deletes it.
+func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
+	if f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" {
+		return nil, nil, nil, errors.New("--provider kind runs the suites against upstream kube-apiservers in kind nodes: it cannot go with --kubeconfig, --reference, --sidecar-*, --gateway or --dataplane yet")
+	}
+	if len(f.servers.noPeerProxy) > 0 || len(f.servers.peerAdvertise) > 0 {
+		return nil, nil, nil, errors.New("--no-peer-proxy and --peer-advertise are not supported with --provider kind yet; --server-flag is")
+	}
+	specs, err := f.servers.specs()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name := fmt.Sprintf("conformance-%d", os.Getpid())
+	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg := kind.Config{Name: name, Binaries: f.binaries, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: f.timeouts.Converge}
+	for i, s := range specs {
+		cfg.Versions = append(cfg.Versions, s.Version)
+		cfg.ServerFlags[i+1] = s.ExtraFlags
+	}
+	c, err := kind.Create(ctx, cfg)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, nil, err
+	}
+	cleanup := func() {
+		fmt.Fprintln(os.Stderr, "deleting the kind cluster")
+		if err := kind.Delete(context.Background(), name, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "warning:", err)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kind cluster %s: kind create %v, converged %v after the start\n", kind.KindName(name), c.Timings.Create.Round(time.Second), c.Timings.Converged.Round(time.Second))
+	t, err := c.Target(ctx)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return t, nil, cleanup, nil
 }
