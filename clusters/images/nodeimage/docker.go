@@ -35,17 +35,40 @@ func (e *engine) close() { e.c.Close() }
 
 // labels returns ref's labels, or ok=false when the engine has no such image.
 func (e *engine) labels(ctx context.Context, ref string) (labels map[string]string, ok bool, err error) {
+	_, labels, ok, err = e.inspect(ctx, ref)
+	return labels, ok, err
+}
+
+// inspect returns ref's image ID and labels, or ok=false when the engine has no such image.
+func (e *engine) inspect(ctx context.Context, ref string) (id string, labels map[string]string, ok bool, err error) {
 	r, err := e.c.ImageInspect(ctx, ref)
 	if errdefs.IsNotFound(err) {
-		return nil, false, nil
+		return "", nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("looking up image %s in the Docker engine: %w", ref, err)
+		return "", nil, false, fmt.Errorf("looking up image %s in the Docker engine: %w", ref, err)
 	}
 	if r.Config == nil {
-		return map[string]string{}, true, nil
+		return r.ID, map[string]string{}, true, nil
 	}
-	return r.Config.Labels, true, nil
+	return r.ID, r.Config.Labels, true, nil
+}
+
+// replaceOwn loads img as ref and removes the image ref named before, when skewcheck made
+// that one (it carries ContentLabel): each rebuild would otherwise leave an untagged
+// gigabyte behind. One still used by a container stays.
+func (e *engine) replaceOwn(ctx context.Context, ref string, img v1.Image) error {
+	oldID, oldLabels, had, err := e.inspect(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if err := e.load(ctx, ref, img); err != nil {
+		return err
+	}
+	if newID, _, _, err := e.inspect(ctx, ref); had && oldLabels[ContentLabel] != "" && err == nil && newID != oldID {
+		e.c.ImageRemove(ctx, oldID, client.ImageRemoveOptions{})
+	}
+	return nil
 }
 
 // load streams img into the engine under ref, as `docker load` would.

@@ -78,7 +78,7 @@ func BuildLoadBalancer(ctx context.Context, opts Options) (Result, error) {
 		return res, err
 	}
 	p.printf("loading the load balancer look-alike %s (haproxy) into the Docker engine", LoadBalancerImage)
-	if err := eng.load(ctx, LoadBalancerImage, img); err != nil {
+	if err := eng.replaceOwn(ctx, LoadBalancerImage, img); err != nil {
 		return res, err
 	}
 	p.printf("built %s in %s", LoadBalancerImage, time.Since(start).Round(time.Second))

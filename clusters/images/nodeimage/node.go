@@ -167,7 +167,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	}
 	p.printf("loading %s into the Docker engine", ref)
 	stop := p.every(30*time.Second, "still loading "+ref)
-	err = eng.load(ctx, ref, img)
+	err = eng.replaceOwn(ctx, ref, img)
 	stop()
 	if err != nil {
 		return res, err
