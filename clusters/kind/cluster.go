@@ -44,6 +44,8 @@ type Server struct {
 	Version string
 	Node    string // the node's container (and host) name
 	URL     string // the node's own endpoint, published on the host
+	// AuditLog is the apiserver's audit log, on the host (mounted into the node).
+	AuditLog string
 }
 
 // Cluster is a running kind cluster with skewed control-plane nodes.
@@ -116,7 +118,7 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	kcfg, err := clusterConfig(cfg.Name, nodes, filepath.Join(cfg.Dir, "patches"), cgroupV1)
+	kcfg, err := clusterConfig(cfg.Name, nodes, filepath.Join(cfg.Dir, "patches"), filepath.Join(cfg.Dir, "audit"), cgroupV1)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,22 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
+	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
-// patchesDir is where each node finds its kubeadm patches (a read-only mount).
-const patchesDir = "/kind/skewcheck/patches"
+// Where nodes find what the provider mounts into them from the host: each node's kubeadm
+// patches (read-only), and the audit policy and every node's audit log (the apiservers
+// write them; the suites read them on the host).
+const (
+	patchesDir = "/kind/skewcheck/patches"
+	auditDir   = "/kind/skewcheck/audit"
+)
+
+// auditLogIn is where node i's (0-based) apiserver writes its audit log, under the audit
+// directory, in the node and on the host alike.
+func auditLogIn(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("node-%d", i+1), "audit.log")
+}
 
 // node is one control-plane node to make.
 type node struct {
@@ -25,7 +37,13 @@ type node struct {
 // clusterConfig is the kind configuration: one control-plane node per version, CoreDNS,
 // kube-proxy and kind's CNI off (their images cannot be built offline, and the suites use
 // neither), the Mixed Version Proxy on, and every node's own kubeadm patches mounted.
-func clusterConfig(name string, nodes []node, patchRoot string, cgroupV1 bool) (*v1alpha4.Cluster, error) {
+func clusterConfig(name string, nodes []node, patchRoot, auditRoot string, cgroupV1 bool) (*v1alpha4.Cluster, error) {
+	if err := os.MkdirAll(auditRoot, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(auditRoot, "policy.yaml"), []byte(local.AuditPolicy), 0o644); err != nil {
+		return nil, err
+	}
 	cfg := &v1alpha4.Cluster{
 		TypeMeta: v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
 		Name:     KindName(name),
@@ -37,15 +55,21 @@ func clusterConfig(name string, nodes []node, patchRoot string, cgroupV1 bool) (
 	}
 	for i, n := range nodes {
 		dir := filepath.Join(patchRoot, fmt.Sprintf("node-%d", i+1))
+		if err := os.MkdirAll(filepath.Dir(auditLogIn(auditRoot, i)), 0o755); err != nil {
+			return nil, err
+		}
+		n.flags = append([]string{"--audit-policy-file=" + auditDir + "/policy.yaml",
+			"--audit-log-path=" + auditLogIn(auditDir, i), "--audit-log-maxsize=100"}, n.flags...)
 		if err := writeNodePatches(dir, n); err != nil {
 			return nil, err
 		}
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{
 			Role:  v1alpha4.ControlPlaneRole,
 			Image: n.image,
-			ExtraMounts: []v1alpha4.Mount{{
-				HostPath: dir, ContainerPath: patchesDir, Readonly: true,
-			}},
+			ExtraMounts: []v1alpha4.Mount{
+				{HostPath: dir, ContainerPath: patchesDir, Readonly: true},
+				{HostPath: auditRoot, ContainerPath: auditDir},
+			},
 		})
 	}
 	v1alpha4.SetDefaultsCluster(cfg)
@@ -64,7 +88,12 @@ apiServer:
   extraArgs:
     feature-gates: UnknownVersionInteroperabilityProxy=true
     peer-ca-file: /etc/kubernetes/pki/ca.crt
-    shutdown-watch-termination-grace-period: 2s`,
+    shutdown-watch-termination-grace-period: 2s
+  extraVolumes:
+  - name: skewcheck-audit
+    hostPath: ` + auditDir + `
+    mountPath: ` + auditDir + `
+    pathType: Directory`,
 		// CoreDNS and kube-proxy are addons whose images a node does not carry.
 		`kind: InitConfiguration
 skipPhases: [preflight, addon/coredns, addon/kube-proxy]

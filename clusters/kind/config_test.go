@@ -20,7 +20,7 @@ func TestClusterConfig(t *testing.T) {
 		{version: "v1.35.4", image: "skewcheck-kind/node:v1.35.4", images: imgs("v1.35.4")},
 		{version: "v1.36.3", image: "skewcheck-kind/node:v1.36.3", images: imgs("v1.36.3"), flags: []string{"--runtime-config=batch/v1=false"}},
 	}
-	cfg, err := clusterConfig("skew", nodes, dir, true)
+	cfg, err := clusterConfig("skew", nodes, dir, filepath.Join(dir, "audit"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,8 @@ func TestClusterConfig(t *testing.T) {
 	if !cfg.Networking.DisableDefaultCNI || cfg.Networking.KubeProxyMode != "none" {
 		t.Errorf("networking = %+v, want kind's CNI and kube-proxy off", cfg.Networking)
 	}
-	if m := cfg.Nodes[1].ExtraMounts; len(m) != 1 || m[0].ContainerPath != patchesDir || m[0].HostPath != filepath.Join(dir, "node-2") || !m[0].Readonly {
+	if m := cfg.Nodes[1].ExtraMounts; len(m) != 2 || m[0].ContainerPath != patchesDir || m[0].HostPath != filepath.Join(dir, "node-2") || !m[0].Readonly ||
+		m[1].ContainerPath != auditDir || m[1].HostPath != filepath.Join(dir, "audit") {
 		t.Errorf("node 2 mounts = %+v", m)
 	}
 	all := strings.Join(cfg.KubeadmConfigPatches, "\n---\n")
@@ -39,7 +40,7 @@ func TestClusterConfig(t *testing.T) {
 			t.Errorf("kubeadm patches lack %q:\n%s", want, all)
 		}
 	}
-	if noV1, _ := clusterConfig("skew", nodes, t.TempDir(), false); strings.Contains(strings.Join(noV1.KubeadmConfigPatches, ""), "failCgroupV1") {
+	if noV1, _ := clusterConfig("skew", nodes, t.TempDir(), t.TempDir(), false); strings.Contains(strings.Join(noV1.KubeadmConfigPatches, ""), "failCgroupV1") {
 		t.Error("failCgroupV1 is set on a cgroup v2 host")
 	}
 
@@ -54,10 +55,18 @@ func TestClusterConfig(t *testing.T) {
 	want := []jsonPatch{
 		{Op: "replace", Path: "/spec/containers/0/image", Value: "registry.k8s.io/kube-apiserver:v1.36.3"},
 		{Op: "remove", Path: "/spec/containers/0/livenessProbe"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-policy-file=/kind/skewcheck/audit/policy.yaml"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-log-path=/kind/skewcheck/audit/node-2/audit.log"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-log-maxsize=100"},
 		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--runtime-config=batch/v1=false"},
 	}
-	if len(ops) != 3 || ops[0] != want[0] || ops[1] != want[1] || ops[2] != want[2] {
-		t.Errorf("node 2 kube-apiserver patch = %+v, want %+v", ops, want)
+	if len(ops) != len(want) {
+		t.Fatalf("node 2 kube-apiserver patch = %+v, want %+v", ops, want)
+	}
+	for i := range want {
+		if ops[i] != want[i] {
+			t.Errorf("node 2 kube-apiserver patch %d = %+v, want %+v", i, ops[i], want[i])
+		}
 	}
 	for _, target := range []string{"etcd", "kube-controller-manager", "kube-scheduler"} {
 		if _, err := os.Stat(filepath.Join(dir, "node-1", target+"+json.json")); err != nil {

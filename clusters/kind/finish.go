@@ -44,7 +44,7 @@ func finish(ctx context.Context, eng *engine, p *cluster.Provider, cfg Config, n
 			return nil, err
 		}
 		c.Servers = append(c.Servers, Server{Name: fmt.Sprintf("apiserver-%d", i+1), Version: n.version,
-			Node: nodeContainer(cfg.Name, i), URL: "https://" + addr})
+			Node: nodeContainer(cfg.Name, i), URL: "https://" + addr, AuditLog: auditLogIn(filepath.Join(cfg.Dir, "audit"), i)})
 	}
 	if len(nodes) > 1 {
 		addr, err := eng.hostPort(ctx, loadBalancerContainer(cfg.Name), apiserverPort)

@@ -13,8 +13,8 @@ import (
 )
 
 // Target describes the cluster for the suites: every node's apiserver is an endpoint the
-// suite may also stop, kill and freeze (through the node, see nodeServer). Audit logs are not
-// read from the nodes yet, so the tests that need them skip.
+// suite may also stop, kill and freeze (through the node, see nodeServer), with its audit
+// log read on the host.
 func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 	if err := c.attachNodes(); err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, Node: c.control[s.Name]})
+		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, AuditLog: s.AuditLog, Node: c.control[s.Name]})
 	}
 	return t, t.Refresh(ctx)
 }

@@ -66,7 +66,7 @@ func createKind(ctx context.Context, name string, sf serverFlags, bin binaries.O
 	rec := registry.Record{Name: name, Provider: providerKind, Kubeconfig: c.Kubeconfig, Created: time.Now(),
 		Ready: c.Timings.Ready, Converged: c.Timings.Converged}
 	for _, s := range c.Servers {
-		rec.Servers = append(rec.Servers, registry.Server{Name: s.Name, Version: s.Version, URL: s.URL, Hostname: s.Node, PeerProxy: true,
+		rec.Servers = append(rec.Servers, registry.Server{Name: s.Name, Version: s.Version, URL: s.URL, Hostname: s.Node, PeerProxy: true, AuditLog: s.AuditLog,
 			Admin: kind.ContextName(name, s.Name, kind.Admin), User: kind.ContextName(name, s.Name, kind.Unprivileged)})
 	}
 	if err := registry.Write(rec); err != nil {
