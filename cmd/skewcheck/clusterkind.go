@@ -14,6 +14,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -129,7 +130,8 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	name := fmt.Sprintf("conformance-%d", os.Getpid())
+	sweepKindConformance()
+	name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
 	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")
 	if err != nil {
 		return nil, nil, nil, err
@@ -157,4 +159,28 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 		return nil, nil, nil, err
 	}
 	return t, nil, cleanup, nil
+}
+
+// kindConformancePrefix names the kind cluster of one conformance run, with its pid.
+const kindConformancePrefix = "conformance-"
+
+// sweepKindConformance deletes the kind clusters of conformance runs whose process is gone
+// (SIGKILLed before it could delete its own).
+func sweepKindConformance() {
+	names, err := kind.Names()
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if process.OwnerGone(n, kindConformancePrefix, "-") {
+			fmt.Fprintf(os.Stderr, "deleting kind cluster %s, left by a conformance run that is gone\n", kind.KindName(n))
+			dir, err := os.MkdirTemp("", "skewcheck-kind-sweep-")
+			if err != nil {
+				return
+			}
+			if err := kind.Delete(context.Background(), n, dir); err != nil {
+				fmt.Fprintln(os.Stderr, "warning:", err)
+			}
+		}
+	}
 }
