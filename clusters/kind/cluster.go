@@ -87,6 +87,12 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.ConvergeTimeout == 0 {
 		cfg.ConvergeTimeout = 3 * time.Minute
 	}
+	// A version that does not exist is the user's to fix, whatever the state of Docker.
+	for _, v := range cfg.Versions {
+		if _, err := binaries.Resolve(ctx, v); err != nil {
+			return nil, err
+		}
+	}
 	eng, err := connect(ctx)
 	if err != nil {
 		return nil, err
