@@ -52,12 +52,15 @@ func TestKindSkewedCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	name := "skewtest"
-	dir := t.TempDir()
+	// Through the e2e-framework provider, as its users would, so both paths are covered
+	// by one cluster.
 	oldVersion, newVersion := integration.Versions()
-	c, err := Create(ctx, Config{Name: name, Versions: []string{oldVersion, newVersion}, Dir: dir, Progress: testWriter{t}})
-	if err != nil {
+	p := NewProvider().WithName(name).WithVersion(oldVersion + "," + newVersion).
+		WithOpts(WithProgress(testWriter{t})).(*Provider)
+	if _, err := p.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
+	c := p.Cluster()
 	eng, err := connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +70,19 @@ func TestKindSkewedCluster(t *testing.T) {
 	deleted := false
 	defer func() {
 		if !deleted {
-			Delete(context.Background(), name, dir)
+			p.Destroy(context.Background())
 		}
 	}()
+	if err := p.WaitForControlPlane(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p.GetKubectlContext() != name+"-apiserver-1" || p.KubernetesRestConfig() == nil {
+		t.Errorf("context %q, rest config %v", p.GetKubectlContext(), p.KubernetesRestConfig())
+	}
+	logs := t.TempDir()
+	if err := p.ExportLogs(ctx, logs); err != nil {
+		t.Errorf("export logs: %v", err)
+	}
 	t.Logf("created in %v (images %v, kind %v), ready at %v, converged at %v", c.Timings.Converged, c.Timings.Images, c.Timings.Create, c.Timings.Ready, c.Timings.Converged)
 
 	byServer := map[string]discovery.Set{}
@@ -123,11 +136,14 @@ func TestKindSkewedCluster(t *testing.T) {
 
 	checkNodeControl(ctx, t, c)
 
-	if err := Delete(ctx, name, dir); err != nil {
+	if err := p.Destroy(ctx); err != nil {
 		t.Fatal(err)
 	}
 	deleted = true
 	assertGone(t, eng, name, len(c.Servers), volumes)
+	if _, err := os.Stat(filepath.Dir(c.Kubeconfig)); !os.IsNotExist(err) {
+		t.Errorf("Destroy left %s behind: %v", filepath.Dir(c.Kubeconfig), err)
+	}
 }
 
 // checkNodeControl crashes, starts, stops, starts, freezes and thaws the newer node's
