@@ -108,6 +108,10 @@ func createCommand() *cobra.Command {
 func claimName(name string) error {
 	dir := registry.ClusterDir(name)
 	if _, err := os.Stat(dir); err == nil {
+		// A kind cluster has no supervisor: its directory is not a dead local cluster's.
+		if rec, err := registry.Read(name); err == nil && rec.Provider == providerKind {
+			return fmt.Errorf("a kind cluster named %q already exists: delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, name)
+		}
 		if pid := registry.Supervisor(name); pid != 0 {
 			return fmt.Errorf("a cluster named %q already exists (supervisor pid %d): delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, pid, name)
 		}
@@ -262,7 +266,8 @@ func listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(names) == 0 {
+			orphans := kindWithoutRecord(names)
+			if len(names) == 0 && len(orphans) == 0 {
 				fmt.Println("no clusters; create one with: skewcheck cluster create --name NAME --versions v1.35.4,v1.36.3")
 				return nil
 			}
@@ -290,6 +295,9 @@ func listCommand() *cobra.Command {
 				}
 				r, _ := registry.Read(n)
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", n, providerOf(r), status, versions, kubeconfig)
+			}
+			for _, n := range orphans {
+				fmt.Fprintf(w, "%s\t%s\t%s\t\t\n", n, providerKind, "nodes without a record (delete it)")
 			}
 			return w.Flush()
 		},

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -183,4 +185,20 @@ func sweepKindConformance() {
 			}
 		}
 	}
+}
+
+// kindWithoutRecord lists skewcheck's kind clusters that have nodes but no record (its
+// directory was removed): `cluster delete` still removes them. Without Docker, none.
+func kindWithoutRecord(recorded []string) []string {
+	names, err := kind.Names()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(recorded, n) && !strings.HasPrefix(n, kindConformancePrefix) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
