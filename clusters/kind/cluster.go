@@ -182,12 +182,16 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 // nodeImages finds or builds the node image of every version.
 func nodeImages(ctx context.Context, eng *engine, cfg Config, out io.Writer) ([]node, error) {
 	var nodes []node
+	refs := map[string]string{} // by version: each image is built or checked once
 	for i, v := range cfg.Versions {
-		res, err := nodeimage.Build(ctx, nodeimage.Options{Version: v, Binaries: cfg.Binaries, Progress: out})
-		if err != nil {
-			return nil, fmt.Errorf("node image for %s: %w", v, err)
+		if refs[v] == "" {
+			res, err := nodeimage.Build(ctx, nodeimage.Options{Version: v, Binaries: cfg.Binaries, Progress: out})
+			if err != nil {
+				return nil, fmt.Errorf("node image for %s: %w", v, err)
+			}
+			refs[v] = res.Ref
 		}
-		n, err := nodeFromImage(ctx, eng, res.Ref)
+		n, err := nodeFromImage(ctx, eng, refs[v])
 		if err != nil {
 			return nil, err
 		}

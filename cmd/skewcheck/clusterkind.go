@@ -19,6 +19,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
 
 // Providers for --provider.
@@ -201,4 +202,57 @@ func kindWithoutRecord(recorded []string) []string {
 		}
 	}
 	return out
+}
+
+// kindUpgradeCluster makes the rolling upgrade's cluster of kind nodes, deleted at its end.
+func kindUpgradeCluster(bin binaries.Options) func(ctx context.Context, from string, servers int) (upgrade.Cluster, error) {
+	return func(ctx context.Context, from string, servers int) (upgrade.Cluster, error) {
+		sweepKindConformance()
+		name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
+		dir, err := os.MkdirTemp("", "skewcheck-kind-upgrade-")
+		if err != nil {
+			return nil, err
+		}
+		cfg := kind.Config{Name: name, Binaries: bin, Progress: os.Stderr, Dir: dir}
+		for i := 0; i < servers; i++ {
+			cfg.Versions = append(cfg.Versions, from)
+		}
+		c, err := kind.Create(ctx, cfg)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		return kindUpgrade{Cluster: c, dir: dir, bin: bin}, nil
+	}
+}
+
+// kindUpgrade is a kind cluster as the rolling upgrade sees it.
+type kindUpgrade struct {
+	*kind.Cluster
+	dir string
+	bin binaries.Options
+}
+
+func (k kindUpgrade) Members() []upgrade.Member {
+	out := make([]upgrade.Member, len(k.Servers))
+	for i := range k.Servers {
+		out[i] = kindMember{k: k, i: i}
+	}
+	return out
+}
+
+func (k kindUpgrade) Delete() error {
+	fmt.Fprintln(os.Stderr, "deleting the kind cluster")
+	return kind.Delete(context.Background(), k.Name, k.dir)
+}
+
+type kindMember struct {
+	k kindUpgrade
+	i int
+}
+
+func (m kindMember) Name() string    { return m.k.Servers[m.i].Name }
+func (m kindMember) Version() string { return m.k.Servers[m.i].Version }
+func (m kindMember) Restart(ctx context.Context, version string) error {
+	return m.k.Upgrade(ctx, m.Name(), version, m.k.bin, os.Stderr)
 }
