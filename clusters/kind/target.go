@@ -29,7 +29,7 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, AuditLog: s.AuditLog, Node: c.control[s.Name]})
+		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, Hostname: s.Node, AuditLog: s.AuditLog, Node: c.control[s.Name]})
 	}
 	return t, t.Refresh(ctx)
 }

@@ -135,11 +135,13 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
-	mark := tl.Since()
 	if err := env.Route.Peer.Node.Kill(); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
+	// The peer is down once Kill returns: a crash through a node's runtime (kind) takes a
+	// few hundred milliseconds, in which the peer still answers 200.
+	mark := tl.Since()
 	if err := env.Route.Peer.Node.Start(ctx); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
@@ -254,7 +256,8 @@ func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
 }
 
 // identityLease finds the identity lease of the server behind e by the address it
-// advertises to peers: its own, or the peer path in front of it when the cluster has one.
+// advertises to peers (its own, or the peer path in front of it when the cluster has one),
+// or by its hostname when the target knows it.
 func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint) (string, error) {
 	u, err := url.Parse(e.URL)
 	if err != nil {
@@ -269,9 +272,13 @@ func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.En
 		return "", err
 	}
 	for _, l := range leases.Items {
-		if slices.Contains(addrs, l.Annotations["kubernetes.io/peer-advertise-address"]) {
+		if slices.Contains(addrs, l.Annotations["kubernetes.io/peer-advertise-address"]) ||
+			e.Hostname != "" && l.Labels["kubernetes.io/hostname"] == e.Hostname {
 			return l.Name, nil
 		}
+	}
+	if e.Hostname != "" {
+		return "", fmt.Errorf("no identity lease advertises %s or names host %s", strings.Join(addrs, " or "), e.Hostname)
 	}
 	return "", fmt.Errorf("no identity lease advertises %s", strings.Join(addrs, " or "))
 }
