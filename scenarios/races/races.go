@@ -135,13 +135,11 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	mark := tl.Since()
 	if err := env.Route.Peer.Node.Kill(); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	// The peer is down once Kill returns: a crash through a node's runtime (kind) takes a
-	// few hundred milliseconds, in which the peer still answers 200.
-	mark := tl.Since()
 	if err := env.Route.Peer.Node.Start(ctx); err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
