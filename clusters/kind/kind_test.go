@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,13 @@ func TestKindSkewedCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	name := "skewtest"
+	// A run killed before its cleanup leaves this test's cluster behind: remove it first.
+	if names, err := Names(); err == nil && slices.Contains(names, name) {
+		t.Logf("removing kind cluster %s left by an earlier run", KindName(name))
+		if err := Delete(ctx, name, t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Through the e2e-framework provider, as its users would, so both paths are covered
 	// by one cluster.
 	oldVersion, newVersion := integration.Versions()
