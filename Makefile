@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test unit conformance chaos nightly bench clean
+.PHONY: all build deps binaries test unit conformance conformance-kind node-images chaos nightly bench clean
 
 all: build
 
@@ -70,6 +70,17 @@ conformance: deps binaries
 		--profiles mvp --focus MVP-014 --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
 	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
+
+# kind node images of every version, built offline (debootstrap, the Go module proxy): see
+# the README's kind section. Needs root and a Docker engine; cached.
+node-images: build
+	@set -e; for v in $(subst $(comma), ,$(VERSIONS)); do $(SKEWCHECK) images node --version $$v; done
+
+# The mvp and discovery profiles on kind: one kind control-plane node per version (the
+# first runs kubeadm init, the others join with their own version's static pods), behind
+# kind's load balancer. The cluster is made for the run and deleted after it.
+conformance-kind: node-images
+	$(SKEWCHECK) conformance --provider kind $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/kind
 
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries

@@ -53,6 +53,10 @@ type Endpoint struct {
 	UserExtra  map[string][]string
 	// Served is what the server itself serves (nopeer discovery), read by Refresh.
 	Served discovery.Set
+	// Hostname is the apiserver's hostname, when known: its identity lease carries it (label
+	// kubernetes.io/hostname), for targets whose URL is not the address the server
+	// advertises to its peers (kind nodes publish their port on the host).
+	Hostname string
 	// AuditLog is the path of the server's audit log, when the test can read it.
 	AuditLog string
 	// Log is the path of the server's own log, for evidence on failure.

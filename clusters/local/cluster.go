@@ -186,7 +186,7 @@ func (c *Cluster) prepare() error {
 	}
 	c.adminHTTP, c.anonHTTP = c.httpClient(c.PKI.Admin), c.httpClient(pki.Pair{})
 	c.auditPolicy = filepath.Join(c.Dir, "audit-policy.yaml")
-	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
+	if err := os.WriteFile(c.auditPolicy, []byte(AuditPolicy), 0o644); err != nil {
 		return fmt.Errorf("writing the audit policy: %w", err)
 	}
 	for i, s := range c.Servers {

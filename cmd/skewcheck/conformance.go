@@ -39,6 +39,7 @@ type conformanceFlags struct {
 	gateway      gatewayFlags
 	run          framework.RunOptions
 	timeouts     framework.Timeouts
+	provider     string
 }
 
 func conformanceCommand() *cobra.Command {
@@ -73,6 +74,7 @@ contexts point at: one context per apiserver or proxy endpoint.`,
 	}
 	fl := cmd.Flags()
 	f.servers.add(cmd)
+	fl.StringVar(&f.provider, "provider", providerLocal, "without --kubeconfig, what the cluster is made of: local (apiserver processes here) or kind (one kind control-plane node per version, in Docker)")
 	addBinaryFlags(cmd, &f.binaries)
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
@@ -168,6 +170,12 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 // conformanceTarget finds or makes the target, and the local cluster behind it when it
 // made one; cleanup deletes what it made.
 func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
+	if err := checkProvider(f.provider); err != nil {
+		return nil, nil, nil, err
+	}
+	if f.provider == providerKind {
+		return kindConformanceTarget(ctx, f)
+	}
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {

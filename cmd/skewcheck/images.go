@@ -51,6 +51,6 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 	}
 	ref.Flags().StringVar(&binary, "binary", "", "a static (CGO_ENABLED=0) skewcheck executable (default: this one)")
 	ref.Flags().StringVar(&tag, "tag", DefaultReferenceImage, "the image's name and tag")
-	cmd.AddCommand(ref)
+	cmd.AddCommand(ref, nodeImageCommand())
 	return cmd
 }
