@@ -18,14 +18,16 @@ build:
 	$(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
 
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
-# reference dataplane; iptables for kube-proxy's iptables mode. Installed from Debian's
+# reference dataplane; iptables for kube-proxy's iptables mode; debootstrap for kind node
+# images (the kind tests, with a Docker engine). Installed from Debian's
 # packages when missing and running as root; without them those faults and dataplanes are
 # skipped with the reason, never failed.
 deps:
 	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
 	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
+	command -v debootstrap >/dev/null 2>&1 || missing="$$missing debootstrap"; \
 	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes)"; \
+		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "$$missing not found and cannot install: the faults and dataplanes that need them will be skipped"; fi; }
 
