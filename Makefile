@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test unit conformance chaos nightly bench clean
+.PHONY: all build deps binaries test unit conformance conformance-kind node-images chaos nightly bench clean
 
 all: build
 
@@ -20,14 +20,16 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(SKEWCHECK) ./cmd/skewcheck
 
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
-# reference dataplane; iptables for kube-proxy's iptables mode. Installed from Debian's
+# reference dataplane; iptables for kube-proxy's iptables mode; debootstrap for kind node
+# images (the kind tests, with a Docker engine). Installed from Debian's
 # packages when missing and running as root; without them those faults and dataplanes are
 # skipped with the reason, never failed.
 deps:
 	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
 	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
+	command -v debootstrap >/dev/null 2>&1 || missing="$$missing debootstrap"; \
 	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes)"; \
+		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "$$missing not found and cannot install: the faults and dataplanes that need them will be skipped"; fi; }
 
@@ -36,6 +38,7 @@ deps:
 # silence.
 comma := ,
 NEWEST = $(lastword $(subst $(comma), ,$(VERSIONS)))
+OLDEST = $(firstword $(subst $(comma), ,$(VERSIONS)))
 binaries: build
 	$(SKEWCHECK) binaries ensure --versions $(VERSIONS)
 	$(SKEWCHECK) binaries ensure --versions $(NEWEST) --components kube-proxy
@@ -51,7 +54,9 @@ CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=bat
 # Then the ipmode profile once per service dataplane (real kube-proxy in two modes, and the
 # reference), each on the same two apiserver versions, side by side in _reports/ipmode.
 # kube-proxy-ipvs is left out: this kernel has no IPVS (it would skip, with the reason).
-# Last the gateway profile against skewcheck's reference gateway: _reports/gateway.
+# Then MVP-014 once more on three servers, where a second hop has somewhere to go:
+# _reports/three-servers. Last the gateway profile against skewcheck's reference gateway:
+# _reports/gateway.
 DATAPLANES ?= kube-proxy-nftables kube-proxy-iptables reference
 conformance: deps binaries
 	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
@@ -62,8 +67,24 @@ conformance: deps binaries
 		$(SKEWCHECK) conformance --versions $(VERSIONS) --profiles ipmode --dataplane $$d --report-dir $(REPORT_DIR)/ipmode/$$d; \
 	done
 	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
+	@echo "== MVP-014 with three servers: two peers serve what the first lacks; a request must reach one of them, once"
+	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
+		--profiles mvp --focus MVP-014 --report-dir $(REPORT_DIR)/three-servers/upstream
+	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
+		--profiles mvp --focus MVP-014 --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
 	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
+
+# kind node images of every version, built offline (debootstrap, the Go module proxy): see
+# the README's kind section. Needs root and a Docker engine; cached.
+node-images: build
+	@set -e; for v in $(subst $(comma), ,$(VERSIONS)); do $(SKEWCHECK) images node --version $$v; done
+
+# The mvp and discovery profiles on kind: one kind control-plane node per version (the
+# first runs kubeadm init, the others join with their own version's static pods), behind
+# kind's load balancer. The cluster is made for the run and deleted after it.
+conformance-kind: node-images
+	$(SKEWCHECK) conformance --provider kind $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/kind
 
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries

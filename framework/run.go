@@ -141,7 +141,7 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 			rt.Result = report.Skipped
 			rt.SkipReason = s.Failure.Message
 			if rt.SkipReason == "" {
-				rt.SkipReason = "not selected (--focus/--skip)"
+				rt.SkipReason = report.NotSelected
 			}
 		default:
 			rt.Result = report.Failed

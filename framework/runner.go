@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -63,6 +64,12 @@ func collectEvidence(ctx context.Context, env *Env, tc Test) {
 			write("served-now-"+e.Name+".json", map[string]string{"error": err.Error()})
 		}
 		write("served-"+e.Name+".json", e.Served.Sorted())
+	}
+	logged := env.Target.Endpoints
+	if env.Target.Gateway != nil {
+		logged = append(slices.Clone(logged), env.Target.Gateway.Endpoint)
+	}
+	for _, e := range logged {
 		if e.Log != "" {
 			if b, err := os.ReadFile(e.Log); err == nil {
 				lines := strings.Split(string(b), "\n")

@@ -53,6 +53,10 @@ type Endpoint struct {
 	UserExtra  map[string][]string
 	// Served is what the server itself serves (nopeer discovery), read by Refresh.
 	Served discovery.Set
+	// Hostname is the apiserver's hostname, when known: its identity lease carries it (label
+	// kubernetes.io/hostname), for targets whose URL is not the address the server
+	// advertises to its peers (kind nodes publish their port on the host).
+	Hostname string
 	// AuditLog is the path of the server's audit log, when the test can read it.
 	AuditLog string
 	// Log is the path of the server's own log, for evidence on failure.
@@ -79,6 +83,10 @@ type Target struct {
 	// Converge waits until every proxy path is live again after a node operation; nil
 	// for targets skewcheck does not run (the suite then polls what it needs).
 	Converge func(ctx context.Context) error
+	// RelearnPeers makes servers that gave up on a peer look at their peers again (for
+	// kube-apiserver 1.34 and older, see suites/chaos missedAfterStop); nil where no server
+	// needs it. A test calls it only after reporting the known deviation it works around.
+	RelearnPeers func(ctx context.Context) error
 	// Dataplane is the service dataplane under test, when the run has one; NoDataplane
 	// says why a run that asked for one has none (the machine cannot run it).
 	Dataplane   *Dataplane

@@ -25,9 +25,14 @@ const (
 	KubeAPIServer         Component = "kube-apiserver"
 	KubeControllerManager Component = "kube-controller-manager"
 	KubeProxy             Component = "kube-proxy"
+	// The rest make kind node images (clusters/images/nodeimage).
+	KubeScheduler Component = "kube-scheduler"
+	Kubelet       Component = "kubelet"
+	Kubeadm       Component = "kubeadm"
+	Kubectl       Component = "kubectl"
 )
 
-var components = []Component{KubeAPIServer, KubeControllerManager, KubeProxy}
+var components = []Component{KubeAPIServer, KubeControllerManager, KubeProxy, KubeScheduler, Kubelet, Kubeadm, Kubectl}
 
 // known guards against arbitrary names, which become file paths and package paths.
 func (c Component) known() bool {
@@ -222,7 +227,7 @@ func (e ensurer) produce(ctx context.Context, step string, req request, dest str
 		if err := os.Chmod(tmp, 0o755); err != nil {
 			return err
 		}
-		return verifyVersion(ctx, tmp, req.version)
+		return verifyVersion(ctx, req.component, tmp, req.version)
 	})
 }
 
@@ -233,20 +238,35 @@ func buildEstimate() string {
 	return fmt.Sprintf("%d minutes", m)
 }
 
-// verifyVersion runs "<binary> --version" and requires "Kubernetes <version>":
-// a binary that reports another version (say v0.0.0-master from an unstamped
-// build) would make every skew result meaningless.
-func verifyVersion(ctx context.Context, path, version string) error {
+// versionArgs is how component c prints its version: the servers and the
+// kubelet take --version and print "Kubernetes v1.36.3"; kubeadm and kubectl
+// have a version subcommand instead, and print the bare version.
+func versionArgs(c Component) (args []string, prefix string) {
+	switch c {
+	case Kubeadm:
+		return []string{"version", "-o", "short"}, ""
+	case Kubectl:
+		return []string{"version", "--client"}, "Version:"
+	}
+	return []string{"--version"}, "Kubernetes"
+}
+
+// verifyVersion runs the binary's version command (versionArgs) and requires
+// it to print version: a binary that reports another version (say
+// v0.0.0-master from an unstamped build) would make every skew result
+// meaningless.
+func verifyVersion(ctx context.Context, c Component, path, version string) error {
 	if err := checkExecutable(path); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	args, prefix := versionArgs(c)
 	var out []byte
 	var err error
 	for attempt := 0; ; attempt++ {
 		var buf bytes.Buffer
-		cmd := exec.CommandContext(ctx, path, "--version")
+		cmd := exec.CommandContext(ctx, path, args...)
 		cmd.Stdout, cmd.Stderr = &buf, &buf
 		err = cmd.Run()
 		out = buf.Bytes()
@@ -259,13 +279,14 @@ func verifyVersion(ctx context.Context, path, version string) error {
 		break
 	}
 	if err != nil {
-		return fmt.Errorf("%s --version failed: %v: %s", path, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s %s failed: %v: %s", path, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	fields := strings.Fields(string(out))
-	for i := 0; i+1 < len(fields); i++ {
-		if fields[i] == "Kubernetes" && fields[i+1] == version {
+	for i, f := range fields {
+		if f == version && (prefix == "" || i > 0 && fields[i-1] == prefix) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s --version printed %q, not \"Kubernetes %s\"; the binary is not the version it should be, nothing was installed", path, strings.TrimSpace(string(out)), version)
+	return fmt.Errorf("%s %s printed %q, not %q; the binary is not the version it should be, nothing was installed",
+		path, strings.Join(args, " "), strings.TrimSpace(string(out)), strings.TrimSpace(prefix+" "+version))
 }

@@ -93,7 +93,7 @@ func TestEnsureBuildsAndInstalls(t *testing.T) {
 	if want := binPath(cache, KubeAPIServer, "v1.36.3"); got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if err := verifyVersion(context.Background(), got, "v1.36.3"); err != nil {
+	if err := verifyVersion(context.Background(), KubeAPIServer, got, "v1.36.3"); err != nil {
 		t.Error(err)
 	}
 	if !strings.Contains(progress.String(), "building kube-apiserver v1.36.3 from the Go module proxy") {
@@ -209,7 +209,7 @@ func TestEnsureReportsEveryAttempt(t *testing.T) {
 
 func TestEnsureUnknownComponentAndSource(t *testing.T) {
 	e := testEnsurer(t)
-	if _, err := e.ensure(context.Background(), "kubelet", "v1.36.3", Options{CacheDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "kube-apiserver") {
+	if _, err := e.ensure(context.Background(), "kube-dns", "v1.36.3", Options{CacheDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "kube-apiserver") {
 		t.Errorf("unknown component: %v", err)
 	}
 	if _, err := e.ensure(context.Background(), KubeAPIServer, "v1.36.3", Options{CacheDir: t.TempDir(), Source: "magic"}); err == nil || !strings.Contains(err.Error(), `"magic"`) {

@@ -140,6 +140,12 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	}
 	c.Timings.Ready = time.Since(start)
 	fmt.Fprintf(cfg.Progress, "all %d apiservers ready in %v; waiting for the mixed version proxy to converge\n", len(c.Servers), c.Timings.Ready.Round(time.Millisecond))
+	if knownIncompatibility(c.runningVersions()) != "" {
+		fmt.Fprintf(cfg.Progress, "kube-apiserver 1.34 and older give up on peers that start after them: adding and deleting an identity lease so they look again\n")
+		if err := c.NudgePeerDiscovery(ctx); err != nil {
+			return c, err
+		}
+	}
 	if err := c.WaitConverged(ctx); err != nil {
 		return c, err
 	}
@@ -186,7 +192,7 @@ func (c *Cluster) prepare() error {
 	}
 	c.adminHTTP, c.anonHTTP = c.httpClient(c.PKI.Admin), c.httpClient(pki.Pair{})
 	c.auditPolicy = filepath.Join(c.Dir, "audit-policy.yaml")
-	if err := os.WriteFile(c.auditPolicy, []byte(auditPolicy), 0o644); err != nil {
+	if err := os.WriteFile(c.auditPolicy, []byte(AuditPolicy), 0o644); err != nil {
 		return fmt.Errorf("writing the audit policy: %w", err)
 	}
 	_, onProcesses := c.hosts.(*processHosts)

@@ -134,9 +134,10 @@ func advertiseAddress(s *Server) string {
 	return ip
 }
 
-// auditPolicy records who asked for what at Metadata level: enough to see, on the peer, the
-// user, groups and UID a proxied request arrived with, without logging bodies.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
+// AuditPolicy records who asked for what at Metadata level: enough to see, on the peer, the
+// user, groups and UID a proxied request arrived with, without logging bodies. Every
+// provider's apiservers use it.
+const AuditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:

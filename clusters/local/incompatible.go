@@ -1,6 +1,9 @@
 package local
 
-import "strings"
+import (
+	"os"
+	"strings"
+)
 
 // knownIncompatibility names an upstream defect that keeps servers of these versions from
 // converging, so a convergence timeout says why instead of only that it happened.
@@ -25,5 +28,28 @@ func knownIncompatibility(versions []string) string {
 	}
 	return "known upstream defect: kube-apiserver " + strings.Join(old, ", ") + " gives up on a peer whose endpoint lease is not yet written " +
 		"after 5 retries in about 160 ms (\"missing port in address\" in its log) and ignores it until an identity lease changes holder; " +
-		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). Restarting the older server once its peers are ready makes it see them"
+		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). skewcheck adds and deletes an identity lease once at bring-up so they look again; " +
+		"a server that restarts later is missed again until some identity lease is added or deleted"
+}
+
+// knownCrash names the upstream defect behind a crash when a server's log shows it.
+//
+// kube-apiserver 1.33 and 1.34 fetch each peer's discovery and test the wrong error
+// (err, not discoveryErr, in fetchNewDiscoveryFor of k8s.io/apiserver
+// pkg/util/peerproxy/peer_discovery.go), so a peer that cannot be reached, while its
+// endpoint lease still stands, gives them a nil response to read: a nil pointer panic in
+// a worker goroutine, which ends the process. A server that starts while a registered peer
+// is down crashes so. Fixed in 1.35. Seen in the rolling upgrade 1.33.13 -> 1.34.4 with a
+// crash fault on the next server.
+func knownCrash(version, log string) string {
+	if m := minor(version); m < 33 || m > 34 {
+		return ""
+	}
+	b, err := os.ReadFile(log)
+	if err != nil || !strings.Contains(string(b), "pkg/util/peerproxy/peer_discovery.go") || !strings.Contains(string(b), "nil pointer dereference") {
+		return ""
+	}
+	return "known upstream defect: kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached while they sync their peer discovery cache " +
+		"(k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go fetchNewDiscoveryFor tests err instead of discoveryErr; fixed in 1.35): " +
+		"start them while every registered peer is up, or use 1.35 or newer"
 }

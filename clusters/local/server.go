@@ -147,7 +147,11 @@ func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s", s.Name, s.Version, s.Log(), framework.LogTail(s.Log(), 15))
+			why := ""
+			if known := knownCrash(s.Version, s.Log()); known != "" {
+				why = "\n" + known
+			}
+			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s%s", s.Name, s.Version, s.Log(), framework.LogTail(s.Log(), 15), why)
 		case <-ctx.Done():
 			return fmt.Errorf("%s (%s) was not ready at %s/readyz within the deadline (%v); its log %s ends with:\n%s",
 				s.Name, s.Version, s.URL(), ctx.Err(), s.Log(), framework.LogTail(s.Log(), 15))

@@ -9,7 +9,7 @@ import (
 // Target describes the running cluster for the suites: every server is an endpoint the
 // suite can also stop, kill and freeze, with a readable audit log.
 func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
-	t := &framework.Target{Kind: c.hosts.Kind(), Upstream: true, Converge: c.WaitConverged}
+	t := &framework.Target{Kind: c.hosts.Kind(), Upstream: true, Converge: c.WaitConverged, RelearnPeers: c.NudgePeerDiscovery}
 	for _, s := range c.Servers {
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: s.Name, URL: s.URL(),

@@ -59,7 +59,10 @@ type Endpoint struct {
 
 // Record is what a supervisor writes once its cluster has converged.
 type Record struct {
-	Name       string        `json:"name"`
+	Name string `json:"name"`
+	// Provider is what made the cluster: "" for a local cluster (a supervisor process owns
+	// it), "kind" for kind nodes in Docker (nothing on this machine owns them).
+	Provider   string        `json:"provider,omitempty"`
 	Supervisor int           `json:"supervisorPid"`
 	Kubeconfig string        `json:"kubeconfig"`
 	Created    time.Time     `json:"created"`

@@ -38,7 +38,7 @@ func binariesCommand() *cobra.Command {
 		},
 	}
 	ensure.Flags().StringSliceVar(&versions, "versions", []string{"v1.35.4", "v1.36.3"}, "versions to make sure of (v1.35.4, 1.36 for the newest 1.36.x, latest)")
-	ensure.Flags().StringSliceVar(&components, "components", []string{string(binaries.KubeAPIServer)}, "components to make sure of: kube-apiserver, kube-proxy, kube-controller-manager")
+	ensure.Flags().StringSliceVar(&components, "components", []string{string(binaries.KubeAPIServer)}, "components to make sure of: kube-apiserver, kube-proxy, kube-controller-manager, kube-scheduler, kubelet, kubeadm, kubectl")
 	addBinaryFlags(ensure, &opts)
 	cmd.AddCommand(ensure)
 	return cmd

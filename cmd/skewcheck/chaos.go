@@ -66,7 +66,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if err != nil {
 				return err
 			}
-			if err := prov.validate(); err != nil {
+			if err := prov.validate(providerLocal, providerContainers); err != nil {
 				return err
 			}
 			if server < 1 || server > len(specs) {
@@ -102,7 +102,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 		},
 	}
 	sf.add(cmd)
-	prov.add(cmd)
+	prov.add(cmd, false)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")

@@ -45,6 +45,7 @@ func createCommand() *cobra.Command {
 	var bin binaries.Options
 	var wait time.Duration
 	var ref referenceFlags
+	var provider string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Start a local control plane of real kube-apiservers, one per version, that keeps running after this command",
@@ -53,6 +54,15 @@ func createCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := registry.CheckName(name); err != nil {
 				return err
+			}
+			if err := checkProvider(provider); err != nil {
+				return err
+			}
+			if provider == providerKind {
+				if ref.name != "" {
+					return fmt.Errorf("--reference is not supported with --provider kind yet")
+				}
+				return createKind(cmd.Context(), name, sf, bin, wait)
 			}
 			specs, err := sf.specs()
 			if err != nil {
@@ -86,6 +96,7 @@ func createCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&name, "name", "skewcheck", "cluster name")
 	cmd.Flags().DurationVar(&wait, "wait", 20*time.Minute, "how long to wait for the cluster, including building binaries that are not cached")
+	cmd.Flags().StringVar(&provider, "provider", providerLocal, "what the cluster is made of: local (apiserver processes on this machine) or kind (one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node)")
 	sf.add(cmd)
 	ref.add(cmd)
 	addBinaryFlags(cmd, &bin)
@@ -97,6 +108,10 @@ func createCommand() *cobra.Command {
 func claimName(name string) error {
 	dir := registry.ClusterDir(name)
 	if _, err := os.Stat(dir); err == nil {
+		// A kind cluster has no supervisor: its directory is not a dead local cluster's.
+		if rec, err := registry.Read(name); err == nil && rec.Provider == providerKind {
+			return fmt.Errorf("a kind cluster named %q already exists: delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, name)
+		}
 		if pid := registry.Supervisor(name); pid != 0 {
 			return fmt.Errorf("a cluster named %q already exists (supervisor pid %d): delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, pid, name)
 		}
@@ -251,16 +266,20 @@ func listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(names) == 0 {
+			orphans := kindWithoutRecord(names)
+			if len(names) == 0 && len(orphans) == 0 {
 				fmt.Println("no clusters; create one with: skewcheck cluster create --name NAME --versions v1.35.4,v1.36.3")
 				return nil
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tSTATUS\tVERSIONS\tKUBECONFIG")
+			fmt.Fprintln(w, "NAME\tPROVIDER\tSTATUS\tVERSIONS\tKUBECONFIG")
 			for _, n := range names {
 				status, versions, kubeconfig := "starting", "", ""
 				if registry.Supervisor(n) == 0 {
 					status = "dead (delete it)"
+				}
+				if r, err := registry.Read(n); err == nil && r.Provider == providerKind {
+					status = kindStatus(n)
 				}
 				if r, err := registry.Read(n); err == nil {
 					if status == "starting" {
@@ -274,7 +293,11 @@ func listCommand() *cobra.Command {
 					}
 					kubeconfig = r.Kubeconfig
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", n, status, versions, kubeconfig)
+				r, _ := registry.Read(n)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", n, providerOf(r), status, versions, kubeconfig)
+			}
+			for _, n := range orphans {
+				fmt.Fprintf(w, "%s\t%s\t%s\t\t\n", n, providerKind, "nodes without a record (delete it)")
 			}
 			return w.Flush()
 		},
@@ -286,10 +309,25 @@ func deleteCommand() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "delete",
-		Short: "Stop a local cluster and remove everything it made",
-		RunE: func(*cobra.Command, []string) error {
+		Short: "Stop a cluster (local or kind) and remove everything it made",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := os.Stat(registry.ClusterDir(name)); errors.Is(err, os.ErrNotExist) && kindStatus(name) == "running" {
+				// kind nodes whose record is gone: still ours to remove.
+				if err := deleteKind(cmd.Context(), name); err != nil {
+					return err
+				}
+				fmt.Printf("deleted kind cluster %s\n", name)
+				return nil
+			}
 			if _, err := os.Stat(registry.ClusterDir(name)); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("there is no cluster named %q: `skewcheck cluster list` shows the clusters there are", name)
+			}
+			if r, err := registry.Read(name); err == nil && r.Provider == providerKind {
+				if err := deleteKind(cmd.Context(), name); err != nil {
+					return err
+				}
+				fmt.Printf("deleted kind cluster %s\n", name)
+				return nil
 			}
 			if pid := registry.Supervisor(name); pid != 0 {
 				syscall.Kill(pid, syscall.SIGTERM)

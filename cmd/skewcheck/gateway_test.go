@@ -18,8 +18,10 @@ import (
 // cluster (the apiservers' own proxy off, so only the gateway keeps a skewed GVR from
 // 404): the reference gateway passes every test; the same reference given as a vendor's
 // command with deliberate defects (negations OR-ed, forwarding as itself, routing without
-// discovery) fails exactly the tests about them; a gateway command that dies fails the
-// run with the end of its log. No gateway process outlives a run.
+// discovery) fails exactly the tests about them, and so does the reference with the
+// defects of upgrades, SNI and connections (upgrades forwarded as itself, the server name
+// ignored, upstream connections per client) on the tests about those; a gateway command
+// that dies fails the run with the end of its log. No gateway process outlives a run.
 func TestGatewayProfile(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
@@ -30,8 +32,8 @@ func TestGatewayProfile(t *testing.T) {
 	out, code := run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference", "--report-dir", dir)
 	assertNoGatewayLeft(t)
 	rep := readReport(t, dir, out)
-	if code != 0 || rep.Target != "gateway:reference" || len(rep.Tests) != 20 {
-		t.Errorf("reference gateway: exit %d, target %q, %d tests (want 0, gateway:reference, 20):\n%s", code, rep.Target, len(rep.Tests), tail(out, 40))
+	if code != 0 || rep.Target != "gateway:reference" || len(rep.Tests) != 24 {
+		t.Errorf("reference gateway: exit %d, target %q, %d tests (want 0, gateway:reference, 24):\n%s", code, rep.Target, len(rep.Tests), tail(out, 40))
 	}
 	for _, r := range rep.Tests {
 		if r.Result != report.Passed {
@@ -70,6 +72,36 @@ func TestGatewayProfile(t *testing.T) {
 	}
 	slices.Sort(failed)
 	t.Logf("broken gateway fails %v (%v)", failed, time.Since(start).Round(time.Second))
+
+	// The tests of upgrades, SNI and connections, each against the defect it is about.
+	dir = t.TempDir()
+	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference",
+		"--gateway-defect", "upgrade-as-itself,ignore-sni,connection-per-client", "--focus", `GW-0(32|70|71|80)`, "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep = readReport(t, dir, out)
+	mustFail = map[string]string{
+		"GW-032": "must authorize the user, not the gateway", // upgrade-as-itself
+		"GW-070": "selects the UpstreamCluster of",           // ignore-sni
+		"GW-071": "which no UpstreamCluster lists",           // ignore-sni
+		"GW-080": "converge on a few HTTP/2 connections",     // connection-per-client
+	}
+	if code == 0 {
+		t.Errorf("reference with upgrade, SNI and connection defects: exit 0, it must fail:\n%s", tail(out, 40))
+	}
+	for _, r := range rep.Tests {
+		want, ok := mustFail[r.ID]
+		switch {
+		case !ok && r.Result != report.Skipped:
+			t.Errorf("reference with upgrade, SNI and connection defects: %s %s, want skipped (not focused)", r.ID, r.Result)
+		case ok && (r.Result != report.Failed || !strings.Contains(r.Failure, want)):
+			t.Errorf("reference with upgrade, SNI and connection defects: %s %s, want failed saying %q: %.300s", r.ID, r.Result, want, r.Failure)
+		}
+		delete(mustFail, r.ID)
+	}
+	if len(mustFail) > 0 {
+		t.Errorf("reference with upgrade, SNI and connection defects: no result for %v", mustFail)
+	}
+	t.Logf("reference with upgrade, SNI and connection defects fails them all (%v)", time.Since(start).Round(time.Second))
 
 	// A gateway that dies at once: the run fails with the end of its log.
 	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "dies",

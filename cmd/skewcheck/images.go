@@ -67,6 +67,6 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 	ref.Flags().StringVar(&binary, "binary", "", "a static (CGO_ENABLED=0) skewcheck executable (default: this one)")
 	ref.Flags().StringVar(&component, "component", "peerproxy", "which reference: "+strings.Join(images.ReferenceNames(), ", "))
 	ref.Flags().StringVar(&tag, "tag", "", "the image's name and tag (default skewcheck/reference-<component>:dev)")
-	cmd.AddCommand(ref)
+	cmd.AddCommand(ref, nodeImageCommand())
 	return cmd
 }

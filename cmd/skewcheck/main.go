@@ -7,12 +7,16 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters/kind"
 )
 
 // version is stamped at release time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// kind's docker commands come back here on hosts that cannot run privileged containers.
+	kind.RunDockerShimIfCalled()
 	root := &cobra.Command{
 		Use:           "skewcheck",
 		Short:         "Conformance and chaos tests for the proxies of Kubernetes under version skew",

@@ -194,19 +194,30 @@ func runChild(ctx context.Context, self, prefix string, args []string) error {
 	if err := c.Start(); err != nil {
 		return fmt.Errorf("starting %s %s: %w", self, args[0], err)
 	}
-	prefixLines(os.Stderr, out, prefix)
+	why := prefixLines(os.Stderr, out, prefix)
 	if err := c.Wait(); err != nil {
+		if len(why) > 0 {
+			return fmt.Errorf("skewcheck %s: %w: %s", args[0], err, strings.Join(why, "; "))
+		}
 		return fmt.Errorf("skewcheck %s: %w", args[0], err)
 	}
 	return nil
 }
 
-func prefixLines(w io.Writer, r io.Reader, prefix string) {
+// prefixLines copies a child's output line by line behind prefix, and returns the lines
+// that say why it failed (its "error:" line, and a known upstream defect it named), so
+// the index can say so without anyone reading the whole log.
+func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 64*1024), 1024*1024)
 	for s.Scan() {
-		fmt.Fprintln(w, prefix+s.Text())
+		line := s.Text()
+		fmt.Fprintln(w, prefix+line)
+		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, "known upstream defect: ") {
+			why = append(why, strings.TrimPrefix(line, "error: "))
+		}
 	}
+	return why
 }
 
 func writeNightly(dir string, n *report.Nightly) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,37 +13,43 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
+// providerContainers runs etcd and the apiservers as containers (clusters/containers/cluster).
+const providerContainers = "containers"
+
 // providerFlags choose where the cluster's etcd and apiservers run.
 type providerFlags struct {
 	name, binary string
 }
 
-func (p *providerFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&p.name, "provider", "local", "where etcd and the apiservers run: local (processes of this machine, each apiserver its own hostname and loopback address) or containers (each in its own container on a Docker network, images built here FROM scratch)")
+func (p *providerFlags) add(cmd *cobra.Command, kind bool) {
+	help := "where etcd and the apiservers run: local (processes of this machine, each apiserver its own hostname and loopback address)"
+	if kind {
+		help += ", kind (one kind control-plane node per version, in Docker)"
+	}
+	help += " or containers (each in its own container on a Docker network, images built here FROM scratch)"
+	cmd.Flags().StringVar(&p.name, "provider", providerLocal, help)
 	cmd.Flags().StringVar(&p.binary, "static-binary", "", "with --provider containers: a static (CGO_ENABLED=0) skewcheck for the etcd image (default: this executable)")
 }
 
-// validate checks the provider before anything starts.
-func (p *providerFlags) validate() error {
-	switch p.name {
-	case "local":
-		return nil
-	case "containers":
-		if p.binary == "" {
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("finding this executable: %w; name a static skewcheck with --static-binary", err)
-			}
-			p.binary = exe
-		}
-		return nil
+// validate checks, before anything starts, that the provider is one of those the command
+// runs on.
+func (p *providerFlags) validate(allowed ...string) error {
+	if !slices.Contains(allowed, p.name) {
+		return fmt.Errorf("unknown --provider %q: use %s", p.name, strings.Join(allowed, ", "))
 	}
-	return fmt.Errorf("unknown --provider %q: local or containers", p.name)
+	if p.name == providerContainers && p.binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding this executable: %w; name a static skewcheck with --static-binary", err)
+		}
+		p.binary = exe
+	}
+	return nil
 }
 
-// newCluster makes the cluster on the chosen provider.
+// newCluster makes the cluster on the chosen provider (local or containers).
 func (p *providerFlags) newCluster(ctx context.Context, cfg local.Config) (*local.Cluster, error) {
-	if p.name == "containers" {
+	if p.name == providerContainers {
 		return containercluster.New(ctx, cfg, p.binary)
 	}
 	return local.New(ctx, cfg)

@@ -45,7 +45,7 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 			if err != nil {
 				return err
 			}
-			if err := prov.validate(); err != nil {
+			if err := prov.validate(providerLocal, providerContainers); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -104,7 +104,7 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 		},
 	}
 	sf.add(cmd)
-	prov.add(cmd)
+	prov.add(cmd, false)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
 	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")

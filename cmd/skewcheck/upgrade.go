@@ -18,7 +18,7 @@ import (
 func upgradeCommand() *cobra.Command {
 	var o upgrade.Options
 	var bin binaries.Options
-	var reportDir string
+	var reportDir, provider string
 	cmd := &cobra.Command{
 		Use:   "upgrade",
 		Short: "Roll a local cluster from one version to another under load, assert, and draw a timeline",
@@ -34,6 +34,12 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Servers < 2 {
 				return fmt.Errorf("--servers %d: a rolling upgrade needs at least 2 servers", o.Servers)
+			}
+			if err := checkProvider(provider); err != nil {
+				return err
+			}
+			if provider == providerKind {
+				o.Make = kindUpgradeCluster(bin)
 			}
 			if o.Seed == 0 {
 				o.Seed = time.Now().UnixNano() % 1_000_000
@@ -83,6 +89,7 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 	f.StringVar(&o.Fault, "fault", "", "a process fault (crash, stop, freeze) that hits the next server during every step")
 	f.DurationVar(&o.FaultFor, "fault-for", 5*time.Second, "how long each fault lasts before it is healed")
 	f.StringVar(&reportDir, "report-dir", "_reports/upgrade", "where upgrade.json and timeline.svg go")
+	f.StringVar(&provider, "provider", providerLocal, "what the cluster is made of: local (apiserver processes here) or kind (one kind control-plane node per server, upgraded as kubeadm does: the static pod's image replaced)")
 	addBinaryFlags(cmd, &bin)
 	return cmd
 }

@@ -392,3 +392,22 @@ func TestUpstreamDeclaredIsRecorded(t *testing.T) {
 		t.Errorf("the schema accepts upstream %q", c.Upstream)
 	}
 }
+
+// A run narrowed by --focus passes when what it selected passed, and only then: a test
+// skipped for any other reason, or a failure, still fails it.
+func TestSelectionPassed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tests []Test
+		want  bool
+	}{
+		{"selected passed", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, true},
+		{"nothing ran", []Test{{ID: "b", Result: Skipped, SkipReason: NotSelected}}, false},
+		{"a feature missing", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: "needs AuditLog"}}, false},
+		{"a failure", []Test{{ID: "a", Result: Failed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, false},
+	} {
+		if got := (&Conformance{Tests: tc.tests}).SelectionPassed(); got != tc.want {
+			t.Errorf("%s: SelectionPassed() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

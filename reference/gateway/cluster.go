@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // cluster is a validated UpstreamCluster compiled for serving: its TLS config for the
@@ -22,7 +24,7 @@ type cluster struct {
 	disabled      map[*upstream]bool
 	policies      []*policy
 	schemas       map[string]schemaLimiter
-	auth          *authenticator
+	auth          *authn.Authenticator
 	impersonation *impersonationAuthorizer
 	next          atomic.Uint64 // round robin for the gateway's own calls
 }
@@ -121,11 +123,12 @@ func compile(d *document, defaults servingDefaults, prev *cluster, pool upstream
 		}
 		c.policies = append(c.policies, cp)
 	}
-	c.auth = &authenticator{review: c.reviewToken}
+	c.auth = &authn.Authenticator{Review: c.reviewToken}
 	c.impersonation = &impersonationAuthorizer{review: c.reviewAccess}
 	if prev != nil {
 		// Tokens and grants already reviewed stay reviewed across a reload.
-		c.auth.cache, c.impersonation.cache = prev.auth.snapshotCache(), prev.impersonation.snapshotCache()
+		c.auth.KeepReviews(prev.auth)
+		c.impersonation.cache = prev.impersonation.snapshotCache()
 	}
 	return c, nil
 }
@@ -193,16 +196,6 @@ func servingTLS(s SecureServing, dir string, defaults servingDefaults) (*tls.Con
 		tc.ClientAuth = tls.NoClientCert
 	}
 	return tc, nil
-}
-
-func (a *authenticator) snapshotCache() map[string]cachedReview {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make(map[string]cachedReview, len(a.cache))
-	for k, v := range a.cache {
-		out[k] = v
-	}
-	return out
 }
 
 func (a *impersonationAuthorizer) snapshotCache() map[string]time.Time {

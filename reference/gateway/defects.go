@@ -19,12 +19,26 @@ type Defects struct {
 	// IgnoreDiscovery: any server of the policy takes any request, so a GVR only some of
 	// them serve gets 404 from the others.
 	IgnoreDiscovery bool
+	// IgnoreSNI: the cluster is chosen without looking at the server name the client
+	// asked for: every connection is served by the default server name's cluster (else
+	// the first document's).
+	IgnoreSNI bool
+	// UpgradeAsItself: upgrade requests (exec, attach, port-forward, websocket watches)
+	// reach the upstreams as the gateway itself, as the requests of k8s.io/apiserver's
+	// upgrade-aware proxy reach a peer without the user's identity headers.
+	UpgradeAsItself bool
+	// ConnectionPerClient: every client connection gets upstream connections of its
+	// own, as a gateway has that builds an HTTP client per user or per connection.
+	ConnectionPerClient bool
 }
 
 var defectNames = map[string]func(*Defects){
-	"negation-or":      func(d *Defects) { d.NegationOred = true },
-	"no-impersonation": func(d *Defects) { d.NoImpersonation = true },
-	"ignore-discovery": func(d *Defects) { d.IgnoreDiscovery = true },
+	"negation-or":           func(d *Defects) { d.NegationOred = true },
+	"no-impersonation":      func(d *Defects) { d.NoImpersonation = true },
+	"ignore-discovery":      func(d *Defects) { d.IgnoreDiscovery = true },
+	"ignore-sni":            func(d *Defects) { d.IgnoreSNI = true },
+	"upgrade-as-itself":     func(d *Defects) { d.UpgradeAsItself = true },
+	"connection-per-client": func(d *Defects) { d.ConnectionPerClient = true },
 }
 
 // DefectNames lists what ParseDefects accepts.
@@ -37,7 +51,7 @@ func DefectNames() []string {
 	return out
 }
 
-// ParseDefects reads defect names (negation-or, no-impersonation, ignore-discovery).
+// ParseDefects reads defect names (see DefectNames).
 func ParseDefects(names []string) (Defects, error) {
 	var d Defects
 	for _, n := range names {
@@ -52,5 +66,5 @@ func ParseDefects(names []string) (Defects, error) {
 
 // Any reports whether any defect is on.
 func (d Defects) Any() bool {
-	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery}, true)
+	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient}, true)
 }

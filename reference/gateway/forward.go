@@ -5,16 +5,25 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httputil"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // forward sends the request to the first candidate that takes it, as the user, and copies
 // the answer back (streamed: watches flush event by event; upgrades are spliced).
-// It returns the upstream that answered, or nil when none did (the client then got 503).
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *user, targets []*upstream) *upstream {
-	if !g.cfg.Defects.NoImpersonation {
+// answered is called with the upstream that answered, as soon as it has: ReverseProxy
+// aborts the handler with a panic when the client goes while the body is copied, and
+// the request still counts as that upstream's. No call means none answered (the client
+// then got 503).
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *authn.User, targets []*upstream, answered func(*upstream)) {
+	if !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header)) {
 		setImpersonation(r.Header, u)
 	}
-	rt := &retrying{next: c.conn.rt, targets: targets, idempotent: replayable(r),
+	next := c.conn.rt
+	if g.cfg.Defects.ConnectionPerClient && !isUpgrade(r.Header) {
+		next = c.conn.perClientTransport(r.RemoteAddr)
+	}
+	rt := &retrying{next: next, targets: targets, idempotent: replayable(r), answered: answered,
 		onError: func(up *upstream, err error) {
 			up.markFailed(err)
 			g.metrics.errors.WithLabelValues(c.name, up.endpoint).Inc()
@@ -35,7 +44,6 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		ErrorLog: g.errorLog,
 	}
 	rp.ServeHTTP(w, r)
-	return rt.answered
 }
 
 // replayable: a request that changes nothing, with no body to send again, may be retried
@@ -55,7 +63,7 @@ type retrying struct {
 	targets    []*upstream
 	idempotent bool
 	onError    func(*upstream, error)
-	answered   *upstream
+	answered   func(*upstream)
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -68,7 +76,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.next.RoundTrip(out)
 		if err == nil {
-			t.answered = u
+			t.answered(u)
 			return resp, nil
 		}
 		if req.Context().Err() != nil {

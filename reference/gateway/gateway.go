@@ -92,11 +92,12 @@ type Gateway struct {
 	state    atomic.Pointer[state]
 	pool     *pool
 
-	listener net.Listener
-	server   *http.Server
-	msrv     *http.Server
-	stop     context.CancelFunc
-	done     sync.WaitGroup
+	listener  net.Listener
+	mlistener net.Listener
+	server    *http.Server
+	msrv      *http.Server
+	stop      context.CancelFunc
+	done      sync.WaitGroup
 }
 
 // state is one applied configuration.
@@ -136,7 +137,7 @@ func Start(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g.pool = newPool(cfg.UpstreamTimeout, timings{healthEvery: cfg.HealthEvery, healthTimeout: cfg.UpstreamTimeout,
-		discoveryEvery: cfg.DiscoveryEvery, discoveryTimeout: 5 * cfg.UpstreamTimeout}, g.metrics.health, g.metrics.forget)
+		discoveryEvery: cfg.DiscoveryEvery, discoveryTimeout: 5 * cfg.UpstreamTimeout}, g.healthChanged, g.metrics.forget)
 	if _, err := g.reload(true); err != nil {
 		g.pool.closeAll()
 		return nil, err
@@ -154,6 +155,7 @@ func Start(cfg Config) (*Gateway, error) {
 			g.pool.closeAll()
 			return nil, fmt.Errorf("gateway: metrics listener %s: %w", cfg.MetricsListen, err)
 		}
+		g.mlistener = ml
 		g.msrv = &http.Server{Handler: promhttp.HandlerFor(g.metrics.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go g.msrv.Serve(ml)
 	}
@@ -175,8 +177,27 @@ func Start(cfg Config) (*Gateway, error) {
 	return g, nil
 }
 
+// healthChanged records an upstream going in or out of the rotation, with why it went out:
+// the log is what a failed test's evidence shows of the gateway's view.
+func (g *Gateway) healthChanged(u *upstream, healthy bool) {
+	g.metrics.health(u, healthy)
+	if healthy {
+		g.errorLog.Printf("upstream %s of UpstreamCluster %q is healthy", u.endpoint, u.cluster)
+		return
+	}
+	g.errorLog.Printf("upstream %s of UpstreamCluster %q is out of the rotation: %s", u.endpoint, u.cluster, u.status().LastError)
+}
+
 // URL is where clients reach the gateway.
 func (g *Gateway) URL() string { return "https://" + g.listener.Addr().String() }
+
+// MetricsURL is where its Prometheus metrics are served, "" without Config.MetricsListen.
+func (g *Gateway) MetricsURL() string {
+	if g.mlistener == nil {
+		return ""
+	}
+	return "http://" + g.mlistener.Addr().String() + "/metrics"
+}
 
 func (g *Gateway) loadDefaults() error {
 	if g.cfg.ServingCert != "" || g.cfg.ServingKey != "" {

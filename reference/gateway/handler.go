@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // ServeHTTP takes a request through the gateway, in order:
@@ -29,15 +31,16 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clusterName = c.name
-	u, err := c.auth.authenticate(r.Context(), r)
-	var invalid errInvalidToken
+	u, err := c.auth.Authenticate(r.Context(), r)
 	switch {
-	case errors.As(err, &invalid):
+	case errors.Is(err, authn.ErrInvalidToken):
 		writeUnauthorized(rec)
 		return
 	case err != nil:
 		writeUnavailable(rec, fmt.Sprintf("%s: could not authenticate the client: %v", c, err))
 		return
+	case u == nil:
+		u = anonymous()
 	}
 	if u, err = g.impersonate(r, c, u); err != nil {
 		writeImpersonationError(rec, err)
@@ -46,11 +49,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stripClientIdentity(r.Header)
 
 	info := parseRequestInfo(r)
-	p := c.match(attributes{user: u.name, groups: u.groups, info: info})
+	p := c.match(attributes{user: u.Name, groups: u.Groups, info: info})
 	if p == nil {
 		writeStatus(rec, http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf(
 			"%s: no dispatch policy matches this request (verb %q, %s, user %q); the gateway sends a request only where a policy says: add a policy with a rule that matches it, or a last catch-all policy (verbs, apiGroups, resources and nonResourceURLs all [\"*\"])",
-			c, info.Verb, describeTarget(info), u.name), 0)
+			c, info.Verb, describeTarget(info), u.Name), 0)
 		return
 	}
 	policyName = p.label
@@ -68,9 +71,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
 		return
 	}
-	if up := g.forward(rec, r, c, u, targets); up != nil {
-		answered = up.endpoint
-	}
+	g.forward(rec, r, c, u, targets, func(up *upstream) { answered = up.endpoint })
 }
 
 // clusterFor is the cluster the connection's server name selects, and that name.
@@ -82,7 +83,14 @@ func (g *Gateway) clusterFor(r *http.Request) (*cluster, string) {
 	if name == "" {
 		name = g.cfg.DefaultServerName
 	}
-	return g.state.Load().bySNI[name], name
+	st := g.state.Load()
+	if g.cfg.Defects.IgnoreSNI {
+		if c := st.bySNI[g.cfg.DefaultServerName]; c != nil {
+			return c, name
+		}
+		return st.clusters[0], name
+	}
+	return st.bySNI[name], name
 }
 
 // serveUnselected answers a connection whose server name selects no cluster: the
@@ -101,7 +109,7 @@ func (g *Gateway) serveUnselected(w http.ResponseWriter, r *http.Request, server
 
 // impersonate returns whom the request acts as: the client, or whom the client asked to
 // impersonate if it may.
-func (g *Gateway) impersonate(r *http.Request, c *cluster, u *user) (*user, error) {
+func (g *Gateway) impersonate(r *http.Request, c *cluster, u *authn.User) (*authn.User, error) {
 	req, err := readImpersonation(r.Header)
 	if err != nil || req == nil {
 		return u, err
@@ -111,7 +119,7 @@ func (g *Gateway) impersonate(r *http.Request, c *cluster, u *user) (*user, erro
 		return nil, err
 	}
 	if denied != nil {
-		return nil, errImpersonationDenied{check: *denied, actor: u.name}
+		return nil, errImpersonationDenied{check: *denied, actor: u.Name}
 	}
 	return req.asUser(), nil
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // A client may itself send Impersonate-* headers (kubectl --as). The gateway cannot pass
@@ -41,16 +43,16 @@ func (e errBadImpersonation) Error() string { return e.msg }
 
 // readImpersonation parses the client's headers; nil when there are none.
 func readImpersonation(h http.Header) (*impersonationRequest, error) {
-	req := &impersonationRequest{user: h.Get(headerImpersonateUser), groups: h.Values(headerImpersonateGroup), uid: h.Get(headerImpersonateUID)}
+	req := &impersonationRequest{user: h.Get(impersonationHeaders.User), groups: h.Values(impersonationHeaders.Group), uid: h.Get(impersonationHeaders.UID)}
 	var extraKeys []string
 	for k, vs := range h {
 		ck := http.CanonicalHeaderKey(k)
-		if !strings.HasPrefix(ck, headerImpersonateExtra) {
+		if !strings.HasPrefix(ck, impersonationHeaders.ExtraPrefix) {
 			continue
 		}
-		key, err := url.PathUnescape(strings.ToLower(ck[len(headerImpersonateExtra):]))
+		key, err := url.PathUnescape(strings.ToLower(ck[len(impersonationHeaders.ExtraPrefix):]))
 		if err != nil {
-			key = strings.ToLower(ck[len(headerImpersonateExtra):])
+			key = strings.ToLower(ck[len(impersonationHeaders.ExtraPrefix):])
 		}
 		if req.extra == nil {
 			req.extra = map[string][]string{}
@@ -127,13 +129,13 @@ func splitServiceAccount(name string) (namespace, sa string, ok bool) {
 // asUser is the identity the upstream will see, built as kube-apiserver builds it: a
 // service account without explicit groups gets its groups; every non-anonymous user is in
 // system:authenticated unless system:unauthenticated was asked for.
-func (r *impersonationRequest) asUser() *user {
-	u := &user{name: r.user, uid: r.uid, groups: slices.Clone(r.groups), extra: r.extra}
+func (r *impersonationRequest) asUser() *authn.User {
+	u := &authn.User{Name: r.user, UID: r.uid, Groups: slices.Clone(r.groups), Extra: r.extra}
 	if ns, _, ok := splitServiceAccount(r.user); ok && len(r.groups) == 0 {
-		u.groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+		u.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
 	}
-	if r.user != anonymousUser && !slices.Contains(u.groups, authenticatedGroup) && !slices.Contains(u.groups, unauthenticated) {
-		u.groups = append(u.groups, authenticatedGroup)
+	if r.user != anonymousUser && !slices.Contains(u.Groups, authn.AuthenticatedGroup) && !slices.Contains(u.Groups, unauthenticated) {
+		u.Groups = append(u.Groups, authn.AuthenticatedGroup)
 	}
 	return u
 }
@@ -146,12 +148,16 @@ type impersonationAuthorizer struct {
 	cache  map[string]time.Time // allowed decisions only, by actor and check
 }
 
-// impersonationCacheTTL bounds how long a revoked impersonate grant keeps working.
-const impersonationCacheTTL = 10 * time.Second
+// impersonationCacheTTL bounds how long a revoked impersonate grant keeps working;
+// maxCachedImpersonations bounds the memory a flood of distinct requests can take.
+const (
+	impersonationCacheTTL   = 10 * time.Second
+	maxCachedImpersonations = 4096
+)
 
-func (a *impersonationAuthorizer) denied(ctx context.Context, actor *user, req *impersonationRequest) (*impersonationCheck, error) {
+func (a *impersonationAuthorizer) denied(ctx context.Context, actor *authn.User, req *impersonationRequest) (*impersonationCheck, error) {
 	for _, c := range req.checks() {
-		key := fmt.Sprintf("%q %q %q %v|%+v", actor.name, actor.uid, actor.groups, actor.extra, c)
+		key := fmt.Sprintf("%q %q %q %v|%+v", actor.Name, actor.UID, actor.Groups, actor.Extra, c)
 		a.mu.Lock()
 		exp, ok := a.cache[key]
 		a.mu.Unlock()
@@ -159,11 +165,11 @@ func (a *impersonationAuthorizer) denied(ctx context.Context, actor *user, req *
 			continue
 		}
 		sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-			User: actor.name, UID: actor.uid, Groups: actor.groups, Extra: map[string]authzv1.ExtraValue{},
+			User: actor.Name, UID: actor.UID, Groups: actor.Groups, Extra: map[string]authzv1.ExtraValue{},
 			ResourceAttributes: &authzv1.ResourceAttributes{Verb: "impersonate", Group: c.group, Resource: c.resource,
 				Subresource: c.subresource, Namespace: c.namespace, Name: c.name},
 		}}
-		for k, v := range actor.extra {
+		for k, v := range actor.Extra {
 			sar.Spec.Extra[k] = v
 		}
 		allowed, err := a.review(ctx, sar)
@@ -174,7 +180,7 @@ func (a *impersonationAuthorizer) denied(ctx context.Context, actor *user, req *
 			return &c, nil
 		}
 		a.mu.Lock()
-		if a.cache == nil || len(a.cache) >= maxCachedTokens {
+		if a.cache == nil || len(a.cache) >= maxCachedImpersonations {
 			a.cache = map[string]time.Time{}
 		}
 		a.cache[key] = time.Now().Add(impersonationCacheTTL)

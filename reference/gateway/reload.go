@@ -173,7 +173,7 @@ func (t *poolTxn) commit() {
 	}
 	for key, c := range t.p.connectors {
 		if _, kept := t.conns[key]; !kept {
-			c.transport.CloseIdleConnections()
+			c.closeIdle()
 		}
 	}
 	t.p.connectors, t.p.upstreams = t.conns, t.ups
@@ -184,7 +184,7 @@ func (p *pool) closeAll() {
 		u.stop()
 	}
 	for _, c := range p.connectors {
-		c.transport.CloseIdleConnections()
+		c.closeIdle()
 	}
 	p.upstreams, p.connectors = map[string]*upstream{}, map[string]*connector{}
 }

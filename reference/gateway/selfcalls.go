@@ -12,6 +12,8 @@ import (
 
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // selfCallTimeout bounds one of the gateway's own calls (a review) on one upstream.
@@ -77,7 +79,7 @@ func (c *cluster) healthyServers() []*upstream {
 }
 
 // reviewToken asks an upstream who a bearer token is (TokenReview); nil if nobody.
-func (c *cluster) reviewToken(ctx context.Context, token string) (*user, error) {
+func (c *cluster) reviewToken(ctx context.Context, token string) (*authn.User, error) {
 	in := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}
 	in.APIVersion, in.Kind = "authentication.k8s.io/v1", "TokenReview"
 	var out authnv1.TokenReview
@@ -87,7 +89,7 @@ func (c *cluster) reviewToken(ctx context.Context, token string) (*user, error) 
 	if !out.Status.Authenticated {
 		return nil, nil
 	}
-	return userFromReview(out.Status.User), nil
+	return authn.FromReview(out.Status.User), nil
 }
 
 // reviewAccess asks an upstream whether a SubjectAccessReview is allowed.

@@ -79,7 +79,7 @@ func TestTokenFloodDelaysNeitherLeaseNorSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &authenticator{reviews: c.reviews}
+	a := newAuthenticator(c.reviews)
 	r := &registry{id: "flooded", localURL: srv.URL, client: c.sync, leaseClient: c.lease}
 
 	// Connections are open before the flood, as in a proxy that has been running.
@@ -98,7 +98,7 @@ func TestTokenFloodDelaysNeitherLeaseNorSync(t *testing.T) {
 	flood, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range 1000 {
-		wg.Go(func() { a.authenticate(flood, bearer(fmt.Sprint("random-token-", i))) })
+		wg.Go(func() { a.Authenticate(flood, bearer(fmt.Sprint("random-token-", i))) })
 	}
 	defer func() { stop(); wg.Wait() }()
 	for reviews.Load() < 150 { // the reviews client's burst is spent: the rest wait their turn

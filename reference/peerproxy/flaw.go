@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // Flaw makes the reference wrong in one deliberate way, so that a test can show the
@@ -25,7 +27,13 @@ const (
 	// FlawBufferResponses reads every answer whole before passing it on, so a watch's
 	// events arrive only when the watch ends.
 	FlawBufferResponses Flaw = "buffer-responses"
+	// FlawHedgeReads also sends every read a peer answered to the next peer that serves it,
+	// the answer thrown away: a "hedged request" that doubles the peers' load and audit.
+	FlawHedgeReads Flaw = "hedge-reads"
 )
+
+// hedges says whether a request of this method is also sent to a second peer.
+func (f Flaw) hedges(method string) bool { return f == FlawHedgeReads && idempotent(method) }
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {
@@ -41,7 +49,7 @@ func (f Flaw) buffer(resp *http.Response) error {
 // apply bends a request the way the flaw says, after authentication found u; it returns
 // the user to forward as (nil forwards as nobody or, for FlawForwardAsItself, as the
 // proxy: see transportFor).
-func (f Flaw) apply(r *http.Request, u *user) *user {
+func (f Flaw) apply(r *http.Request, u *authn.User) *authn.User {
 	switch f {
 	case FlawForwardAsItself:
 		return nil
@@ -52,8 +60,8 @@ func (f Flaw) apply(r *http.Request, u *user) *user {
 			}
 		}
 	case FlawTrustClientIdentity:
-		if name := r.Header.Get(headerUser); name != "" {
-			return &user{name: name, groups: r.Header.Values(headerGroup)}
+		if name := r.Header.Get(frontProxyHeaders.User); name != "" {
+			return &authn.User{Name: name, Groups: r.Header.Values(frontProxyHeaders.Group)}
 		}
 	}
 	return u

@@ -5,10 +5,12 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 func TestFlawApply(t *testing.T) {
-	bob := &user{name: "bob", groups: []string{"devs"}}
+	bob := &authn.User{Name: "bob", Groups: []string{"devs"}}
 	request := func() *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 		r.Header.Set("Impersonate-User", "alice")
@@ -19,13 +21,13 @@ func TestFlawApply(t *testing.T) {
 	}
 	tests := []struct {
 		flaw            Flaw
-		want            *user
+		want            *authn.User
 		wantImpersonate bool
 	}{
 		{NoFlaw, bob, true},
 		{FlawForwardAsItself, nil, true},
 		{FlawDropImpersonation, bob, false},
-		{FlawTrustClientIdentity, &user{name: "mallory", groups: []string{"system:masters"}}, true},
+		{FlawTrustClientIdentity, &authn.User{Name: "mallory", Groups: []string{"system:masters"}}, true},
 	}
 	for _, tt := range tests {
 		r := request()

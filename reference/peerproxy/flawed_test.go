@@ -26,10 +26,11 @@ const (
 	flawEnv       = "SKEWCHECK_TEST_FLAW"
 	flawReportEnv = "SKEWCHECK_TEST_FLAW_REPORT"
 	flawFocusEnv  = "SKEWCHECK_TEST_FLAW_FOCUS"
+	flawThreeEnv  = "SKEWCHECK_TEST_FLAW_THREE_SERVERS"
 )
 
-// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), and the
-// watch streaming test (MVP-012), can fail: the reference made wrong in one way at a time
+// TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
+// watch streaming test (MVP-012) and the one-hop test (MVP-014) can fail: the reference made wrong in one way at a time
 // fails the tests about that way, with the reason. Each flawed run is a child process (TestFlawedReferenceRun) with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	integration.Require(t)
@@ -37,16 +38,19 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		flaw   peerproxy.Flaw
 		failed []string // each must fail
 		focus  string   // the tests run; the identity tests when empty
+		three  bool     // a third server, of the newer version: two peers serve what the first lacks
 	}{
 		// The peer authorizes the proxy, an admin: the ungranted user and anonymous get in,
 		// the audit log names the proxy, and an ungranted user may impersonate an admin.
-		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-045", "MVP-046", "MVP-047", "MVP-049"}, ""},
+		{peerproxy.FlawForwardAsItself, []string{"MVP-040", "MVP-043", "MVP-044", "MVP-045", "MVP-046", "MVP-047", "MVP-049"}, "", false},
 		// The admin impersonating the user stays the admin.
-		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}, ""},
+		{peerproxy.FlawDropImpersonation, []string{"MVP-042"}, "", false},
 		// X-Remote-Group: system:masters from the client makes it an admin.
-		{peerproxy.FlawTrustClientIdentity, []string{"MVP-044"}, ""},
+		{peerproxy.FlawTrustClientIdentity, []string{"MVP-044"}, "", false},
 		// A watch's events come only when the watch ends.
-		{peerproxy.FlawBufferResponses, []string{"MVP-012"}, `\[MVP-012`},
+		{peerproxy.FlawBufferResponses, []string{"MVP-012"}, `\[MVP-012`, false},
+		// A read answered by one peer is sent to the other as well.
+		{peerproxy.FlawHedgeReads, []string{"MVP-014"}, `\[MVP-014`, true},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
@@ -54,6 +58,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedReferenceRun$", "-test.count=1", "-test.timeout=10m")
 			focus := cmp.Or(tc.focus, `\[MVP-04`)
 			cmd.Env = append(os.Environ(), flawEnv+"="+string(tc.flaw), flawReportEnv+"="+dir, flawFocusEnv+"="+focus)
+			if tc.three {
+				cmd.Env = append(cmd.Env, flawThreeEnv+"=1")
+			}
 			out, _ := cmd.CombinedOutput() // the child fails: its tests are meant to
 			b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
 			if err != nil {
@@ -84,9 +91,13 @@ func TestFlawedReferenceRun(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "flawed", Servers: []local.ServerSpec{
+	servers := []local.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		{Version: newV, DisablePeerProxy: true}}})
+		{Version: newV, DisablePeerProxy: true}}
+	if os.Getenv(flawThreeEnv) != "" {
+		servers = append(servers, local.ServerSpec{Version: newV, DisablePeerProxy: true})
+	}
+	c, err := local.New(ctx, local.Config{Name: "flawed", Servers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}

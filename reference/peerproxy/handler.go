@@ -3,11 +3,14 @@ package peerproxy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // ServeHTTP authenticates the client, decides where the request goes, and forwards it with
@@ -23,8 +26,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the Connection header names %s, which the proxy sets itself and will not drop: remove it from Connection", named))
 		return
 	}
-	u, err := p.auth.authenticate(r.Context(), r)
-	if errors.Is(err, errInvalidToken) {
+	u, err := p.auth.Authenticate(r.Context(), r)
+	if errors.Is(err, authn.ErrInvalidToken) {
 		p.fail(w, http.StatusUnauthorized, string(metav1.StatusReasonUnauthorized), "Unauthorized")
 		return
 	}
@@ -57,7 +60,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // including upgrades; anonymous clients travel with no credentials at all, so the proxy's
 // own never stand in for theirs. Each request is counted once, by where its answer came
 // from: local, peer, or unavailable (no target could be reached: 503).
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets []string, toPeer bool) {
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool) {
 	first, _ := url.Parse(targets[0])
 	served := "local"
 	if toPeer {
@@ -83,8 +86,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *user, targets
 				pr.Out.Header.Set(headerMarked, "true")
 			}
 		},
-		FlushInterval:  -1, // watches stream event by event
-		Transport:      &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method), onError: p.errorCounter(toPeer)},
+		FlushInterval: -1, // watches stream event by event
+		Transport: &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method),
+			hedge: toPeer && p.cfg.Flaw.hedges(r.Method), onError: p.errorCounter(toPeer)},
 		ModifyResponse: func(resp *http.Response) error { count(served); return p.cfg.Flaw.buffer(resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
@@ -146,6 +150,7 @@ type failover struct {
 	next       http.RoundTripper
 	targets    []string
 	idempotent bool
+	hedge      bool // FlawHedgeReads: a copy goes to the next target too
 	onError    func()
 }
 
@@ -155,11 +160,17 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 		u, _ := url.Parse(t)
 		out := req
 		if i > 0 {
-			out = req.Clone(req.Context())
-			out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
+			out = retarget(req, u)
 		}
 		resp, err := f.next.RoundTrip(out)
 		if err == nil {
+			if f.hedge && i+1 < len(f.targets) {
+				next, _ := url.Parse(f.targets[i+1])
+				if copied, err := f.next.RoundTrip(retarget(req, next)); err == nil {
+					io.Copy(io.Discard, copied.Body)
+					copied.Body.Close()
+				}
+			}
 			return resp, nil
 		}
 		f.onError()
@@ -169,4 +180,11 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// retarget is a copy of req sent to the server at u.
+func retarget(req *http.Request, u *url.URL) *http.Request {
+	out := req.Clone(req.Context())
+	out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
+	return out
 }

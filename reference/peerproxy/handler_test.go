@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 func TestFail(t *testing.T) {
@@ -97,7 +98,7 @@ func testProxy(t *testing.T, localURL, peerURL string) *Proxy {
 	cs, _ := reviewer(t, map[string]authnv1.UserInfo{"good": {Username: "bob", UID: "u1", Groups: []string{"devs"}}}, nil)
 	p := &Proxy{
 		cfg:      Config{APIServer: localURL, PeerTimeout: 500 * time.Millisecond},
-		auth:     &authenticator{reviews: cs},
+		auth:     newAuthenticator(cs),
 		metrics:  newMetrics(),
 		identity: http.DefaultTransport,
 		anon:     http.DefaultTransport,
@@ -276,7 +277,7 @@ func TestServeHTTPTokenReviewFails(t *testing.T) {
 	local := newBackend(t, "local")
 	p := testProxy(t, local.URL, local.URL)
 	cs, _ := reviewer(t, nil, errors.New("boom"))
-	p.auth = &authenticator{reviews: cs}
+	p.auth = newAuthenticator(cs)
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 	r.Header.Set("Authorization", "Bearer any")
 	w := httptest.NewRecorder()
@@ -400,7 +401,7 @@ func TestForwardSetsIdentityAfterHopByHopRemoval(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/apis/batch/v1/namespaces/ns/jobs", nil)
 	r.Header.Set("Connection", "X-Remote-User, X-Remote-Group, X-Kubernetes-Peer-Proxied")
 	w := httptest.NewRecorder()
-	p.forward(w, r, &user{name: "bob", groups: []string{"devs"}}, []string{peer.URL}, true)
+	p.forward(w, r, &authn.User{Name: "bob", Groups: []string{"devs"}}, []string{peer.URL}, true)
 	reqs := peer.requests()
 	if w.Code != http.StatusOK || len(reqs) != 1 {
 		t.Fatalf("answer %d, %d requests at the peer; want 200 and 1", w.Code, len(reqs))

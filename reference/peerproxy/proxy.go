@@ -24,6 +24,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // Config is everything a proxy needs. Paths are PEM files.
@@ -73,7 +75,7 @@ type Config struct {
 type Proxy struct {
 	cfg     Config
 	reg     *registry
-	auth    *authenticator
+	auth    *authn.Authenticator
 	metrics *metrics
 	server  *http.Server
 	msrv    *http.Server
@@ -123,7 +125,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, auth: &authenticator{reviews: c.reviews}, metrics: newMetrics(), done: make(chan struct{}),
+	p := &Proxy{cfg: cfg, auth: newAuthenticator(c.reviews), metrics: newMetrics(), done: make(chan struct{}),
 		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false)},
 		anon:            httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false)},
 		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true)},

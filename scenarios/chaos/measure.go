@@ -64,9 +64,11 @@ type Outcome struct {
 	AckedWrites int         `json:"ackedWrites"`
 	// LostWrites are writes acknowledged (201) that the serving peer does not have, or
 	// cannot be shown to have within the recover bound.
-	LostWrites int    `json:"lostWrites"`
-	Seed       int64  `json:"seed"`
-	Error      string `json:"error,omitempty"`
+	LostWrites int `json:"lostWrites"`
+	// Unrecovered says, when no 200 came within the recover bound after healing, so.
+	Unrecovered string `json:"unrecovered,omitempty"`
+	Seed        int64  `json:"seed"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
@@ -175,7 +177,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		time.Sleep(100 * time.Millisecond)
 	}
 	if o.TimeToRecover == 0 {
-		o.Error = fmt.Sprintf("no 200 within %v of healing", opts.Recover)
+		o.Unrecovered = fmt.Sprintf("no 200 within %v of healing", opts.Recover)
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {

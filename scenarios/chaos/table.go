@@ -16,7 +16,8 @@ func Markdown(outcomes []Outcome) string {
 		if o.TimeTo503 >= 0 {
 			t503 = fmt.Sprintf("%.2f s", o.TimeTo503)
 		}
-		note := o.Error
+		note := strings.TrimPrefix(o.Error+"; "+o.Unrecovered, "; ")
+		note = strings.TrimSuffix(note, "; ")
 		if o.Skipped != "" {
 			note = "skipped: " + o.Skipped
 		}

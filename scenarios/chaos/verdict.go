@@ -7,7 +7,7 @@ import (
 )
 
 // Violations lists what the outcomes show a proxy doing that it must not, one line each:
-// an error or a lost write under any fault; a 404 while the only server serving the GVR is
+// an error, no recovery after healing or a lost write under any fault; a 404 while the only server serving the GVR is
 // still registered (every fault but a graceful stop); no 503 at all while that server
 // refuses connections or answers nothing; and, for a silent server, any answer but 503
 // after the first. Skipped outcomes measured nothing and break nothing.
@@ -20,6 +20,9 @@ func Violations(outcomes []Outcome) []string {
 		at := o.Target + " " + o.Fault
 		if o.Error != "" {
 			v = append(v, fmt.Sprintf("%s: %s", at, o.Error))
+		}
+		if o.Unrecovered != "" {
+			v = append(v, fmt.Sprintf("%s: %s", at, o.Unrecovered))
 		}
 		if o.LostWrites > 0 {
 			v = append(v, fmt.Sprintf("%s: %d of %d acknowledged writes lost", at, o.LostWrites, o.AckedWrites))

@@ -259,7 +259,8 @@ func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
 }
 
 // identityLease finds the identity lease of the server behind e by the address it
-// advertises to peers: its own, or the peer path in front of it when the cluster has one.
+// advertises to peers (its own, or the peer path in front of it when the cluster has one),
+// or by its hostname when the target knows it.
 func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint) (string, error) {
 	u, err := url.Parse(e.URL)
 	if err != nil {
@@ -274,9 +275,13 @@ func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.En
 		return "", err
 	}
 	for _, l := range leases.Items {
-		if slices.Contains(addrs, l.Annotations["kubernetes.io/peer-advertise-address"]) {
+		if slices.Contains(addrs, l.Annotations["kubernetes.io/peer-advertise-address"]) ||
+			e.Hostname != "" && l.Labels["kubernetes.io/hostname"] == e.Hostname {
 			return l.Name, nil
 		}
+	}
+	if e.Hostname != "" {
+		return "", fmt.Errorf("no identity lease advertises %s or names host %s", strings.Join(addrs, " or "), e.Hostname)
 	}
 	return "", fmt.Errorf("no identity lease advertises %s", strings.Join(addrs, " or "))
 }

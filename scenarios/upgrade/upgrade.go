@@ -30,6 +30,9 @@ type Options struct {
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
 	Cluster                  local.Config // Name, Binaries, Port...; Servers is set from From
+	// Make, when set, makes the cluster instead of a local one (kind nodes, say): Servers
+	// apiservers at From. Run deletes it at the end.
+	Make func(ctx context.Context, from string, servers int) (Cluster, error)
 	// Fault, when set, goes wrong during every step: the named process fault (crash, stop,
 	// freeze) hits the next server, not the one being upgraded, as the step starts, and
 	// heals after FaultFor. Its span counts as a window, like a step's.
@@ -105,14 +108,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			o.FaultFor = 5 * time.Second
 		}
 	}
-	specs := make([]string, o.Servers)
-	for i := range specs {
-		specs[i] = o.From
-	}
-	cfg := o.Cluster
-	cfg.Servers = local.SpecsFor(specs)
-	cfg.Progress = o.Progress
-	c, err := local.New(ctx, cfg)
+	c, err := makeCluster(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -121,32 +117,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{From: c.Servers[0].Version, Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
+	members := c.Members()
+	r := &Result{From: members[0].Version(), Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
 	l := newLoad(target, o, time.Now())
 	l.track(ctx)
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	l.start(loadCtx, &wg)
 	sleep(ctx, o.Settle)
-	for i, s := range c.Servers {
-		step := Step{Server: s.Name, From: s.Version, To: o.To, Start: l.since()}
+	for i, s := range members {
+		step := Step{Server: s.Name(), From: s.Version(), To: o.To, Start: l.since()}
 		var faulted <-chan FaultSpan
 		if o.Fault != "" {
-			victim := c.Servers[(i+1)%len(c.Servers)]
-			if faulted, err = faultDuring(ctx, target, victim.Name, o, l); err != nil {
+			victim := members[(i+1)%len(members)]
+			if faulted, err = faultDuring(ctx, target, victim.Name(), o, l); err != nil {
 				stopLoad()
 				wg.Wait()
 				return nil, err
 			}
 		}
-		fmt.Fprintf(o.Progress, "upgrading %s: %s -> %s\n", s.Name, s.Version, o.To)
+		fmt.Fprintf(o.Progress, "upgrading %s: %s -> %s\n", s.Name(), s.Version(), o.To)
 		if err := s.Restart(ctx, o.To); err != nil {
 			if faulted != nil {
 				<-faulted // healed before the cluster goes
 			}
 			stopLoad()
 			wg.Wait()
-			return nil, fmt.Errorf("upgrading %s: %w", s.Name, err)
+			return nil, fmt.Errorf("upgrading %s: %w", s.Name(), err)
 		}
 		if faulted != nil {
 			r.Faults = append(r.Faults, <-faulted)
@@ -154,15 +151,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := c.WaitConverged(ctx); err != nil {
 			stopLoad()
 			wg.Wait()
-			return nil, fmt.Errorf("after upgrading %s: %w", s.Name, err)
+			return nil, fmt.Errorf("after upgrading %s: %w", s.Name(), err)
 		}
 		step.End = l.since()
 		r.Steps = append(r.Steps, step)
-		r.To = s.Version
+		r.To = s.Version()
 		if err := target.Refresh(ctx); err == nil {
 			l.track(ctx)
 		}
-		fmt.Fprintf(o.Progress, "step %d/%d done in %.1fs\n", i+1, len(c.Servers), step.End-step.Start)
+		fmt.Fprintf(o.Progress, "step %d/%d done in %.1fs\n", i+1, len(members), step.End-step.Start)
 		sleep(ctx, o.Settle)
 	}
 	stopLoad()

@@ -34,6 +34,15 @@ var (
 var droppedOnSync = &framework.Deviation{Since: "1.33", Until: "1.37",
 	Summary: "a sync of the peer discovery cache while a peer is down drops that peer although its lease stands, so its resources get 404 instead of 503 (k8s.io/apiserver peerproxy syncPeerDiscoveryCache)"}
 
+// missedAfterStop: up to 1.34 a server retries a failed sync of its peer discovery cache 5
+// times in about 160 ms, then gives up until some identity lease is added or deleted. A
+// peer that stopped gracefully removed its endpoint lease, and when it restarts its new
+// identity lease comes before its endpoint lease, so the sync this starts fails fast and
+// the peer is left out for good: its resources get 404 (k8s.io/apiserver
+// pkg/util/peerproxy/peer_discovery.go maxRetries; 20 from 1.35). Seen on 1.34.4 + 1.35.4.
+var missedAfterStop = &framework.Deviation{Since: "1.33", Until: "1.34",
+	Summary: "a server of 1.34 or older gives up on a peer that restarts after a graceful stop (5 sync retries in about 160 ms, before the peer's endpoint lease is back) and answers 404 for its resources until some identity lease is added or deleted (k8s.io/apiserver peerproxy maxRetries)"}
+
 // stoppedFor is how long a gracefully stopped peer stays down under load.
 const stoppedFor = 8 * time.Second
 
@@ -47,7 +56,7 @@ var Tests = []framework.Test{
 		Deviation:   droppedOnSync, Run: silent("freeze")},
 	{ID: "CHAOS-003", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "when the only server serving a GVR stops gracefully, no acknowledged write is lost and requests succeed again once it restarts; the 404s after it left, and their window, are measured",
-		Run:         stopped},
+		Deviation:   missedAfterStop, Run: stopped},
 	{ID: "CHAOS-004", Profile: Profile, Since: "1.28", Features: needsPeerPath,
 		Description: "while the path from the other servers into the only server serving a GVR is a black hole (connections open, no data), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
 		Deviation:   droppedOnSync, Run: silent("blackhole")},
@@ -60,6 +69,7 @@ var Tests = []framework.Test{
 // ends soon after it.
 func crashed(ctx context.Context, env *framework.Env) {
 	o, f := measure(ctx, env, "crash", scenario.Options{For: env.Timeouts.Refused + 2*time.Second, EndAfter503: 2 * time.Second})
+	assertRecovered(o, f)
 	assertRegistered(env, o, f, env.Timeouts.Refused)
 }
 
@@ -69,6 +79,7 @@ func crashed(ctx context.Context, env *framework.Env) {
 func silent(name string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		o, f := measure(ctx, env, name, scenario.Options{For: env.Timeouts.Unavailable + env.Timeouts.Hold, EndAfter503: env.Timeouts.Hold})
+		assertRecovered(o, f)
 		assertRegistered(env, o, f, env.Timeouts.Unavailable)
 		// A 404 in the run is what the spurious-404 assertion (and, upstream, the known
 		// deviation) covers; any other answer but 503 is a failure in itself.
@@ -82,9 +93,20 @@ func silent(name string) func(context.Context, *framework.Env) {
 }
 
 // stopped: the peer leaves gracefully; 404 is then what upstream promises, so the 404s
-// and their window are measured, not failed.
+// and their window are measured, not failed. Once it is back, requests must succeed.
 func stopped(ctx context.Context, env *framework.Env) {
-	measure(ctx, env, "stop", scenario.Options{For: stoppedFor})
+	o, f := measure(ctx, env, "stop", scenario.Options{For: stoppedFor})
+	env.Deviation(func() { assertRecovered(o, f) })
+	if o.Unrecovered != "" && env.Target.RelearnPeers != nil {
+		// Only the known deviation gets here: the servers are made to look at their peers
+		// again, so the tests after this one start from a converged cluster.
+		Expect(env.Target.RelearnPeers(ctx)).To(Succeed())
+	}
+}
+
+// assertRecovered: once the fault is healed, requests through the entry succeed again.
+func assertRecovered(o scenario.Outcome, f faults.Fault) {
+	Expect(o.Unrecovered).To(BeEmpty(), "%s: %s (answers by status: %v)", f.Description(), o.Unrecovered, o.Statuses)
 }
 
 // measure loads the route into the only server serving a GVR through another server while

@@ -9,6 +9,14 @@ import "github.com/skewcheck/skewcheck/framework"
 // Profile is this suite's profile name.
 const Profile = "discovery"
 
+// lastPeerStaysMerged: from 1.36 a server rebuilds its merged /apis only when its
+// filtered peer cache is refiltered with peers left in it; when the last peer leaves, the
+// refilter stores an empty cache and returns before invalidating the merged view
+// (k8s.io/apiserver pkg/util/peerproxy/gv_exclusion_manager.go refilterPeerDiscoveryCache),
+// which keeps listing the leaver's GVRs. Seen on 1.36.3 + 1.36.3 and 1.37.2 + 1.37.2.
+var lastPeerStaysMerged = &framework.Deviation{Since: "1.36", Until: "1.37",
+	Summary: "when a server's last peer leaves, its merged /apis is not rebuilt and keeps listing the leaver's GVRs (k8s.io/apiserver peerproxy gv_exclusion_manager.go refilterPeerDiscoveryCache returns before invalidating for an empty peer cache)"}
+
 // Tests is the profile, as data.
 var Tests = []framework.Test{
 	{ID: "DISC-001", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
@@ -22,5 +30,5 @@ var Tests = []framework.Test{
 		Run:         legacyNotMerged},
 	{ID: "DISC-004", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
 		Description: "a server that stops gracefully leaves the merged view within the discovery-leave timeout",
-		Run:         leaverDisappears},
+		Deviation:   lastPeerStaysMerged, Run: leaverDisappears},
 }

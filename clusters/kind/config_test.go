@@ -1,0 +1,76 @@
+package kind
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
+)
+
+func TestClusterConfig(t *testing.T) {
+	dir := t.TempDir()
+	imgs := func(v string) nodeimage.Images {
+		return nodeimage.Images{APIServer: "registry.k8s.io/kube-apiserver:" + v, ControllerManager: "registry.k8s.io/kube-controller-manager:" + v,
+			Scheduler: "registry.k8s.io/kube-scheduler:" + v, Etcd: "registry.k8s.io/etcd:3.6.5-0", Pause: "registry.k8s.io/pause:3.10.1"}
+	}
+	nodes := []node{
+		{version: "v1.35.4", image: "skewcheck-kind/node:v1.35.4", images: imgs("v1.35.4")},
+		{version: "v1.36.3", image: "skewcheck-kind/node:v1.36.3", images: imgs("v1.36.3"), flags: []string{"--runtime-config=batch/v1=false"}},
+	}
+	cfg, err := clusterConfig("skew", nodes, dir, filepath.Join(dir, "audit"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name != "skewcheck-kind-skew" || len(cfg.Nodes) != 2 || cfg.Nodes[1].Image != "skewcheck-kind/node:v1.36.3" {
+		t.Fatalf("config = %+v", cfg)
+	}
+	if !cfg.Networking.DisableDefaultCNI || cfg.Networking.KubeProxyMode != "none" {
+		t.Errorf("networking = %+v, want kind's CNI and kube-proxy off", cfg.Networking)
+	}
+	if m := cfg.Nodes[1].ExtraMounts; len(m) != 2 || m[0].ContainerPath != patchesDir || m[0].HostPath != filepath.Join(dir, "node-2") || !m[0].Readonly ||
+		m[1].ContainerPath != auditDir || m[1].HostPath != filepath.Join(dir, "audit") {
+		t.Errorf("node 2 mounts = %+v", m)
+	}
+	all := strings.Join(cfg.KubeadmConfigPatches, "\n---\n")
+	for _, want := range []string{"UnknownVersionInteroperabilityProxy=true", "peer-ca-file", "addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
+		if !strings.Contains(all, want) {
+			t.Errorf("kubeadm patches lack %q:\n%s", want, all)
+		}
+	}
+	if noV1, _ := clusterConfig("skew", nodes, t.TempDir(), t.TempDir(), false); strings.Contains(strings.Join(noV1.KubeadmConfigPatches, ""), "failCgroupV1") {
+		t.Error("failCgroupV1 is set on a cgroup v2 host")
+	}
+
+	var ops []jsonPatch
+	b, err := os.ReadFile(filepath.Join(dir, "node-2", "kube-apiserver+json.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &ops); err != nil {
+		t.Fatal(err)
+	}
+	want := []jsonPatch{
+		{Op: "replace", Path: "/spec/containers/0/image", Value: "registry.k8s.io/kube-apiserver:v1.36.3"},
+		{Op: "remove", Path: "/spec/containers/0/livenessProbe"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-policy-file=/kind/skewcheck/audit/policy.yaml"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-log-path=/kind/skewcheck/audit/node-2/audit.log"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--audit-log-maxsize=100"},
+		{Op: "add", Path: "/spec/containers/0/command/-", Value: "--runtime-config=batch/v1=false"},
+	}
+	if len(ops) != len(want) {
+		t.Fatalf("node 2 kube-apiserver patch = %+v, want %+v", ops, want)
+	}
+	for i := range want {
+		if ops[i] != want[i] {
+			t.Errorf("node 2 kube-apiserver patch %d = %+v, want %+v", i, ops[i], want[i])
+		}
+	}
+	for _, target := range []string{"etcd", "kube-controller-manager", "kube-scheduler"} {
+		if _, err := os.Stat(filepath.Join(dir, "node-1", target+"+json.json")); err != nil {
+			t.Errorf("node 1 has no %s patch: %v", target, err)
+		}
+	}
+}

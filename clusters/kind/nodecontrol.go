@@ -1,0 +1,125 @@
+package kind
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+)
+
+// Where a node's kube-apiserver static pod is, and where it waits while stopped.
+const (
+	apiserverManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml"
+	stoppedManifest   = "/kind/skewcheck/kube-apiserver.yaml.stopped"
+)
+
+// nodeServer controls the kube-apiserver of one kind node through the node's own tools:
+// signals to its process (the node's PID namespace holds its containers' processes) for a
+// crash or a freeze, and the static pod's manifest, which the kubelet watches, for a
+// graceful stop and a start. It implements framework.Node.
+type nodeServer struct {
+	node nodes.Node
+	mu   sync.Mutex
+	down bool // stopped or killed: its manifest is put aside
+}
+
+func (n *nodeServer) sh(script string) (string, error) {
+	var out bytes.Buffer
+	cmd := n.node.Command("sh", "-c", script)
+	cmd.SetStdout(&out)
+	cmd.SetStderr(&out)
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("in node %s, %q: %v: %s", n.node, script, err, strings.TrimSpace(out.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// Stop is graceful: the manifest is put aside and the kubelet stops the pod (SIGTERM, as a
+// kubeadm upgrade does), so the server removes its identity lease.
+func (n *nodeServer) Stop(timeout time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.down {
+		return nil
+	}
+	// a frozen process cannot act on SIGTERM
+	if _, err := n.sh("pkill -CONT -x kube-apiserver; mv " + apiserverManifest + " " + stoppedManifest); err != nil {
+		return err
+	}
+	n.down = true
+	if err := n.waitGone(timeout); err != nil {
+		n.sh("pkill -KILL -x kube-apiserver")
+		return fmt.Errorf("kube-apiserver in %s did not stop within %v of SIGTERM and was killed", n.node, timeout)
+	}
+	return nil
+}
+
+// Kill is a crash: the process is frozen (so the kubelet's SIGTERM, once the manifest is
+// put aside, can never run its shutdown), then SIGKILLed. Its identity lease stays behind.
+func (n *nodeServer) Kill() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.down {
+		return nil
+	}
+	if _, err := n.sh("pkill -STOP -x kube-apiserver && mv " + apiserverManifest + " " + stoppedManifest + " && pkill -KILL -x kube-apiserver"); err != nil {
+		return err
+	}
+	n.down = true
+	return n.waitGone(30 * time.Second)
+}
+
+// Freeze stops the process where it is (SIGSTOP): connections stay open, nothing answers.
+// The node's kube-apiserver has no liveness probe (clusterPatches), so the kubelet does not
+// restart it while it is frozen, as nothing restarts a frozen local server.
+func (n *nodeServer) Freeze() error {
+	_, err := n.sh("pkill -STOP -x kube-apiserver")
+	return err
+}
+
+// Thaw lets a frozen process go on (SIGCONT).
+func (n *nodeServer) Thaw() error {
+	_, err := n.sh("pkill -CONT -x kube-apiserver")
+	return err
+}
+
+// Start puts the manifest back; the kubelet starts the static pod again.
+func (n *nodeServer) Start(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.down {
+		return fmt.Errorf("kube-apiserver in %s is running: stop it before starting it again", n.node)
+	}
+	if _, err := n.sh("mv " + stoppedManifest + " " + apiserverManifest); err != nil {
+		return err
+	}
+	n.down = false
+	for ctx.Err() == nil {
+		if _, err := n.sh("pgrep -x kube-apiserver"); err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("the kubelet in %s did not start kube-apiserver again: %w", n.node, ctx.Err())
+}
+
+func (n *nodeServer) running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return !n.down
+}
+
+func (n *nodeServer) waitGone(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, err := n.sh("pgrep -x kube-apiserver"); err != nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("still running after %v", timeout)
+}

@@ -1,0 +1,98 @@
+package kind
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/kind/pkg/cluster"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/discovery"
+)
+
+// Target describes the cluster for the suites: every node's apiserver is an endpoint the
+// suite may also stop, kill and freeze (through the node, see nodeServer), with its audit
+// log read on the host.
+func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
+	if err := c.attachNodes(); err != nil {
+		return nil, err
+	}
+	t := &framework.Target{Kind: "kind", Upstream: true, Converge: c.WaitConverged}
+	for _, s := range c.Servers {
+		admin, err := c.RestConfig(s.Name, Admin)
+		if err != nil {
+			return nil, err
+		}
+		user, err := c.RestConfig(s.Name, Unprivileged)
+		if err != nil {
+			return nil, err
+		}
+		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, Hostname: s.Node, AuditLog: s.AuditLog, Node: c.control[s.Name]})
+	}
+	return t, t.Refresh(ctx)
+}
+
+// attachNodes finds the node of every server, for NodeControl.
+func (c *Cluster) attachNodes() error {
+	if c.control != nil {
+		return nil
+	}
+	all, err := cluster.NewProvider(cluster.ProviderWithDocker()).ListNodes(KindName(c.Name))
+	if err != nil {
+		return fmt.Errorf("listing the nodes of %s: %w", KindName(c.Name), err)
+	}
+	c.control = map[string]*nodeServer{}
+	for _, s := range c.Servers {
+		for _, n := range all {
+			if n.String() == s.Node {
+				c.control[s.Name] = &nodeServer{node: n}
+			}
+		}
+		if c.control[s.Name] == nil {
+			return fmt.Errorf("kind cluster %s has no node %s", KindName(c.Name), s.Node)
+		}
+	}
+	return nil
+}
+
+// WaitConverged waits until every running apiserver reaches, through its proxy, every GVR
+// some running apiserver serves; stopped ones do not count.
+func (c *Cluster) WaitConverged(ctx context.Context) error {
+	if err := c.attachNodes(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.convergeTimeout)
+	defer cancel()
+	pending, err := discovery.AwaitReached(ctx, c.members)
+	if len(pending) > 0 || err != nil {
+		return fmt.Errorf("the kind cluster did not converge within %v: %v %s", c.convergeTimeout, err, strings.Join(pending, "; "))
+	}
+	return nil
+}
+
+// members are the running apiservers, probed as the admin.
+func (c *Cluster) members() []discovery.Member {
+	var out []discovery.Member
+	for _, s := range c.Servers {
+		if n := c.control[s.Name]; n != nil && !n.running() {
+			continue
+		}
+		cfg, err := c.RestConfig(s.Name, Admin)
+		if err != nil {
+			continue
+		}
+		hc, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			continue
+		}
+		url := s.URL
+		out = append(out, discovery.Member{Name: s.Name, MustReach: true,
+			Served: func(ctx context.Context) (discovery.Set, error) { return discovery.Served(ctx, cfg) },
+			List:   func(ctx context.Context, path string) (int, error) { return status(ctx, hc, url+path) }})
+	}
+	return out
+}
+
+var _ framework.Node = (*nodeServer)(nil)

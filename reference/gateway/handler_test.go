@@ -1,0 +1,52 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	authnv1 "k8s.io/api/authentication/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
+)
+
+// ServeHTTP's side of authentication: a client without credentials goes on as
+// system:anonymous (authn leaves that to the gateway), a rejected token is the apiserver's
+// 401, and a review that fails is 503. A cluster without policies answers every request
+// that gets past authentication with a 500 naming the user (quoted in the JSON body).
+func TestServeHTTPAuthentication(t *testing.T) {
+	c := &cluster{name: "c", auth: &authn.Authenticator{Review: func(_ context.Context, token string) (*authn.User, error) {
+		switch token {
+		case "good":
+			return authn.FromReview(authnv1.UserInfo{Username: "bob"}), nil
+		case "fail":
+			return nil, errors.New("upstream unreachable")
+		}
+		return nil, nil
+	}}}
+	g := &Gateway{cfg: Config{DefaultServerName: "gw.test"}, metrics: newMetrics()}
+	g.state.Store(&state{clusters: []*cluster{c}, bySNI: map[string]*cluster{"gw.test": c}})
+	for _, tc := range []struct {
+		name, auth string
+		code       int
+		says       string
+	}{
+		{"no credentials", "", http.StatusInternalServerError, `user \"system:anonymous\"`},
+		{"a good token", "Bearer good", http.StatusInternalServerError, `user \"bob\"`},
+		{"a rejected token", "Bearer bad", http.StatusUnauthorized, "Unauthorized"},
+		{"a failed review", "Bearer fail", http.StatusServiceUnavailable, "could not authenticate the client: upstream unreachable"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
+		if tc.auth != "" {
+			r.Header.Set("Authorization", tc.auth)
+		}
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, r)
+		if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.says) {
+			t.Errorf("%s: %d %s, want %d saying %s", tc.name, w.Code, w.Body, tc.code, tc.says)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+// Package authn decides who a client of a reference proxy is, the way kube-apiserver
+// decides it for the two credentials the references accept: a client certificate signed
+// by the cluster's client CA (the TLS handshake has verified it) or a bearer token, which
+// only an apiserver can judge, through a TokenReview. Which headers then carry the
+// identity upstream (front-proxy or impersonation) and which a client may not send are
+// each reference's own; Headers and StripIdentity write and strip them by name.
+package authn
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
+)
+
+// User is who a client is, as the apiservers would have decided.
+type User struct {
+	Name, UID string
+	Groups    []string
+	Extra     map[string][]string
+}
+
+// AuthenticatedGroup is the group the apiserver adds to every authenticated user.
+const AuthenticatedGroup = "system:authenticated"
+
+// credentialIDKey is the extra key kube-apiserver records a user's credential under.
+const credentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// certUser is who a verified client certificate names, exactly as kube-apiserver's x509
+// authenticator decides (k8s.io/apiserver request/x509 CommonNameUserConversion): CN is
+// the user, O the groups, the subject's UID attribute the UID, and the certificate's
+// fingerprint the credential ID, in the user's extra. No CN names nobody.
+func certUser(cert *x509.Certificate) *User {
+	if cert.Subject.CommonName == "" {
+		return nil
+	}
+	u := &User{Name: cert.Subject.CommonName, Groups: slices.Clone(cert.Subject.Organization)}
+	for _, n := range cert.Subject.Names {
+		if v, ok := n.Value.(string); ok && n.Type.Equal(k8sasn1.X509UID()) {
+			u.UID = v
+		}
+	}
+	fp := sha256.Sum256(cert.Raw)
+	u.Extra = map[string][]string{credentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}}
+	return withAuthenticated(u)
+}
+
+// FromReview is the user a TokenReview authenticated, copied so that the user shares
+// nothing with the review.
+func FromReview(ui authnv1.UserInfo) *User {
+	u := &User{Name: ui.Username, UID: ui.UID, Groups: slices.Clone(ui.Groups), Extra: map[string][]string{}}
+	for k, v := range ui.Extra {
+		u.Extra[k] = slices.Clone(v)
+	}
+	return withAuthenticated(u)
+}
+
+// withAuthenticated adds system:authenticated, as the apiserver does for every
+// authenticated user, so groups read the same upstream as when asking directly.
+func withAuthenticated(u *User) *User {
+	if !slices.Contains(u.Groups, AuthenticatedGroup) {
+		u.Groups = append(u.Groups, AuthenticatedGroup)
+	}
+	return u
+}
+
+// Headers name the request headers a user is sent upstream in. kube-apiserver reads its
+// front-proxy headers (X-Remote-*) and its impersonation headers (Impersonate-*) alike:
+// the user, a value per group, the UID if any, and a header per extra key, path-escaped,
+// after ExtraPrefix; which set a proxy uses, and what it strips first, is its own.
+type Headers struct {
+	User, Group, UID, ExtraPrefix string
+}
+
+// Set writes u into h as these headers.
+func (hs Headers) Set(h http.Header, u *User) {
+	h.Set(hs.User, u.Name)
+	for _, g := range u.Groups {
+		h.Add(hs.Group, g)
+	}
+	if u.UID != "" {
+		h.Set(hs.UID, u.UID)
+	}
+	for k, vs := range u.Extra {
+		for _, v := range vs {
+			h.Add(hs.ExtraPrefix+url.PathEscape(k), v)
+		}
+	}
+}
+
+// StripIdentity removes every header a client could claim an identity upstream with: its
+// Authorization, as a proxy sends its own credentials and never the client's, and every
+// header that begins with one of prefixes (canonical: "X-Remote-"), whatever its case.
+func StripIdentity(h http.Header, prefixes ...string) {
+	for k := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(ck, p) }) {
+			h.Del(k)
+		}
+	}
+	h.Del("Authorization")
+}
+
+// ErrInvalidToken: no apiserver accepts the client's bearer token. The client gets the
+// 401 the apiserver gives (a client-go credential plugin refreshes on it), never
+// anonymous access.
+var ErrInvalidToken = errors.New("invalid bearer token")
+
+// Authenticator decides who a client is: a verified client certificate, else a bearer
+// token, reviewed by Review and cached, else nobody.
+type Authenticator struct {
+	// Review asks an apiserver who a bearer token is: the user, or nil when the token is
+	// not valid. Its errors are not cached: the next request asks again.
+	Review func(ctx context.Context, token string) (*User, error)
+
+	mu    sync.Mutex
+	cache map[string]cachedReview // by tokenKey
+}
+
+// cachedReview is a review's answer; a nil user is a rejected token.
+type cachedReview struct {
+	user    *User
+	expires time.Time
+}
+
+// tokenCacheTTL bounds how long a revoked token keeps working through a proxy;
+// maxCachedTokens bounds the memory a flood of distinct (or bogus) tokens can take.
+const (
+	tokenCacheTTL   = 10 * time.Second
+	maxCachedTokens = 4096
+)
+
+// tokenKey is what the cache is keyed by: a hash, as upstream's token cache does, so a
+// heap dump of the proxy holds no usable credential.
+func tokenKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Authenticate is who sent r. A client with no credentials is a nil user and a nil
+// error: what that means (anonymous, or no identity at all) is the caller's decision. A
+// rejected token is ErrInvalidToken, as the apiserver answers 401 and not anonymous.
+func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*User, error) {
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		if u := certUser(r.TLS.VerifiedChains[0][0]); u != nil {
+			return u, nil
+		}
+	}
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "bearer") || token == "" {
+		return nil, nil
+	}
+	key := tokenKey(token)
+	a.mu.Lock()
+	if c, ok := a.cache[key]; ok && time.Now().Before(c.expires) {
+		a.mu.Unlock()
+		return reviewed(c.user)
+	}
+	a.mu.Unlock()
+	u, err := a.Review(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if a.cache == nil || len(a.cache) >= maxCachedTokens {
+		a.cache = prune(a.cache)
+	}
+	a.cache[key] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
+	a.mu.Unlock()
+	return reviewed(u)
+}
+
+// reviewed turns a review's answer (nil: rejected) into the Authenticate result.
+func reviewed(u *User) (*User, error) {
+	if u == nil {
+		return nil, ErrInvalidToken
+	}
+	return u, nil
+}
+
+// prune keeps the unexpired reviews; if they still fill the cache, it starts afresh.
+func prune(cache map[string]cachedReview) map[string]cachedReview {
+	out := map[string]cachedReview{}
+	now := time.Now()
+	for k, v := range cache {
+		if now.Before(v.expires) {
+			out[k] = v
+		}
+	}
+	if len(out) >= maxCachedTokens {
+		return map[string]cachedReview{}
+	}
+	return out
+}
+
+// KeepReviews takes over the reviews prev has cached, so that tokens already reviewed
+// stay reviewed when a new Authenticator replaces prev (a gateway's configuration reload).
+func (a *Authenticator) KeepReviews(prev *Authenticator) {
+	prev.mu.Lock()
+	reviews := maps.Clone(prev.cache)
+	prev.mu.Unlock()
+	a.mu.Lock()
+	a.cache = reviews
+	a.mu.Unlock()
+}

@@ -1,0 +1,141 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// HTTP/2 convergence under load: convergenceClients clients, each on a TCP connection of
+// its own to the gateway, send convergenceRequests GETs each, all at once. kube-apiserver
+// allows 100 concurrent streams on one HTTP/2 connection, and RoundRobin sends every
+// other request to each upstream, but the requests wait longest at the slower one, so up
+// to all 200 can be in flight there: 2 connections, 3 with a health check on top. The
+// bound allows a few more for what the gateway holds anyway (a connection for watches,
+// one left idle by an earlier test). A gateway with upstream connections per client holds
+// about 100 per upstream; Go's default Transport, which dials for every request that finds
+// the connection full, held up to 26 (the reference before it spread requests over lanes),
+// in the runs where more than 100 requests waited at one upstream.
+const (
+	convergenceClients  = 200
+	convergenceRequests = 10
+	connectionsBound    = 6
+	sampleEvery         = 20 * time.Millisecond
+)
+
+// http2Converges: while the clients run, the gateway's established TCP connections to
+// each upstream are sampled (every 20 ms); the peak must stay within the bound.
+func http2Converges(ctx context.Context, env *framework.Env) {
+	g := env.Target.Gateway
+	if g.Connections == nil {
+		ginkgo.Skip("the gateway's connections cannot be counted on this target (not a process skewcheck started)")
+	}
+	addrs := map[string]string{} // host:port -> endpoint name
+	var hosts []string
+	for _, e := range env.Target.Endpoints {
+		u, err := url.Parse(e.URL)
+		Expect(err).NotTo(HaveOccurred())
+		addrs[u.Host] = e.Name
+		hosts = append(hosts, u.Host)
+	}
+	Expect(g.Endpoint.Do(ctx, listConfigMaps)).To(framework.HaveStatus(200), "a request through the gateway before the load")
+	before, err := g.Connections(hosts)
+	if err != nil {
+		// Not a failure of the gateway, but nothing certified either: the profile is then
+		// partial, and the reason says what to change.
+		ginkgo.Skip(fmt.Sprintf("the gateway's TCP connections cannot be counted (%v): they are read from /proc for the processes of the gateway command's process group, so run the proxy in it (exec it; not in a container or a daemon of its own)", err))
+	}
+
+	peak := map[string]int{}
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if n, err := g.Connections(hosts); err == nil {
+				for h, k := range n {
+					peak[h] = max(peak[h], k)
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(sampleEvery):
+			}
+		}
+	}()
+	start := time.Now()
+	failures := load(ctx, g.Endpoint.Admin)
+	close(stop)
+	<-sampled
+	elapsed := time.Since(start)
+	after, err := g.Connections(hosts)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(failures).To(BeEmpty(), "requests through the gateway failed under %d clients", convergenceClients)
+	var summary []string
+	for _, h := range hosts {
+		name := addrs[h]
+		env.Measure("peak_connections_"+name, float64(peak[h]))
+		summary = append(summary, fmt.Sprintf("%s: %d before, %d at the peak, %d after", name, before[h], peak[h], after[h]))
+	}
+	ginkgo.AddReportEntry("note", fmt.Sprintf("%d clients x %d GETs in %v; gateway connections to %v", convergenceClients, convergenceRequests, elapsed.Round(time.Millisecond), summary))
+	for _, h := range hosts {
+		Expect(peak[h]).To(BeNumerically("<=", connectionsBound),
+			"the gateway held %d TCP connections to %s while %d clients sent requests (%v): many clients must converge on a few HTTP/2 connections per upstream (at most %d)",
+			peak[h], addrs[h], convergenceClients, summary, connectionsBound)
+	}
+}
+
+// load runs the clients, each with a transport of its own (so a connection of its own to
+// the gateway), and returns what went wrong, at most 5 items.
+func load(ctx context.Context, admin *rest.Config) []string {
+	tlsConfig, err := rest.TLSConfigFor(admin)
+	Expect(err).NotTo(HaveOccurred())
+	var mu sync.Mutex
+	var failures []string
+	fail := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(failures) < 5 {
+			failures = append(failures, s)
+		}
+	}
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	for range convergenceClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := &http.Transport{TLSClientConfig: tlsConfig.Clone(), ForceAttemptHTTP2: true}
+			defer t.CloseIdleConnections()
+			client := &http.Client{Transport: t, Timeout: 30 * time.Second}
+			<-begin
+			for range convergenceRequests {
+				req, _ := http.NewRequestWithContext(ctx, "GET", admin.Host+listConfigMaps.Path, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					fail(err.Error())
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					fail(resp.Status)
+				}
+			}
+		}()
+	}
+	close(begin)
+	wg.Wait()
+	return failures
+}

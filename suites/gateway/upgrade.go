@@ -1,0 +1,132 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// upgradeHeaders are the two ways clients switch protocols: SPDY (kubectl and client-go
+// exec, attach, port-forward) and websockets (newer kubectl exec, and watches). Each call
+// makes a fresh websocket key.
+func upgradeHeaders() map[string]map[string][]string {
+	key := make([]byte, 16)
+	rand.Read(key)
+	return map[string]map[string][]string{
+		"SPDY": {"Connection": {"Upgrade"}, "Upgrade": {"SPDY/3.1"}, "X-Stream-Protocol-Version": {"v4.channel.k8s.io"}},
+		"websocket": {"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"},
+			"Sec-Websocket-Key": {base64.StdEncoding.EncodeToString(key)}, "Sec-Websocket-Protocol": {"v5.channel.k8s.io"},
+			// The apiserver's websocket handlers refuse a handshake without an Origin.
+			"Origin": {"https://skewcheck.local"}},
+	}
+}
+
+// upgradeMethod is how each kind of client asks: SPDY exec is a POST, a websocket
+// handshake a GET.
+var upgradeMethod = map[string]string{"SPDY": "POST", "websocket": "GET"}
+
+// overHTTP1 is e reached over HTTP/1.1 only: the protocol switch exists only there (Go's
+// HTTP/2 client refuses to send Connection and Upgrade), so kubectl sends every upgrade
+// over HTTP/1.1.
+func overHTTP1(e *framework.Endpoint) *framework.Endpoint {
+	c := *e
+	c.Admin, c.User = http1(e.Admin), http1(e.User)
+	return &c
+}
+
+func http1(cfg *rest.Config) *rest.Config {
+	if cfg == nil {
+		return nil
+	}
+	c := rest.CopyConfig(cfg)
+	c.NextProtos = []string{"http/1.1"}
+	return c
+}
+
+// upgradesKeepUser: upgrade requests through the gateway reach an apiserver as the user.
+// The local clusters have no kubelets, so the upgrades are ones an apiserver answers
+// itself: exec in a pod that does not exist (404 to the admin; 403 to a user RBAC grants
+// nothing, which only a request that arrives as that user gets) and a websocket watch
+// (403 before a grant, 101 after). Every answer is checked against the audit log of the
+// apiserver that gave it: the request ran as the user there.
+func upgradesKeepUser(ctx context.Context, env *framework.Env) {
+	g := overHTTP1(env.Target.Gateway.Endpoint)
+	exec := "/api/v1/namespaces/default/pods/skewcheck-no-such-pod/exec?command=true&stdout=true"
+	for kind, h := range upgradeHeaders() {
+		admin := g.Do(ctx, framework.Request{Method: upgradeMethod[kind], Path: exec, Header: h})
+		Expect(admin).To(framework.BeStatus(404, "NotFound"), "%s exec in a missing pod as the admin through the gateway: the apiserver answers it", kind)
+		denied := g.Do(ctx, framework.Request{Method: upgradeMethod[kind], Path: exec, Header: h, As: framework.AsUser})
+		Expect(denied).To(framework.BeStatus(403, "Forbidden"), "%s exec in a missing pod as a user RBAC grants nothing: the apiserver must authorize the user, not the gateway", kind)
+		ranAsUser(ctx, env, denied, fmt.Sprintf("the %s exec", kind))
+	}
+
+	watch := framework.Request{Path: "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1", As: framework.AsUser}
+	ws := func() framework.Request { r := watch; r.Header = upgradeHeaders()["websocket"]; return r }
+	denied := g.Do(ctx, ws())
+	Expect(denied).To(framework.HaveStatus(403), "a websocket watch of configmaps as the ungranted user through the gateway")
+	ranAsUser(ctx, env, denied, "the ungranted websocket watch")
+	grantConfigMapRead(ctx, env)
+	allowed := g.Do(ctx, ws())
+	Expect(allowed).To(framework.HaveStatus(101), "a websocket watch of configmaps as the user, once granted, through the gateway")
+	ranAsUser(ctx, env, allowed, "the granted websocket watch")
+	// An SPDY upgrade on a watch is ignored by the apiserver, which streams as usual.
+	spdy := watch
+	spdy.Header = upgradeHeaders()["SPDY"]
+	streamed := g.Do(ctx, spdy)
+	Expect(streamed).To(framework.HaveStatus(200), "a watch with an SPDY upgrade as the granted user through the gateway")
+	ranAsUser(ctx, env, streamed, "the SPDY-upgrade watch")
+}
+
+// ranAsUser: the apiserver that answered r recorded it as the unprivileged user (as the
+// impersonated user, or as the authenticated one for a gateway that passes the user's own
+// credentials).
+func ranAsUser(ctx context.Context, env *framework.Env, r framework.Response, what string) {
+	where := servedBy(ctx, env, []string{r.AuditID}, 5*time.Second)
+	e := env.Target.Endpoint(where[r.AuditID])
+	Expect(e).NotTo(BeNil(), "%s (%s) is in no apiserver's audit log", what, r.AuditID)
+	events, err := e.AuditEvents(ctx, r.AuditID, 5*time.Second)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(events).To(HaveLen(1), "%s: the audit log of %s", what, e.Name)
+	ev := events[0]
+	as := ev.User.Username
+	if ev.ImpersonatedUser != nil {
+		as = ev.ImpersonatedUser.Username
+	}
+	Expect(as).To(Equal(e.UserName), "%s ran on %s as %q (authenticated as %q): the upstream must see the user", what, e.Name, as, ev.User.Username)
+}
+
+// grantConfigMapRead lets the unprivileged user get, list and watch configmaps, and waits
+// until every apiserver's authorizer has seen the grant.
+func grantConfigMapRead(ctx context.Context, env *framework.Env) {
+	direct := env.Target.Endpoints[0]
+	name := "skewcheck-gw-read-configmaps"
+	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
+		"rules": []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "verbs": []string{"get", "list", "watch"}}}}
+	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": direct.UserName}}}
+	for _, o := range []struct {
+		path string
+		obj  map[string]any
+	}{{"/apis/rbac.authorization.k8s.io/v1/clusterroles", role}, {"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding}} {
+		body, _ := json.Marshal(o.obj)
+		Expect(direct.Do(ctx, framework.Request{Method: "POST", Path: o.path, Body: body}).Status).To(BeElementOf(201, 409), "creating %s/%s", o.path, name)
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			direct.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name})
+		})
+	}
+	for _, e := range env.Target.Endpoints {
+		Eventually(func() int {
+			return e.Do(ctx, framework.Request{Path: listConfigMaps.Path, As: framework.AsUser}).Status
+		}).WithTimeout(env.Timeouts.Request).WithPolling(200*time.Millisecond).Should(Equal(200), "the user listing configmaps on %s after the grant", e.Name)
+	}
+}
