@@ -110,7 +110,7 @@ func TestGatewayProfile(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "exited (exit status 3)") || !strings.Contains(out, "acme-gateway: cannot bind") {
 		t.Errorf("a gateway that exits must fail the run with its log's end: exit %d\n%s", code, tail(out, 20))
 	}
-	if out, code := run(t, t.TempDir(), "conformance", "--gateway-command", "true"); code == 0 || !strings.Contains(out, "needs --gateway-apply-command") {
+	if out, code := run(t, t.TempDir(), "conformance", "--gateway-command", "true"); code == 0 || !strings.Contains(out, "need --gateway-apply-command") {
 		t.Errorf("--gateway-command without an apply command must be refused: exit %d\n%s", code, out)
 	}
 	t.Logf("wall time %v", time.Since(start).Round(time.Second))
