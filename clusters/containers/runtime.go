@@ -2,8 +2,6 @@ package containers
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"sync"
 
 	"github.com/moby/moby/client"
@@ -30,7 +28,7 @@ func Connect(ctx context.Context) (*Runtime, error) {
 		err = p.Health(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the Docker engine is not reachable (DOCKER_HOST=%q): %w; start dockerd, or point DOCKER_HOST at a running engine", os.Getenv("DOCKER_HOST"), err)
+		return nil, unreachable(err)
 	}
 	r := &Runtime{provider: p}
 	sweepOnce.Do(func() { r.sweep(ctx) })

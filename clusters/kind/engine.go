@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 
 	"github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
 )
 
 // engine is the Docker engine kind's nodes run in, for what kind's API does not tell:
@@ -15,12 +16,9 @@ import (
 type engine struct{ c *client.Client }
 
 func connect(ctx context.Context) (*engine, error) {
-	c, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = c.Ping(ctx, client.PingOptions{})
-	}
+	c, err := containers.Dial(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the Docker engine is not reachable (DOCKER_HOST=%q): %w; start dockerd, or point DOCKER_HOST at a running engine", os.Getenv("DOCKER_HOST"), err)
+		return nil, err
 	}
 	return &engine{c: c}, nil
 }

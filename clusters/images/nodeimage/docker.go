@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/containerd/errdefs"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/moby/moby/client"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
 )
 
 // ContentLabel is the image label holding the digest of everything an image was made from;
@@ -21,12 +22,9 @@ const ContentLabel = "io.skewcheck.content"
 type engine struct{ c *client.Client }
 
 func connect(ctx context.Context) (*engine, error) {
-	c, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = c.Ping(ctx, client.PingOptions{})
-	}
+	c, err := containers.Dial(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the Docker engine is not reachable (DOCKER_HOST=%q): %w; start dockerd, or point DOCKER_HOST at a running engine", os.Getenv("DOCKER_HOST"), err)
+		return nil, err
 	}
 	return &engine{c: c}, nil
 }
