@@ -2,55 +2,19 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// upgradeHeaders are the two ways clients switch protocols: SPDY (kubectl and client-go
-// exec, attach, port-forward) and websockets (newer kubectl exec, and watches). Each call
-// makes a fresh websocket key.
-func upgradeHeaders() map[string]map[string][]string {
-	key := make([]byte, 16)
-	rand.Read(key)
-	return map[string]map[string][]string{
-		"SPDY": {"Connection": {"Upgrade"}, "Upgrade": {"SPDY/3.1"}, "X-Stream-Protocol-Version": {"v4.channel.k8s.io"}},
-		"websocket": {"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"},
-			"Sec-Websocket-Key": {base64.StdEncoding.EncodeToString(key)}, "Sec-Websocket-Protocol": {"v5.channel.k8s.io"},
-			// The apiserver's websocket handlers refuse a handshake without an Origin.
-			"Origin": {"https://skewcheck.local"}},
-	}
-}
-
 // upgradeMethod is how each kind of client asks: SPDY exec is a POST, a websocket
 // handshake a GET.
 var upgradeMethod = map[string]string{"SPDY": "POST", "websocket": "GET"}
-
-// overHTTP1 is e reached over HTTP/1.1 only: the protocol switch exists only there (Go's
-// HTTP/2 client refuses to send Connection and Upgrade), so kubectl sends every upgrade
-// over HTTP/1.1.
-func overHTTP1(e *framework.Endpoint) *framework.Endpoint {
-	c := *e
-	c.Admin, c.User = http1(e.Admin), http1(e.User)
-	return &c
-}
-
-func http1(cfg *rest.Config) *rest.Config {
-	if cfg == nil {
-		return nil
-	}
-	c := rest.CopyConfig(cfg)
-	c.NextProtos = []string{"http/1.1"}
-	return c
-}
 
 // upgradesKeepUser: upgrade requests through the gateway reach an apiserver as the user.
 // The local clusters have no kubelets, so the upgrades are ones an apiserver answers
@@ -59,9 +23,9 @@ func http1(cfg *rest.Config) *rest.Config {
 // (403 before a grant, 101 after). Every answer is checked against the audit log of the
 // apiserver that gave it: the request ran as the user there.
 func upgradesKeepUser(ctx context.Context, env *framework.Env) {
-	g := overHTTP1(env.Target.Gateway.Endpoint)
+	g := framework.OverHTTP1(env.Target.Gateway.Endpoint)
 	exec := "/api/v1/namespaces/default/pods/skewcheck-no-such-pod/exec?command=true&stdout=true"
-	for kind, h := range upgradeHeaders() {
+	for kind, h := range framework.UpgradeHeaders() {
 		admin := g.Do(ctx, framework.Request{Method: upgradeMethod[kind], Path: exec, Header: h})
 		Expect(admin).To(framework.BeStatus(404, "NotFound"), "%s exec in a missing pod as the admin through the gateway: the apiserver answers it", kind)
 		denied := g.Do(ctx, framework.Request{Method: upgradeMethod[kind], Path: exec, Header: h, As: framework.AsUser})
@@ -70,7 +34,7 @@ func upgradesKeepUser(ctx context.Context, env *framework.Env) {
 	}
 
 	watch := framework.Request{Path: "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1", As: framework.AsUser}
-	ws := func() framework.Request { r := watch; r.Header = upgradeHeaders()["websocket"]; return r }
+	ws := func() framework.Request { r := watch; r.Header = framework.UpgradeHeaders()["websocket"]; return r }
 	denied := g.Do(ctx, ws())
 	Expect(denied).To(framework.HaveStatus(403), "a websocket watch of configmaps as the ungranted user through the gateway")
 	ranAsUser(ctx, env, denied, "the ungranted websocket watch")
@@ -80,7 +44,7 @@ func upgradesKeepUser(ctx context.Context, env *framework.Env) {
 	ranAsUser(ctx, env, allowed, "the granted websocket watch")
 	// An SPDY upgrade on a watch is ignored by the apiserver, which streams as usual.
 	spdy := watch
-	spdy.Header = upgradeHeaders()["SPDY"]
+	spdy.Header = framework.UpgradeHeaders()["SPDY"]
 	streamed := g.Do(ctx, spdy)
 	Expect(streamed).To(framework.HaveStatus(200), "a watch with an SPDY upgrade as the granted user through the gateway")
 	ranAsUser(ctx, env, streamed, "the SPDY-upgrade watch")

@@ -21,7 +21,7 @@ var identityHopByHop = strings.Join([]string{"X-Remote-User", "X-Remote-Group", 
 // reference refuses it. Served, the peer must see the user; a write the user is not
 // granted stays denied; an admin impersonating the user is still only the user.
 func hopByHopIdentity(ctx context.Context, env *framework.Env, r framework.Route) {
-	entry := overHTTP1(r.Entry)
+	entry := framework.OverHTTP1(r.Entry)
 	hop := map[string][]string{"Connection": {identityHopByHop}}
 	path := r.GVR.CollectionPath(testNamespace)
 	resp := entry.Do(ctx, framework.Request{Path: path, As: framework.AsUser, Header: hop})

@@ -2,28 +2,12 @@ package mvp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"time"
 
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
 )
-
-// upgradeHeaders are the two ways clients switch protocols: SPDY (kubectl and client-go
-// exec, attach, port-forward) and websockets (newer kubectl exec, and watches).
-func upgradeHeaders() map[string]map[string][]string {
-	key := make([]byte, 16)
-	rand.Read(key)
-	return map[string]map[string][]string{
-		"SPDY": {"Connection": {"Upgrade"}, "Upgrade": {"SPDY/3.1"}, "X-Stream-Protocol-Version": {"v4.channel.k8s.io"}},
-		"websocket": {"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"},
-			"Sec-Websocket-Key": {base64.StdEncoding.EncodeToString(key)}, "Sec-Websocket-Protocol": {"v5.channel.k8s.io"},
-			// The apiserver's websocket handlers refuse a handshake without an Origin.
-			"Origin": {"https://skewcheck.local"}},
-	}
-}
 
 // upgradeAnswers: an upgrade request, SPDY or websocket, gets through the proxy the answer
 // an apiserver gives it, with the user's identity. The local clusters have no kubelets, so
@@ -34,8 +18,8 @@ func upgradeHeaders() map[string]map[string][]string {
 func upgradeAnswers(ctx context.Context, env *framework.Env) {
 	exec := "/api/v1/namespaces/" + testNamespace + "/pods/skewcheck-no-such-pod/exec?command=true&stdout=true"
 	for _, e := range env.Target.Endpoints {
-		via := overHTTP1(e)
-		for kind, h := range upgradeHeaders() {
+		via := framework.OverHTTP1(e)
+		for kind, h := range framework.UpgradeHeaders() {
 			method := "POST"
 			if kind == "websocket" {
 				method = "GET"
@@ -59,15 +43,15 @@ func upgradeAnswers(ctx context.Context, env *framework.Env) {
 	}
 	for _, r := range routesFor(env, "list", "watch") {
 		grantRead(ctx, env, r)
-		for kind, h := range upgradeHeaders() {
+		for kind, h := range framework.UpgradeHeaders() {
 			if kind == "websocket" {
 				continue // MVP-045 covers the websocket watch
 			}
 			req := framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser, Header: h}
-			direct := overHTTP1(r.Peer).Do(ctx, req)
+			direct := framework.OverHTTP1(r.Peer).Do(ctx, req)
 			Expect(direct).To(framework.HaveStatus(200), "an %s-upgrade watch as the allowed user, directly at %s", kind, r.Peer.Name)
 			env.Deviation(func() {
-				got := overHTTP1(r.Entry).Do(ctx, req)
+				got := framework.OverHTTP1(r.Entry).Do(ctx, req)
 				Expect(got).To(framework.HaveStatus(200), "an %s-upgrade watch as the allowed user through %s", kind, r.Entry.Name)
 				if r.Peer.AuditLog == "" {
 					return
