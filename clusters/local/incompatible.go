@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// KnownDefectPrefix begins every message in which skewcheck names a known upstream defect
+// as the cause of an error; a line that begins with it is how a nightly run tells a known
+// upstream defect from a failure.
+const KnownDefectPrefix = "known upstream defect: "
+
 // knownIncompatibility names an upstream defect that keeps servers of these versions from
 // converging, so a convergence timeout says why instead of only that it happened.
 //
@@ -26,7 +31,7 @@ func knownIncompatibility(versions []string) string {
 	if len(old) == 0 || len(versions) < 2 {
 		return ""
 	}
-	return "known upstream defect: kube-apiserver " + strings.Join(old, ", ") + " gives up on a peer whose endpoint lease is not yet written " +
+	return KnownDefectPrefix + "kube-apiserver " + strings.Join(old, ", ") + " gives up on a peer whose endpoint lease is not yet written " +
 		"after 5 retries in about 160 ms (\"missing port in address\" in its log) and ignores it until an identity lease changes holder; " +
 		"1.35 retries 20 times (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go maxRetries). skewcheck adds and deletes an identity lease once at bring-up so they look again; " +
 		"a server that restarts later is missed again until some identity lease is added or deleted"
@@ -49,7 +54,7 @@ func knownCrash(version, log string) string {
 	if err != nil || !strings.Contains(string(b), "pkg/util/peerproxy/peer_discovery.go") || !strings.Contains(string(b), "nil pointer dereference") {
 		return ""
 	}
-	return "known upstream defect: kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached while they sync their peer discovery cache " +
+	return KnownDefectPrefix + "kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached while they sync their peer discovery cache " +
 		"(k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go fetchNewDiscoveryFor tests err instead of discoveryErr; fixed in 1.35): " +
 		"start them while every registered peer is up, or use 1.35 or newer"
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
@@ -124,13 +125,14 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 
 	fmt.Fprintf(os.Stderr, "== nightly: %s + %s: conformance %s\n", from, to, strings.Join(o.profiles, ","))
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
-	err := runChild(ctx, self, "["+name+" conformance] ", append([]string{"conformance", "--versions", from + "," + to,
+	defect, err := runChild(ctx, self, "["+name+" conformance] ", append([]string{"conformance", "--versions", from + "," + to,
 		"--server-flag", "1=--runtime-config=batch/v1=false", "--profiles", strings.Join(o.profiles, ","),
 		"--seed", seed, "--report-dir", cdir}, binFlags...))
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
 		p.Conformance = c
 	} else {
 		p.ConformanceError = fmt.Sprintf("%v; %v", err, rerr)
+		p.ConformanceKnownDefect = defect
 	}
 
 	fmt.Fprintf(os.Stderr, "== nightly: %s -> %s: rolling upgrade of %d servers\n", from, to, o.servers)
@@ -139,8 +141,11 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
-	err = runChild(ctx, self, "["+name+" upgrade] ", append(args, binFlags...))
+	defect, err = runChild(ctx, self, "["+name+" upgrade] ", append(args, binFlags...))
 	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
+	if !p.Upgrade.Ran {
+		p.Upgrade.KnownDefect = defect
+	}
 	p.Seconds = time.Since(began).Seconds()
 	return p
 }
@@ -181,27 +186,34 @@ func childBinaryFlags(b binaries.Options) []string {
 
 // runChild runs skewcheck with args, every line of its output prefixed so a night's log
 // says which pair and run it comes from. Ctrl-C reaches the child as an interrupt, and it
-// gets a minute to heal faults and delete its cluster.
-func runChild(ctx context.Context, self, prefix string, args []string) error {
+// gets a minute to heal faults and delete its cluster. When the child fails, defect is the
+// known upstream defect it named as the cause, if any (skewcheck names one only beside the
+// error it caused: a 1.33 or 1.34 server's nil-pointer crash, say).
+func runChild(ctx context.Context, self, prefix string, args []string) (defect string, err error) {
 	c := exec.CommandContext(ctx, self, args...)
 	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 	c.WaitDelay = time.Minute
 	out, err := c.StdoutPipe()
 	if err != nil {
-		return err
+		return "", err
 	}
 	c.Stderr = c.Stdout
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("starting %s %s: %w", self, args[0], err)
+		return "", fmt.Errorf("starting %s %s: %w", self, args[0], err)
 	}
 	why := prefixLines(os.Stderr, out, prefix)
 	if err := c.Wait(); err != nil {
-		if len(why) > 0 {
-			return fmt.Errorf("skewcheck %s: %w: %s", args[0], err, strings.Join(why, "; "))
+		for _, line := range why {
+			if strings.HasPrefix(line, local.KnownDefectPrefix) {
+				defect = strings.TrimPrefix(line, local.KnownDefectPrefix)
+			}
 		}
-		return fmt.Errorf("skewcheck %s: %w", args[0], err)
+		if len(why) > 0 {
+			return defect, fmt.Errorf("skewcheck %s: %w: %s", args[0], err, strings.Join(why, "; "))
+		}
+		return defect, fmt.Errorf("skewcheck %s: %w", args[0], err)
 	}
-	return nil
+	return "", nil
 }
 
 // prefixLines copies a child's output line by line behind prefix, and returns the lines
@@ -213,7 +225,7 @@ func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 	for s.Scan() {
 		line := s.Text()
 		fmt.Fprintln(w, prefix+line)
-		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, "known upstream defect: ") {
+		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, local.KnownDefectPrefix) {
 			why = append(why, strings.TrimPrefix(line, "error: "))
 		}
 	}

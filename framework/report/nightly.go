@@ -29,8 +29,11 @@ type NightlyPair struct {
 	Conformance      *Conformance `json:"conformance,omitempty"`
 	ConformanceDir   string       `json:"conformanceDir"`
 	ConformanceError string       `json:"conformanceError,omitempty"`
-	Upgrade          UpgradeRun   `json:"upgrade"`
-	Seconds          float64      `json:"durationSeconds"`
+	// ConformanceKnownDefect is the known upstream defect the conformance run named when it
+	// ended without a report: not a failure of the target, and listed as such.
+	ConformanceKnownDefect string     `json:"conformanceKnownDefect,omitempty"`
+	Upgrade                UpgradeRun `json:"upgrade"`
+	Seconds                float64    `json:"durationSeconds"`
 }
 
 // UpgradeRun is what the index needs of a rolling upgrade's upgrade.json.
@@ -44,15 +47,22 @@ type UpgradeRun struct {
 	Dir        string   `json:"dir"`
 	Timeline   string   `json:"timeline,omitempty"` // the SVG, inlined in the index
 	Error      string   `json:"error,omitempty"`
+	// KnownDefect is the known upstream defect that ended the upgrade before it finished
+	// (a 1.33 or 1.34 server's nil-pointer crash): listed, not counted as a failure.
+	KnownDefect string `json:"knownDefect,omitempty"`
 }
 
 // Failures lists every pair's failures, one line each: a failed or missing conformance
-// run, a failed profile, a failed or missing upgrade.
+// run, a failed profile, a failed or missing upgrade. A run that a known upstream defect
+// ended is not a failure of the night (KnownDefects lists it), as a known deviation is
+// not a failure of a conformance run: the matrix would otherwise be red every night for
+// a release nobody can fix any more.
 func (n *Nightly) Failures() []string {
 	var out []string
 	for _, p := range n.Pairs {
 		pair := p.From + " + " + p.To
 		switch {
+		case p.Conformance == nil && p.ConformanceKnownDefect != "":
 		case p.Conformance == nil:
 			out = append(out, fmt.Sprintf("%s conformance: no report: %s", pair, p.ConformanceError))
 		default:
@@ -63,10 +73,26 @@ func (n *Nightly) Failures() []string {
 			}
 		}
 		switch {
+		case !p.Upgrade.Ran && p.Upgrade.KnownDefect != "":
 		case !p.Upgrade.Ran:
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
 		case !p.Upgrade.Passed:
 			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s", pair, len(p.Upgrade.Violations), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
+		}
+	}
+	return out
+}
+
+// KnownDefects lists the runs a known upstream defect ended, one line each.
+func (n *Nightly) KnownDefects() []string {
+	var out []string
+	for _, p := range n.Pairs {
+		pair := p.From + " + " + p.To
+		if p.Conformance == nil && p.ConformanceKnownDefect != "" {
+			out = append(out, fmt.Sprintf("%s conformance: ended by a known upstream defect: %s", pair, p.ConformanceKnownDefect))
+		}
+		if !p.Upgrade.Ran && p.Upgrade.KnownDefect != "" {
+			out = append(out, fmt.Sprintf("%s upgrade: ended by a known upstream defect: %s", pair, p.Upgrade.KnownDefect))
 		}
 	}
 	return out
@@ -102,6 +128,9 @@ func (n *Nightly) Summary() string {
 	if len(f) > 0 {
 		verdict = fmt.Sprintf("%d failures", len(f))
 	}
+	if k := len(n.KnownDefects()); k > 0 {
+		verdict += fmt.Sprintf(", %d runs ended by a known upstream defect", k)
+	}
 	return fmt.Sprintf("nightly %s: %d pairs of %s, seed %d, %s in %s", n.Date.Format("2006-01-02"), len(n.Pairs),
 		strings.Join(n.Versions, ", "), n.Seed, verdict, (time.Duration(n.Duration) * time.Second).String())
 }
@@ -123,7 +152,7 @@ func (n *Nightly) HTML() ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	err := nightlyPage.Execute(&b, map[string]any{"N": n, "Profiles": names, "Failures": n.Failures(), "Summary": n.Summary()})
+	err := nightlyPage.Execute(&b, map[string]any{"N": n, "Profiles": names, "Failures": n.Failures(), "Known": n.KnownDefects(), "Summary": n.Summary()})
 	return b.Bytes(), err
 }
 
@@ -145,17 +174,18 @@ var nightlyPage = template.Must(template.New("nightly").Funcs(template.FuncMap{
 <html><head><meta charset="utf-8"><title>skewcheck nightly {{.N.Date.Format "2006-01-02"}}</title>
 <style>
 body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
-.pass{background:#e6f4ea}.fail{background:#fce8e6}.none{background:#f1f3f4}svg{max-width:100%;height:auto}
+.pass{background:#e6f4ea}.known{background:#fef7e0}.fail{background:#fce8e6}.none{background:#f1f3f4}svg{max-width:100%;height:auto}
 </style></head><body>
 <h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
 <p>{{.Summary}}</p>
 {{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>
 <tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
 {{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}</td>
 {{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}<td class="none">not run</td>{{end}}{{end}}
 <td>{{.Deviations}}</td>
-<td class="{{if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
+<td class="{{if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>

@@ -40,3 +40,36 @@ func TestNightlyFailuresAndPage(t *testing.T) {
 		}
 	}
 }
+
+// A run that a known upstream defect ended is listed as such, in the page and the summary,
+// and does not fail the night; the same run without a named defect does.
+func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
+	defect := "kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached"
+	pair := NightlyPair{From: "v1.33.13", To: "v1.34.4", Conformance: &Conformance{Profiles: []Profile{{Name: "mvp", Passed: 21}}},
+		Upgrade: UpgradeRun{Error: "no upgrade.json (exit status 1)", KnownDefect: defect}}
+	n := &Nightly{Date: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Seed: 11, Pairs: []NightlyPair{pair}}
+	if f := n.Failures(); len(f) != 0 {
+		t.Errorf("failures %q, want none: a known upstream defect ended the upgrade", f)
+	}
+	if k := n.KnownDefects(); len(k) != 1 || !strings.Contains(k[0], "v1.33.13 + v1.34.4 upgrade: ended by a known upstream defect: "+defect) {
+		t.Errorf("known defects %q", k)
+	}
+	if s := n.Summary(); !strings.Contains(s, "all passed, 1 runs ended by a known upstream defect") {
+		t.Errorf("summary %q", s)
+	}
+	page, err := n.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`class="known">ended by a known upstream defect: kube-apiserver 1.33`, "Ended by known upstream defects (not failures)"} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("index.html lacks %q", w)
+		}
+	}
+
+	pair.Upgrade.KnownDefect = ""
+	n.Pairs = []NightlyPair{pair}
+	if f := n.Failures(); len(f) != 1 || !strings.HasPrefix(f[0], "v1.33.13 + v1.34.4 upgrade: did not run") {
+		t.Errorf("failures %q, want the upgrade that did not run", f)
+	}
+}
