@@ -125,6 +125,9 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 			Name: fmt.Sprintf("apiserver-%d", i+1), Version: version, Binary: binary,
 			Spec: spec, Port: cfg.Port, cluster: c, state: Stopped,
 		})
+		if !HasPeerProxy(version) {
+			fmt.Fprintf(cfg.Progress, "apiserver-%d: kube-apiserver %s has no mixed version proxy (its feature gate arrived in 1.28): it runs without one, and the tests that need it skip by their version range\n", i+1, version)
+		}
 	}
 	track(c)
 	if err := c.prepare(); err != nil {

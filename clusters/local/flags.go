@@ -22,10 +22,23 @@ func minor(version string) int {
 // gateDefault is whether the gate is on when nobody sets it: alpha (off) up to 1.35, beta and on from 1.36.
 func gateDefault(version string) bool { return minor(version) >= 36 }
 
-// peerProxyEnabled decides whether a server runs with the proxy: the spec's wish, unless its
-// extra flags set the gate explicitly, in which case they win (a user who passes
-// --feature-gates=UnknownVersionInteroperabilityProxy=false means it).
-func peerProxyEnabled(s ServerSpec) bool {
+// gateSince is the first minor with the gate: a 1.27 kube-apiserver refuses to start when
+// told of it, and has no --peer-ca-file.
+const gateSince = 28
+
+// HasPeerProxy reports whether a kube-apiserver of this resolved version has the Mixed
+// Version Proxy at all.
+func HasPeerProxy(version string) bool { return minor(version) >= gateSince }
+
+// peerProxyEnabled decides whether a server of a resolved version runs with the proxy: the
+// spec's wish, unless its extra flags set the gate explicitly, in which case they win (a
+// user who passes --feature-gates=UnknownVersionInteroperabilityProxy=false means it).
+// A version before the gate existed runs without it, whatever was asked: the tests that
+// need the proxy skip such a server by their version range.
+func peerProxyEnabled(version string, s ServerSpec) bool {
+	if !HasPeerProxy(version) {
+		return false
+	}
 	on := !s.DisablePeerProxy
 	for _, f := range s.ExtraFlags {
 		v, ok := strings.CutPrefix(f, "--feature-gates=")
@@ -42,6 +55,7 @@ func peerProxyEnabled(s ServerSpec) bool {
 }
 
 // apiserverFlags builds the command line of one kube-apiserver. Version differences:
+//   - up to 1.27: no gate, no proxy (HasPeerProxy).
 //   - 1.28-1.35: the gate is alpha and must be switched on; 1.36+: beta, on by default.
 //   - 1.28-1.32: the proxy also needs StorageVersionAPI and the internal.apiserver.k8s.io API.
 //   - 1.32+: --requestheader-uid-headers exists, so the UID survives the hop.
@@ -89,7 +103,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 	if m >= 32 {
 		f = append(f, "--requestheader-uid-headers=X-Remote-Uid")
 	}
-	on := peerProxyEnabled(s.Spec)
+	on := peerProxyEnabled(s.Version, s.Spec)
 	var gates []string
 	switch {
 	case on && !gateDefault(s.Version):
@@ -124,7 +138,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 // the documented one. Clients never use the advertise address: the kubernetes Service's
 // endpoint reconciler is off.
 func advertiseAddress(s *Server) string {
-	if !peerProxyEnabled(s.Spec) || s.Spec.PeerAdvertise == "" {
+	if !peerProxyEnabled(s.Version, s.Spec) || s.Spec.PeerAdvertise == "" {
 		return s.IP
 	}
 	ip, port, err := net.SplitHostPort(s.Spec.PeerAdvertise)

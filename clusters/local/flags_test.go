@@ -98,6 +98,16 @@ func TestAPIServerFlags(t *testing.T) {
 			hasNot:       []string{"--requestheader-uid-headers="},
 		},
 		{
+			// The gate arrived in 1.28: a 1.27 server told of it would not start.
+			name: "1.27 has no proxy to switch on", version: "v1.27.16",
+			hasNot: []string{"--feature-gates=", "--peer-ca-file=", rtcfg, "--requestheader-uid-headers="},
+		},
+		{
+			name: "1.28 proxy on needs StorageVersionAPI", version: "v1.28.15",
+			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,StorageVersionAPI=true"},
+			has:          []string{peerCA, rtcfg},
+		},
+		{
 			name: "1.33 needs no StorageVersionAPI", version: "v1.33.5",
 			featureGates: []string{gateOn},
 			has:          []string{peerCA, uid},
@@ -207,11 +217,15 @@ func TestPeerProxyEnabled(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := peerProxyEnabled(tc.spec); got != tc.want {
-				t.Errorf("peerProxyEnabled(%+v) = %v, want %v", tc.spec, got, tc.want)
+			if got := peerProxyEnabled("v1.36.3", tc.spec); got != tc.want {
+				t.Errorf("peerProxyEnabled(v1.36.3, %+v) = %v, want %v", tc.spec, got, tc.want)
 			}
-			if got := (&Server{Spec: tc.spec}).PeerProxy(); got != tc.want {
+			if got := (&Server{Version: "v1.36.3", Spec: tc.spec}).PeerProxy(); got != tc.want {
 				t.Errorf("Server.PeerProxy() = %v, want %v", got, tc.want)
+			}
+			// Before 1.28 there is no gate to switch on, whatever the spec asks.
+			if got := peerProxyEnabled("v1.27.16", tc.spec); got {
+				t.Errorf("peerProxyEnabled(v1.27.16, %+v) = true, want false", tc.spec)
 			}
 		})
 	}

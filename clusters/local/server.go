@@ -72,7 +72,7 @@ func (s *Server) AuditLog() string { return filepath.Join(s.Dir, "audit.log") }
 func (s *Server) HasPeerPath() bool { return s.PeerPath != nil }
 
 // PeerProxy reports whether this server runs with the mixed version proxy on.
-func (s *Server) PeerProxy() bool { return peerProxyEnabled(s.Spec) }
+func (s *Server) PeerProxy() bool { return peerProxyEnabled(s.Version, s.Spec) }
 
 // State reports whether the process is running, frozen or stopped.
 func (s *Server) State() State {
