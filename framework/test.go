@@ -35,6 +35,10 @@ const (
 // versions. When the target is upstream and in that range, a failure of the assertions the
 // test wraps in Env.Deviation is reported as this deviation (with the versions) instead of
 // failing the run; a reference implementation gets no such allowance.
+//
+// Until is left open while the newest release still shows the deviation: it is the
+// version upstream fixed it in, minus one, once a fix is seen, not a guess at when the
+// last run happened to stop.
 type Deviation struct {
 	Since, Until string // minor versions, inclusive: "1.28", "1.36"; "" is open
 	Summary      string

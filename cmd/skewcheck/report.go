@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 func reportCommand() *cobra.Command {
@@ -48,6 +50,69 @@ func reportCommand() *cobra.Command {
 		},
 	}
 	compare.Flags().StringVar(&out, "out", "", "also write comparison.md and comparison.json here")
-	cmd.AddCommand(compare)
+	cmd.AddCommand(compare, rangesCommand())
 	return cmd
+}
+
+func rangesCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "ranges DIR...",
+		Short: "Check every test's and known deviation's version range against the runs under the directories",
+		Long: `Reads every conformance report (conformance-report.json) under the directories, keeps the
+runs of upstream Kubernetes, and sets each test's version range, and each known deviation's,
+against them: a range is exercised when a run inside it and one beyond each bounded end agree
+with it (a test passes inside and skips outside; a test passes without its deviation outside
+the deviation's range). Exit 1 when a run contradicts a range; a range no run reached on some
+side is listed, not failed.`,
+		Example: "  skewcheck report ranges _reports/nightly _reports/ranges --out _reports/ranges.md",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, dirs []string) error {
+			runs, err := readReportsUnder(dirs)
+			if err != nil {
+				return err
+			}
+			checks := framework.CheckRanges(suites.All(), runs)
+			md := framework.RangesMarkdown(checks)
+			fmt.Print(md)
+			if out != "" {
+				if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+					return err
+				}
+			}
+			for _, c := range checks {
+				if len(c.Problems) > 0 {
+					return fmt.Errorf("runs contradict version ranges (see the CONTRADICTED rows): fix the range or the test")
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "also write the table to this file")
+	return cmd
+}
+
+// readReportsUnder reads every conformance report below the directories.
+func readReportsUnder(dirs []string) ([]*report.Conformance, error) {
+	var runs []*report.Conformance
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() != report.JSONFile {
+				return err
+			}
+			r, err := report.Read(path)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading reports under %s: %w", dir, err)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no %s under %s: give the --report-dir of conformance or nightly runs", report.JSONFile, strings.Join(dirs, ", "))
+	}
+	return runs, nil
 }

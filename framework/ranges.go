@@ -1,0 +1,248 @@
+package framework
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// RangeCheck is what real runs showed of one version range: a test's (the versions the
+// behaviour exists in) or a known deviation's (the versions upstream gets it wrong in).
+// A range is exercised when a run inside it and, for each bounded end, a run beyond that
+// end agree with it: a test passes inside and skips outside; a deviation may be seen
+// inside and the test passes without it outside.
+type RangeCheck struct {
+	ID    string // the test's ID, or ID + " deviation"
+	Range string
+	// Inside and Outside are the runs on each side, as "versions: outcome".
+	Inside, Below, Above []string
+	// Missing says which evidence no run gave: "inside", "below 1.28", "above 1.34".
+	Missing []string
+	// Problems are runs that contradict the range: a failure inside it, a test that ran
+	// outside it, a failure outside a deviation's range.
+	Problems []string
+}
+
+// Exercised reports whether every side of the range has a run and none contradicts it.
+func (c RangeCheck) Exercised() bool { return len(c.Missing) == 0 && len(c.Problems) == 0 }
+
+// CheckRanges sets every test's range, and every known deviation's, against conformance
+// runs of upstream Kubernetes (reports whose target skewcheck started, or declared
+// upstream): the evidence that a claimed range is true of real binaries. Runs of other
+// targets say nothing about upstream's versions and are left out, as are tests a run
+// did not include.
+func CheckRanges(tests []Test, runs []*report.Conformance) []RangeCheck {
+	var out []RangeCheck
+	for _, t := range tests {
+		out = append(out, checkTestRange(t, runs))
+		if t.Deviation != nil {
+			out = append(out, checkDeviationRange(t, runs))
+		}
+	}
+	return out
+}
+
+func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
+	c := RangeCheck{ID: t.ID, Range: t.VersionRange()}
+	for _, r := range runs {
+		res, ok := resultOf(r, t.ID)
+		if !ok || r.Upstream == "" {
+			continue
+		}
+		versions := endpointVersions(r)
+		seen := fmt.Sprintf("%s: %s", strings.Join(versions, " + "), outcome(res))
+		side := sideOf(versions, t.Since, t.Until)
+		switch {
+		case side == "inside" && res.Result == report.Skipped:
+			// skipped for a missing feature: no evidence either way
+		case side == "inside":
+			c.Inside = append(c.Inside, seen)
+			if res.Result == report.Failed {
+				c.Problems = append(c.Problems, "failed inside its range: "+seen)
+			}
+		default:
+			c.addOutside(side, seen)
+			if res.Result != report.Skipped {
+				c.Problems = append(c.Problems, "ran outside its range: "+seen)
+			}
+		}
+	}
+	c.missing(t.Since, t.Until)
+	return c
+}
+
+func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
+	d := t.Deviation
+	c := RangeCheck{ID: t.ID + " deviation", Range: versionRange(d.Since, d.Until)}
+	for _, r := range runs {
+		res, ok := resultOf(r, t.ID)
+		if !ok || r.Upstream == "" || res.Result == report.Skipped {
+			continue
+		}
+		versions := endpointVersions(r)
+		seen := fmt.Sprintf("%s: %s", strings.Join(versions, " + "), outcome(res))
+		// A deviation applies when any endpoint is in its range (Test.DeviationApplies),
+		// so a run is outside only when none is.
+		side := "inside"
+		for _, s := range []string{"below", "above"} {
+			if allOn(versions, s, d.Since, d.Until) {
+				side = s
+			}
+		}
+		switch {
+		case side == "inside":
+			c.Inside = append(c.Inside, seen)
+			if res.Result == report.Failed {
+				c.Problems = append(c.Problems, "failed inside the deviation's range: "+seen)
+			}
+		default:
+			c.addOutside(side, seen)
+			if res.Result == report.Failed {
+				c.Problems = append(c.Problems, "failed outside the deviation's range (is the range too narrow?): "+seen)
+			}
+		}
+	}
+	c.missing(d.Since, d.Until)
+	return c
+}
+
+func (c *RangeCheck) addOutside(side, seen string) {
+	if side == "below" {
+		c.Below = append(c.Below, seen)
+	} else {
+		c.Above = append(c.Above, seen)
+	}
+}
+
+func (c *RangeCheck) missing(since, until string) {
+	if len(c.Inside) == 0 {
+		c.Missing = append(c.Missing, "inside")
+	}
+	if since != "" && len(c.Below) == 0 {
+		c.Missing = append(c.Missing, "below "+since)
+	}
+	if until != "" && len(c.Above) == 0 {
+		c.Missing = append(c.Missing, "above "+until)
+	}
+}
+
+// sideOf places a run against a range: inside when every endpoint is in it, else below
+// or above by the first endpoint outside it.
+func sideOf(versions []string, since, until string) string {
+	for _, v := range versions {
+		if !inRange(v, since, until) {
+			if since != "" && semver.Compare(semver.MajorMinor(canonical(v)), canonical(since)) < 0 {
+				return "below"
+			}
+			return "above"
+		}
+	}
+	return "inside"
+}
+
+// allOn reports whether every endpoint is below (or above) the range.
+func allOn(versions []string, side, since, until string) bool {
+	bound := since
+	want := -1
+	if side == "above" {
+		bound, want = until, 1
+	}
+	if bound == "" || len(versions) == 0 {
+		return false
+	}
+	for _, v := range versions {
+		if semver.Compare(semver.MajorMinor(canonical(v)), canonical(bound)) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func resultOf(r *report.Conformance, id string) (report.Test, bool) {
+	for _, t := range r.Tests {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return report.Test{}, false
+}
+
+// endpointVersions are the distinct versions of a run's endpoints, oldest first.
+func endpointVersions(r *report.Conformance) []string {
+	set := map[string]bool{}
+	var out []string
+	for _, e := range r.Endpoints {
+		if !set[e.Version] {
+			set[e.Version] = true
+			out = append(out, e.Version)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return semver.Compare(canonical(out[i]), canonical(out[j])) < 0 })
+	return out
+}
+
+func outcome(t report.Test) string {
+	if t.KnownDeviation != "" {
+		return "passed as the known deviation"
+	}
+	return string(t.Result)
+}
+
+// RangesMarkdown is the table `skewcheck report ranges` prints: one row per range.
+func RangesMarkdown(checks []RangeCheck) string {
+	var b strings.Builder
+	exercised := 0
+	b.WriteString("| range of | versions | inside | below | above | verdict |\n|---|---|---|---|---|---|\n")
+	for _, c := range checks {
+		verdict := "exercised"
+		switch {
+		case len(c.Problems) > 0:
+			verdict = "CONTRADICTED: " + strings.Join(c.Problems, "; ")
+		case len(c.Missing) > 0:
+			verdict = "no run " + strings.Join(c.Missing, ", ")
+		default:
+			exercised++
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.ID, c.Range, cell(c.Inside), cell(c.Below), cell(c.Above), verdict)
+	}
+	fmt.Fprintf(&b, "\n%d of %d ranges exercised on both sides, %d contradicted\n", exercised, len(checks), contradicted(checks))
+	return b.String()
+}
+
+func contradicted(checks []RangeCheck) int {
+	n := 0
+	for _, c := range checks {
+		if len(c.Problems) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// cell lists distinct runs, most frequent first, so a row stays short when many runs agree.
+func cell(seen []string) string {
+	if len(seen) == 0 {
+		return "-"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, s := range seen {
+		if count[s] == 0 {
+			order = append(order, s)
+		}
+		count[s]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = s
+		if count[s] > 1 {
+			parts[i] += fmt.Sprintf(" (%d runs)", count[s])
+		}
+	}
+	return strings.Join(parts, "<br>")
+}

@@ -1,0 +1,69 @@
+package framework
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// run is a conformance report of upstream servers of the given versions with one test's result.
+func run(id string, res report.Result, deviation string, versions ...string) *report.Conformance {
+	c := &report.Conformance{Upstream: "started", Tests: []report.Test{{ID: id, Result: res, KnownDeviation: deviation}}}
+	for _, v := range versions {
+		c.Endpoints = append(c.Endpoints, report.Endpoint{Version: v})
+	}
+	return c
+}
+
+func TestCheckRanges(t *testing.T) {
+	dev := &Deviation{Since: "1.33", Until: "1.34"}
+	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: dev}}
+	runs := []*report.Conformance{
+		run("T-1", report.Skipped, "", "v1.27.16", "v1.27.16"),     // below the test
+		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),      // inside the test, below the deviation
+		run("T-1", report.Passed, "seen", "v1.33.13", "v1.34.4"),   // inside both
+		run("T-1", report.Passed, "", "v1.34.4", "v1.35.4"),        // inside both (1.34 is in the deviation's)
+		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),        // above the deviation
+		{Tests: []report.Test{{ID: "T-1", Result: report.Failed}}}, // not upstream: no evidence
+		run("OTHER", report.Failed, "", "v1.35.4"),                 // another test
+		run("T-1", report.Skipped, "", "v1.35.4"),                  // skipped inside: a missing feature
+	}
+	checks := CheckRanges(tests, runs)
+	if len(checks) != 2 {
+		t.Fatalf("%d checks, want the test's and the deviation's", len(checks))
+	}
+	test, devc := checks[0], checks[1]
+	if !test.Exercised() || len(test.Inside) != 4 || len(test.Below) != 1 || len(test.Above) != 0 {
+		t.Errorf("test range: %+v", test)
+	}
+	if !devc.Exercised() || len(devc.Inside) != 2 || len(devc.Below) != 1 || len(devc.Above) != 1 {
+		t.Errorf("deviation range: %+v", devc)
+	}
+	if devc.Range != "1.33-1.34" || test.Range != "1.28+" {
+		t.Errorf("ranges %q, %q", test.Range, devc.Range)
+	}
+}
+
+func TestCheckRangesFindsContradictionsAndGaps(t *testing.T) {
+	tests := []Test{{ID: "T-1", Since: "1.30", Until: "1.34", Deviation: &Deviation{Since: "1.36"}}}
+	runs := []*report.Conformance{
+		run("T-1", report.Failed, "", "v1.32.13"), // failed inside the test's range
+		run("T-1", report.Passed, "", "v1.35.4"),  // ran above it
+		run("T-1", report.Failed, "", "v1.35.4"),  // failed below the deviation's
+	}
+	checks := CheckRanges(tests, runs)
+	test, devc := checks[0], checks[1]
+	if test.Exercised() || len(test.Problems) != 3 || strings.Join(test.Missing, ",") != "below 1.30" {
+		t.Errorf("test range: problems %q missing %q", test.Problems, test.Missing)
+	}
+	if len(devc.Problems) != 2 || !strings.Contains(devc.Problems[0], "too narrow") || strings.Join(devc.Missing, ",") != "inside" {
+		t.Errorf("deviation range: problems %q missing %q", devc.Problems, devc.Missing)
+	}
+	md := RangesMarkdown(checks)
+	for _, w := range []string{"| T-1 | 1.30-1.34 |", "CONTRADICTED: failed inside its range: v1.32.13: failed", "0 of 2 ranges exercised on both sides, 2 contradicted"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
+		}
+	}
+}
