@@ -195,7 +195,6 @@ func outcome(t report.Test) string {
 // RangesMarkdown is the table `skewcheck report ranges` prints: one row per range.
 func RangesMarkdown(checks []RangeCheck) string {
 	var b strings.Builder
-	exercised := 0
 	b.WriteString("| range of | versions | inside | below | above | verdict |\n|---|---|---|---|---|---|\n")
 	for _, c := range checks {
 		verdict := "exercised"
@@ -204,23 +203,25 @@ func RangesMarkdown(checks []RangeCheck) string {
 			verdict = "CONTRADICTED: " + strings.Join(c.Problems, "; ")
 		case len(c.Missing) > 0:
 			verdict = "no run " + strings.Join(c.Missing, ", ")
-		default:
-			exercised++
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.ID, c.Range, cell(c.Inside), cell(c.Below), cell(c.Above), verdict)
 	}
-	fmt.Fprintf(&b, "\n%d of %d ranges exercised on both sides, %d contradicted\n", exercised, len(checks), contradicted(checks))
+	b.WriteString("\n" + RangesSummary(checks) + "\n")
 	return b.String()
 }
 
-func contradicted(checks []RangeCheck) int {
-	n := 0
+// RangesSummary is the closing line of the table.
+func RangesSummary(checks []RangeCheck) string {
+	exercised, contradicted := 0, 0
 	for _, c := range checks {
+		if c.Exercised() {
+			exercised++
+		}
 		if len(c.Problems) > 0 {
-			n++
+			contradicted++
 		}
 	}
-	return n
+	return fmt.Sprintf("%d of %d ranges exercised on both sides, %d contradicted", exercised, len(checks), contradicted)
 }
 
 // cell lists distinct runs, most frequent first, so a row stays short when many runs agree.

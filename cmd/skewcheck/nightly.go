@@ -19,8 +19,10 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // nightlyOptions are what one night runs for every adjacent pair of versions.
@@ -233,6 +235,19 @@ func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 }
 
 func writeNightly(dir string, n *report.Nightly) error {
+	// The night's runs, set against every version range the tests claim: the pairs are
+	// adjacent, so a night of the matrix checks each range from both sides it can reach.
+	var runs []*report.Conformance
+	for _, p := range n.Pairs {
+		if p.Conformance != nil {
+			runs = append(runs, p.Conformance)
+		}
+	}
+	checks := framework.CheckRanges(suites.All(), runs)
+	n.Ranges = framework.RangesSummary(checks)
+	if err := os.WriteFile(filepath.Join(dir, report.RangesFile), []byte(framework.RangesMarkdown(checks)), 0o644); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(n, "", "  ")
 	if err != nil {
 		return err

@@ -17,7 +17,13 @@ type Nightly struct {
 	Seed     int64         `json:"seed"`
 	Pairs    []NightlyPair `json:"pairs"`
 	Duration float64       `json:"durationSeconds"`
+	// Ranges is the closing line of RangesFile: the night's runs set against every test's
+	// and known deviation's version range.
+	Ranges string `json:"ranges,omitempty"`
 }
+
+// RangesFile is the table of version ranges a nightly run writes beside index.html.
+const RangesFile = "ranges.md"
 
 // NightlyPair is one adjacent pair's runs. Paths are relative to the directory of the
 // index, so the directory can be uploaded and browsed as it is.
@@ -178,6 +184,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 </style></head><body>
 <h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
 <p>{{.Summary}}</p>
+{{with .N.Ranges}}<p>Version ranges: {{.}} (<a href="ranges.md">ranges.md</a>)</p>{{end}}
 {{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>

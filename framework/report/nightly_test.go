@@ -47,7 +47,8 @@ func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
 	defect := "kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached"
 	pair := NightlyPair{From: "v1.33.13", To: "v1.34.4", Conformance: &Conformance{Profiles: []Profile{{Name: "mvp", Passed: 21}}},
 		Upgrade: UpgradeRun{Error: "no upgrade.json (exit status 1)", KnownDefect: defect}}
-	n := &Nightly{Date: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Seed: 11, Pairs: []NightlyPair{pair}}
+	n := &Nightly{Date: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Seed: 11, Pairs: []NightlyPair{pair},
+		Ranges: "20 of 70 ranges exercised on both sides, 0 contradicted"}
 	if f := n.Failures(); len(f) != 0 {
 		t.Errorf("failures %q, want none: a known upstream defect ended the upgrade", f)
 	}
@@ -61,7 +62,8 @@ func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`class="known">ended by a known upstream defect: kube-apiserver 1.33`, "Ended by known upstream defects (not failures)"} {
+	for _, w := range []string{`class="known">ended by a known upstream defect: kube-apiserver 1.33`, "Ended by known upstream defects (not failures)",
+		`Version ranges: 20 of 70 ranges exercised on both sides, 0 contradicted (<a href="ranges.md">ranges.md</a>)`} {
 		if !strings.Contains(string(page), w) {
 			t.Errorf("index.html lacks %q", w)
 		}
