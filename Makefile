@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test unit conformance conformance-kind node-images chaos nightly bench clean
+.PHONY: all build deps binaries test unit conformance conformance-kind node-images chaos nightly ranges bench clean
 
 all: build
 
@@ -97,6 +97,28 @@ chaos: deps binaries
 NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37
 nightly: deps build
 	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --report-dir $(REPORT_DIR)/nightly
+
+# The version ranges' other ends, which the matrix of adjacent supported pairs never
+# reaches: 1.27 (before the proxy's gate: mvp and chaos must skip), 1.28 and 1.32 (the
+# oldest release with the gate, and the last whose proxy goes by StorageVersions: mvp and
+# chaos must pass, the deviations first seen in 1.33 must not be needed; discovery and
+# races must skip), 1.29 (before ipMode's beta: ipmode must skip) and 1.35 alone (before the
+# discovery deviation of 1.36). Each pair is one version twice, batch/v1 off on the first
+# server for a skew. Then every range is set against these runs and, when there is one, the
+# last nightly: _reports/ranges/ranges.md. Builds the four older kube-apiservers it lacks.
+RANGE_RUNS ?= v1.27.16:mvp,chaos v1.28.15:mvp,chaos v1.32.13:mvp,chaos,discovery,races v1.35.4:discovery
+RANGE_IPMODE ?= v1.29.15
+ranges: deps build
+	@failed=""; for r in $(RANGE_RUNS); do v=$${r%%:*}; p=$${r#*:}; \
+		echo "== ranges: $$v + $$v, profiles $$p"; \
+		$(SKEWCHECK) conformance --versions $$v,$$v --server-flag 1=--runtime-config=batch/v1=false --profiles $$p \
+			--seed 11 --report-dir $(REPORT_DIR)/ranges/$$v || failed="$$failed $$v"; \
+	done; \
+	echo "== ranges: $(RANGE_IPMODE) + $(RANGE_IPMODE), profile ipmode (reference dataplane)"; \
+	$(SKEWCHECK) conformance --versions $(RANGE_IPMODE),$(RANGE_IPMODE) --profiles ipmode --dataplane reference \
+		--seed 11 --report-dir $(REPORT_DIR)/ranges/$(RANGE_IPMODE)-ipmode || failed="$$failed $(RANGE_IPMODE)-ipmode"; \
+	$(SKEWCHECK) report ranges $(REPORT_DIR)/ranges $(wildcard $(REPORT_DIR)/nightly) --out $(REPORT_DIR)/ranges/ranges.md || failed="$$failed report"; \
+	[ -z "$$failed" ] || { echo "== ranges: failed:$$failed"; exit 1; }
 
 unit:
 	$(GO) test -short ./...
