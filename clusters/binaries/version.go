@@ -20,13 +20,19 @@ const kubernetesModule = "k8s.io/kubernetes"
 // versionHint tells a user how to name a version; every version error ends with it.
 const versionHint = `give an exact version such as v1.36.3, a minor such as 1.36 (its newest patch release), or "latest"`
 
-// resolver turns user input into an exact version. The version listing is a
-// field so Resolve's logic is tested with a fake list and no network.
+// resolver turns user input into an exact version. The version listing and the
+// look-up of one version are fields so Resolve's logic is tested with fakes and no
+// network.
 type resolver struct {
 	list func(ctx context.Context) ([]string, error)
+	// exists asks for one exact version. A proxy's list can be partial (a mirror
+	// lists the versions it has been asked for: here v1.29.6 but not v1.29.15, which
+	// it serves all the same), so an exact version missing from the list is asked for
+	// by name before it is refused. nil: the list is the whole truth.
+	exists func(ctx context.Context, version string) (bool, error)
 }
 
-var defaultResolver = resolver{list: goListVersions}
+var defaultResolver = resolver{list: goListVersions, exists: goVersionExists}
 
 // Resolve turns what a user typed into an exact release version: "v1.35.4" and
 // "1.35.4" give "v1.35.4"; "1.36" or "v1.36" give the newest non-prerelease
@@ -126,6 +132,15 @@ func (r resolver) resolve(ctx context.Context, input, label string) (string, err
 				return v, nil
 			}
 		}
+		if r.exists != nil {
+			ok, err := r.exists(ctx, q.v)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				return q.v, nil
+			}
+		}
 		mm := semver.MajorMinor(q.v)
 		var near []string
 		for _, v := range known {
@@ -167,6 +182,26 @@ func newest(releases []string) string {
 		top = append(top, releases[i])
 	}
 	return "newest releases: " + strings.Join(top, ", ")
+}
+
+// goVersionExists asks the go command for one version of the module: it answers
+// for a version the proxy serves even when its list leaves it out. "not available"
+// and "unknown revision" are a clear no; anything else is an error to show.
+func goVersionExists(ctx context.Context, version string) (bool, error) {
+	cmd := exec.CommandContext(ctx, goCommand, "list", "-m", "-json", kubernetesModule+"@"+version)
+	cmd.Dir = os.TempDir()
+	cmd.Env = goEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "not available") || strings.Contains(msg, "unknown revision") || strings.Contains(msg, "invalid version") {
+			return false, nil
+		}
+		return false, fmt.Errorf("looking up %s@%s (go list -m %s@%s) failed: %v: %s; check that the Go module proxy is reachable (go env GOPROXY)",
+			kubernetesModule, version, kubernetesModule, version, err, msg)
+	}
+	return true, nil
 }
 
 // goListVersions asks the go command, so GOPROXY, GONOPROXY, GOPRIVATE and

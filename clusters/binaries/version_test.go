@@ -95,3 +95,28 @@ func TestExactVersionNeedsNoList(t *testing.T) {
 		}
 	}
 }
+
+// A mirror's list can leave out versions it serves: an exact version missing from the
+// list is looked up by name, and refused only when the look-up says no.
+func TestResolveExactVersionMissingFromAPartialList(t *testing.T) {
+	r := fakeResolver(t, sampleVersions...)
+	served := map[string]bool{"v1.29.15": true}
+	var asked []string
+	r.exists = func(_ context.Context, v string) (bool, error) {
+		asked = append(asked, v)
+		return served[v], nil
+	}
+	if got, err := r.resolve(context.Background(), "1.29.15", "Kubernetes"); err != nil || got != "v1.29.15" {
+		t.Errorf("resolve(1.29.15) = %q, %v; want v1.29.15, which the proxy serves but does not list", got, err)
+	}
+	if _, err := r.resolve(context.Background(), "v1.29.99", "Kubernetes"); err == nil || !strings.Contains(err.Error(), "no such version") {
+		t.Errorf("resolve(v1.29.99) error %v, want no such version", err)
+	}
+	if _, err := r.resolve(context.Background(), "v1.36.3", "Kubernetes"); err != nil || len(asked) != 2 {
+		t.Errorf("a listed version was looked up again (asked %v, %v)", asked, err)
+	}
+	r.exists = func(context.Context, string) (bool, error) { return false, errors.New("proxy down") }
+	if _, err := r.resolve(context.Background(), "v1.29.15", "Kubernetes"); err == nil || !strings.Contains(err.Error(), "proxy down") {
+		t.Errorf("a failed look-up must say so, got %v", err)
+	}
+}
