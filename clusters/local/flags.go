@@ -58,7 +58,8 @@ func peerProxyEnabled(version string, s ServerSpec) bool {
 //   - up to 1.27: no gate, no proxy (HasPeerProxy).
 //   - 1.28-1.35: the gate is alpha and must be switched on; 1.36+: beta, on by default.
 //   - 1.28-1.32: the proxy also needs StorageVersionAPI and the internal.apiserver.k8s.io API.
-//   - 1.32+: --requestheader-uid-headers exists, so the UID survives the hop.
+//   - 1.32+: --requestheader-uid-headers exists, so the UID survives the hop (1.32: behind
+//     the alpha gate RemoteRequestHeaderUID, which must be on for the flag to be accepted).
 //   - Proxying switches on only with --peer-ca-file, which is rejected when the gate is off.
 //
 // The peers' serving certs are signed by the cluster CA, so the cluster CA is the peer CA;
@@ -114,6 +115,11 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 	if on && m <= 32 {
 		gates = append(gates, "StorageVersionAPI=true")
 		f = append(f, "--runtime-config=internal.apiserver.k8s.io/v1alpha1=true")
+	}
+	if m == 32 {
+		// 1.32 has the UID header flag behind an alpha gate (beta and on from 1.33), and
+		// refuses the flag without it.
+		gates = append(gates, "RemoteRequestHeaderUID=true")
 	}
 	if len(gates) > 0 {
 		f = append(f, "--feature-gates="+strings.Join(gates, ","))

@@ -83,13 +83,14 @@ func TestAPIServerFlags(t *testing.T) {
 		},
 		{
 			name: "1.32 proxy on needs StorageVersionAPI", version: "v1.32.9",
-			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,StorageVersionAPI=true"},
+			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,StorageVersionAPI=true,RemoteRequestHeaderUID=true"},
 			has:          []string{peerCA, uid, rtcfg},
 		},
 		{
 			name: "1.32 proxy off", version: "v1.32.9", spec: ServerSpec{DisablePeerProxy: true},
-			has:    []string{uid},
-			hasNot: []string{"--feature-gates=", rtcfg, "--peer-ca-file="},
+			featureGates: []string{"--feature-gates=RemoteRequestHeaderUID=true"},
+			has:          []string{uid},
+			hasNot:       []string{rtcfg, "--peer-ca-file="},
 		},
 		{
 			name: "1.31 has no uid headers", version: "v1.31.12",
