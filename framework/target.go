@@ -84,7 +84,7 @@ type Target struct {
 	// for targets skewcheck does not run (the suite then polls what it needs).
 	Converge func(ctx context.Context) error
 	// RelearnPeers makes servers that gave up on a peer look at their peers again (for
-	// kube-apiserver 1.34 and older, see suites/chaos missedAfterStop); nil where no server
+	// kube-apiserver 1.33 and 1.34, see suites/chaos missedAfterStop); nil where no server
 	// needs it. A test calls it only after reporting the known deviation it works around.
 	RelearnPeers func(ctx context.Context) error
 	// Dataplane is the service dataplane under test, when the run has one; NoDataplane

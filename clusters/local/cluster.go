@@ -144,7 +144,7 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	c.Timings.Ready = time.Since(start)
 	fmt.Fprintf(cfg.Progress, "all %d apiservers ready in %v; waiting for the mixed version proxy to converge\n", len(c.Servers), c.Timings.Ready.Round(time.Millisecond))
 	if knownIncompatibility(c.runningVersions()) != "" {
-		fmt.Fprintf(cfg.Progress, "kube-apiserver 1.34 and older give up on peers that start after them: adding and deleting an identity lease so they look again\n")
+		fmt.Fprintf(cfg.Progress, "kube-apiserver 1.33 and 1.34 give up on peers that start after them: adding and deleting an identity lease so they look again\n")
 		if err := c.NudgePeerDiscovery(ctx); err != nil {
 			return c, err
 		}

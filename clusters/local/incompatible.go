@@ -20,11 +20,12 @@ const KnownDefectPrefix = "known upstream defect: "
 // identity lease is added, deleted or changes holder. 1.35 raised the retries to 20 for
 // exactly this race (k8s.io/apiserver pkg/util/peerproxy/peer_discovery.go, maxRetries).
 // Seen on 1.33.13 + 1.34.4 and 1.34.4 + 1.35.4: the older server answers 404 for all the
-// newer one serves.
+// newer one serves. 1.28 to 1.32 have no peer discovery (their proxy goes by
+// StorageVersions), so no such defect.
 func knownIncompatibility(versions []string) string {
 	var old []string
 	for _, v := range versions {
-		if m := minor(v); m > 0 && m <= 34 {
+		if m := minor(v); m >= 33 && m <= 34 {
 			old = append(old, v)
 		}
 	}

@@ -15,6 +15,8 @@ func TestKnownIncompatibility(t *testing.T) {
 		{[]string{"v1.34.4", "v1.35.4"}, true},
 		{[]string{"v1.33.13", "v1.34.4"}, true},
 		{[]string{"v1.34.4"}, false},
+		{[]string{"v1.32.13", "v1.33.13"}, true},
+		{[]string{"v1.32.13", "v1.32.13"}, false}, // no peer discovery before 1.33: StorageVersions
 		{[]string{"v1.35.4", "v1.36.3"}, false},
 		{[]string{"v1.36.3", "v1.37.2"}, false},
 	} {

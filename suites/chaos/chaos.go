@@ -42,7 +42,7 @@ var droppedOnSync = &framework.Deviation{Since: "1.33",
 // the peer is left out for good: its resources get 404 (k8s.io/apiserver
 // pkg/util/peerproxy/peer_discovery.go maxRetries; 20 from 1.35). Seen on 1.34.4 + 1.35.4.
 var missedAfterStop = &framework.Deviation{Since: "1.33", Until: "1.34",
-	Summary: "a server of 1.34 or older gives up on a peer that restarts after a graceful stop (5 sync retries in about 160 ms, before the peer's endpoint lease is back) and answers 404 for its resources until some identity lease is added or deleted (k8s.io/apiserver peerproxy maxRetries)"}
+	Summary: "a server of 1.33 or 1.34 gives up on a peer that restarts after a graceful stop (5 sync retries in about 160 ms, before the peer's endpoint lease is back) and answers 404 for its resources until some identity lease is added or deleted (k8s.io/apiserver peerproxy maxRetries)"}
 
 // stoppedFor is how long a gracefully stopped peer stays down under load.
 const stoppedFor = 8 * time.Second
