@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -80,12 +82,15 @@ func buildFromProxy(ctx context.Context, r request) error {
 		return err
 	}
 	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, goCommand, "build", "-trimpath", "-tags", buildTags,
-		"-ldflags", versionLDFlags(r.version, mod.time, mod.commit),
-		"-o", r.out, "k8s.io/kubernetes/cmd/"+string(r.component))
-	cmd.Dir = work
-	cmd.Env = goEnv()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
+	build := func(env []string) error {
+		cmd := exec.CommandContext(ctx, goCommand, "build", "-trimpath", "-tags", buildTags,
+			"-ldflags", versionLDFlags(r.version, mod.time, mod.commit),
+			"-o", r.out, "k8s.io/kubernetes/cmd/"+string(r.component))
+		cmd.Dir = work
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		return cmd.Run()
+	}
 
 	start := time.Now()
 	done := make(chan struct{})
@@ -101,13 +106,54 @@ func buildFromProxy(ctx context.Context, r request) error {
 			}
 		}
 	}()
-	err = cmd.Run()
+	err = build(goEnv())
+	if unknown := unknownToSumDB(logPath); err != nil && len(unknown) > 0 {
+		r.progress.printf("the checksum database does not know %s (published by Kubernetes from the tag of %s, served by the Go module proxy): building again without checking them against it",
+			strings.Join(unknown, ", "), r.version)
+		err = build(append(goEnv(), "GONOSUMDB="+strings.Join(modulePaths(unknown), ",")))
+	}
 	close(done)
 	if err != nil {
 		return buildError(r, err, logPath)
 	}
 	r.progress.printf("built %s %s in %s", r.component, r.version, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// sumDBUnknown matches go's complaint about a module the checksum database has no
+// record of: "verifying module: k8s.io/cloud-provider@v0.27.16: reading
+// https://.../sumdb/sum.golang.org/lookup/k8s.io/cloud-provider@v0.27.16: 404 Not Found".
+var sumDBUnknown = regexp.MustCompile(`verifying module: (k8s\.io/[^@\s]+@v[^:\s]+): reading \S+/lookup/\S+: 404 Not Found`)
+
+// unknownToSumDB lists the modules (path@version) a failed build could not verify
+// because the checksum database does not know them. Seen for the staging modules of
+// 1.27 (k8s.io/cloud-provider, legacy-cloud-providers, ...): the proxy serves them, the
+// database never recorded them. Only Kubernetes' own k8s.io/ modules are let through
+// so: anything else stays a failure.
+func unknownToSumDB(logPath string) []string {
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range sumDBUnknown.FindAllStringSubmatch(string(b), -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// modulePaths drops the versions of path@version.
+func modulePaths(mods []string) []string {
+	out := make([]string, len(mods))
+	for i, m := range mods {
+		out[i], _, _ = strings.Cut(m, "@")
+	}
+	return out
 }
 
 // buildError keeps the full log (the work directory is about to be removed)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,25 @@ func TestBuildErrorKeepsLogAndTail(t *testing.T) {
 	}
 	if _, err := os.Stat(kept); err != nil {
 		t.Errorf("full log not kept: %v", err)
+	}
+}
+
+// The modules a build could not verify because the checksum database never recorded them
+// are found in go's output, once each; only Kubernetes' own k8s.io modules count.
+func TestUnknownToSumDB(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "build.log")
+	os.WriteFile(log, []byte(`go: downloading k8s.io/mount-utils v0.27.16
+/root/go/pkg/mod/k8s.io/kubernetes@v1.27.16/pkg/cluster/ports/ports.go:20:2: k8s.io/cloud-provider@v0.27.16: verifying module: k8s.io/cloud-provider@v0.27.16: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/k8s.io/cloud-provider@v0.27.16: 404 Not Found
+/root/go/pkg/mod/k8s.io/kubernetes@v1.27.16/pkg/volume/util/fsquota/quota.go:20:2: k8s.io/mount-utils@v0.27.16: verifying module: k8s.io/mount-utils@v0.27.16: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/k8s.io/mount-utils@v0.27.16: 404 Not Found
+/x.go:3:2: k8s.io/cloud-provider@v0.27.16: verifying module: k8s.io/cloud-provider@v0.27.16: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/k8s.io/cloud-provider@v0.27.16: 404 Not Found
+/y.go:4:2: example.com/evil@v1.0.0: verifying module: example.com/evil@v1.0.0: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/example.com/evil@v1.0.0: 404 Not Found
+`), 0o644)
+	got := unknownToSumDB(log)
+	want := []string{"k8s.io/cloud-provider@v0.27.16", "k8s.io/mount-utils@v0.27.16"}
+	if !slices.Equal(got, want) {
+		t.Errorf("unknownToSumDB = %q, want %q", got, want)
+	}
+	if p := modulePaths(got); !slices.Equal(p, []string{"k8s.io/cloud-provider", "k8s.io/mount-utils"}) {
+		t.Errorf("modulePaths = %q", p)
 	}
 }
