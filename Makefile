@@ -103,7 +103,7 @@ nightly: deps build
 # oldest release with the gate, and the last whose proxy goes by StorageVersions: mvp and
 # chaos must pass, the deviations first seen in 1.33 must not be needed; discovery and
 # races must skip), 1.29 (before ipMode's beta: ipmode must skip) and 1.35 alone (before the
-# discovery deviation of 1.36). Each pair is one version twice, batch/v1 off on the first
+# discovery deviation of 1.36); the gateway profile at 1.27 and 1.32 too. Each pair is one version twice, batch/v1 off on the first
 # server for a skew. Then every range is set against these runs and, when there is one, the
 # last nightly: _reports/ranges/ranges.md. Builds the four older kube-apiservers it lacks.
 # A run's own verdict is not this target's: skipping a profile by range is the point, and
@@ -111,11 +111,16 @@ nightly: deps build
 # contradicts (a test failing inside its range, or running outside it).
 RANGE_RUNS ?= v1.27.16:mvp,chaos v1.28.15:mvp,chaos v1.32.13:mvp,chaos,discovery,races v1.35.4:discovery
 RANGE_IPMODE ?= v1.29.15
+RANGE_GATEWAY ?= v1.27.16 v1.32.13
 ranges: deps build
 	@failed=""; for r in $(RANGE_RUNS); do v=$${r%%:*}; p=$${r#*:}; \
 		echo "== ranges: $$v + $$v, profiles $$p"; \
 		$(SKEWCHECK) conformance --versions $$v,$$v --server-flag 1=--runtime-config=batch/v1=false --profiles $$p \
 			--seed 11 --report-dir $(REPORT_DIR)/ranges/$$v || [ -f $(REPORT_DIR)/ranges/$$v/conformance-report.json ] || failed="$$failed $$v"; \
+	done; \
+	for v in $(RANGE_GATEWAY); do echo "== ranges: $$v + $$v, profile gateway (reference gateway)"; \
+		$(SKEWCHECK) conformance --versions $$v,$$v --server-flag 1=--runtime-config=batch/v1=false --gateway reference \
+			--seed 11 --report-dir $(REPORT_DIR)/ranges/$$v-gateway || [ -f $(REPORT_DIR)/ranges/$$v-gateway/conformance-report.json ] || failed="$$failed $$v-gateway"; \
 	done; \
 	echo "== ranges: $(RANGE_IPMODE) + $(RANGE_IPMODE), profile ipmode (reference dataplane)"; \
 	$(SKEWCHECK) conformance --versions $(RANGE_IPMODE),$(RANGE_IPMODE) --profiles ipmode --dataplane reference \
