@@ -18,7 +18,7 @@ import (
 type RangeCheck struct {
 	ID    string // the test's ID, or ID + " deviation"
 	Range string
-	// Inside and Outside are the runs on each side, as "versions: outcome".
+	// Inside, Below and Above are the runs on each side, as "versions: outcome".
 	Inside, Below, Above []string
 	// Missing says which evidence no run gave: "inside", "below 1.28", "above 1.34".
 	Missing []string
@@ -59,16 +59,12 @@ func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
 		switch {
 		case side == "inside" && res.Result == report.Skipped:
 			// skipped for a missing feature: no evidence either way
-		case side == "inside":
-			c.Inside = append(c.Inside, seen)
-			if res.Result == report.Failed {
-				c.Problems = append(c.Problems, "failed inside its range: "+seen)
-			}
+		case side == "inside" && res.Result == report.Failed:
+			c.add(side, seen, "failed inside its range")
+		case side != "inside" && res.Result != report.Skipped:
+			c.add(side, seen, "ran outside its range")
 		default:
-			c.addOutside(side, seen)
-			if res.Result != report.Skipped {
-				c.Problems = append(c.Problems, "ran outside its range: "+seen)
-			}
+			c.add(side, seen, "")
 		}
 	}
 	c.missing(t.Since, t.Until)
@@ -94,27 +90,30 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 			}
 		}
 		switch {
+		case res.Result != report.Failed:
+			c.add(side, seen, "")
 		case side == "inside":
-			c.Inside = append(c.Inside, seen)
-			if res.Result == report.Failed {
-				c.Problems = append(c.Problems, "failed inside the deviation's range: "+seen)
-			}
+			c.add(side, seen, "failed inside the deviation's range")
 		default:
-			c.addOutside(side, seen)
-			if res.Result == report.Failed {
-				c.Problems = append(c.Problems, "failed outside the deviation's range (is the range too narrow?): "+seen)
-			}
+			c.add(side, seen, "failed outside the deviation's range (is the range too narrow?)")
 		}
 	}
 	c.missing(d.Since, d.Until)
 	return c
 }
 
-func (c *RangeCheck) addOutside(side, seen string) {
-	if side == "below" {
+// add records a run on one side of the range, and what it contradicts, if anything.
+func (c *RangeCheck) add(side, seen, problem string) {
+	switch side {
+	case "inside":
+		c.Inside = append(c.Inside, seen)
+	case "below":
 		c.Below = append(c.Below, seen)
-	} else {
+	default:
 		c.Above = append(c.Above, seen)
+	}
+	if problem != "" {
+		c.Problems = append(c.Problems, problem+": "+seen)
 	}
 }
 
