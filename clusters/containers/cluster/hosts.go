@@ -145,7 +145,7 @@ func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string,
 // containers come and go in its network namespace (a crash, a restart at another version),
 // while the address stays. So a crashed server's address answers RST, as a live host whose
 // process died does, and peers see "connection refused" at once; and a partition cuts the
-// pod off the network.
+// pod off the network. Its network namespace becomes the server's NetNS.
 func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -165,6 +165,13 @@ func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container
 		return nil, fmt.Errorf("starting the pod of %s: %w", s.Name, err)
 	}
 	h.pods[s.Name] = p
+	// The pod's network namespace is the server's for its whole life (its apiserver's
+	// containers only join it), so packet faults on the server's own traffic go there.
+	pid, err := p.Pid(ctx)
+	if err != nil || pid == 0 {
+		return nil, fmt.Errorf("the pod of %s has no process to find its network namespace by (pid %d): %v", s.Name, pid, err)
+	}
+	s.NetNS = fmt.Sprintf("/proc/%d/ns/net", pid)
 	return p, nil
 }
 
