@@ -187,7 +187,7 @@ func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container
 	// containers only join it), so packet faults on the server's own traffic go there.
 	pid, err := p.Pid(ctx)
 	if err != nil || pid == 0 {
-		return nil, fmt.Errorf("the pod of %s has no process to find its network namespace by (pid %d): %v", s.Name, pid, err)
+		return nil, fmt.Errorf("finding the network namespace of %s's pod %s by its process (pid %d): %v; see docker inspect %s", s.Name, p.Name, pid, err, p.Name)
 	}
 	s.NetNS = fmt.Sprintf("/proc/%d/ns/net", pid)
 	return p, nil
