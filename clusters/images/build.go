@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +33,8 @@ type Image struct {
 	// image, each with the shared libraries and loader it needs (ldd), so that a program
 	// the entrypoint runs by name (nft for knftables) works in an image with no base.
 	HostExecutables []string
+	// Labels are the image's, so skewcheck can find what it built (docker images --filter label=...).
+	Labels map[string]string
 }
 
 // Build builds a FROM scratch image, tagged ref, holding the static executable binary as
@@ -76,6 +80,10 @@ func BuildImage(ctx context.Context, rt *containers.Runtime, img Image, progress
 		}
 		// A scratch image has no PATH of its own: programs run by name are found here.
 		dockerfile.WriteString("COPY rootfs/ /\nENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n")
+	}
+	for _, k := range slices.Sorted(maps.Keys(img.Labels)) {
+		kv, _ := json.Marshal(img.Labels[k]) // a JSON string is a Dockerfile string
+		fmt.Fprintf(&dockerfile, "LABEL %s=%s\n", k, kv)
 	}
 	ep, _ := json.Marshal([]string{entrypoint})
 	args, _ := json.Marshal(img.Cmd)

@@ -51,9 +51,6 @@ type Disconnector interface {
 	Reconnect(ctx context.Context, s *Server) error
 }
 
-// HostsKind names where the cluster runs: "local" or "containers".
-func (c *Cluster) HostsKind() string { return c.hosts.Kind() }
-
 // Disconnector is the cluster's hosts when they can cut servers off, else nil.
 func (c *Cluster) Disconnector() Disconnector {
 	d, _ := c.hosts.(Disconnector)

@@ -50,6 +50,10 @@ type Server struct {
 	PeerPath *PeerPath
 	// Cgroup is the cgroup v2 the process runs in; nil where the machine has none.
 	Cgroup *Cgroup
+	// NetNS is the path of the server's own network namespace (/proc/<pid>/ns/net), set by
+	// hosts that give each server one (containers: its pod's); empty where it shares this
+	// machine's. Packet faults on its own traffic go there.
+	NetNS string
 
 	cluster *Cluster
 	mu      sync.Mutex

@@ -159,7 +159,7 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 	}
 	path := c.Servers[server-1].PeerPath
 	bypass := chaos.PathBypassed(ctx, route, path)
-	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others}
+	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others, Servers: c.Servers}
 	if tname == "upstream" {
 		// An exact partition cuts the faulted server from the entry of the load.
 		subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
@@ -171,16 +171,10 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
 		}
 		if d := c.Disconnector(); d != nil && n == "partition" {
-			// The server's hosts cut it off themselves: the partition the provider has.
+			// The server's hosts cut it off themselves: the partition the provider has. The
+			// nftables faults (loss, partition-one-way, partition-pair*) act in each
+			// server's own network namespace there.
 			f, err = faults.Disconnect(c.Servers[server-1], d), nil
-		} else if c.HostsKind() != "local" && faults.OnPackets(n) {
-			desc := ""
-			if f != nil {
-				desc = f.Description()
-			}
-			skip(desc, "packet faults are nftables rules on this machine's output hook, which peer traffic on the "+c.HostsKind()+
-				" provider never passes (it reaches the peer path from a bridge); its partition is the network disconnect fault")
-			continue
 		}
 		if err != nil {
 			skip("", err.Error())

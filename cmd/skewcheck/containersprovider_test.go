@@ -16,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -89,18 +90,31 @@ func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 }
 
 // TestContainersChaos runs `skewcheck chaos --provider containers` against upstream with a
-// crash (SIGKILL to the container) and a partition (the server's container disconnected
-// from the network): both give 503 and recover, with no spurious 404 or lost write, and
-// no container or network outlives the run.
+// crash (SIGKILL to the container), a partition (the server's container disconnected from
+// the network), and the nftables faults in the pods' network namespaces: a one-way
+// partition of the peer path and an exact partition of the two servers give 503, packet
+// loss gives none; all recover, with no spurious 404 or lost write, and no container,
+// network or nftables table outlives the run.
 func TestContainersChaos(t *testing.T) {
 	integration.Require(t)
 	rt := requireDocker(t)
+	if _, err := exec.LookPath("nft"); err != nil {
+		t.Skip("needs nft (make deps installs it)")
+	}
 	oldV, newV := integration.Versions()
 	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
 	dir := t.TempDir()
+	faultNames := []string{"crash", "partition", "loss", "partition-one-way", "partition-pair"}
 	out, code := run(t, t.TempDir(), "chaos", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", oldV+","+newV,
-		"--fault", "crash,partition", "--targets", "upstream", "--for", "5s", "--report-dir", dir)
+		"--fault", strings.Join(faultNames, ","), "--targets", "upstream", "--for", "5s", "--report-dir", dir)
 	expectNoNewContainers(t, rt, before)
+	tables, _ := exec.Command("nft", "list", "tables", "inet").Output()
+	for _, f := range strings.Fields(string(tables)) {
+		// The run has exited: a table named by a pid that is gone is one it left.
+		if process.OwnerGone(f, "skewcheck_", "_") {
+			t.Errorf("the run left its nftables table %s", f)
+		}
+	}
 	for _, n := range skewcheckNetworks(t, rt) {
 		if !slices.Contains(beforeNets, n) {
 			t.Errorf("network %s left behind", n)
@@ -117,16 +131,20 @@ func TestContainersChaos(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Outcomes) != 2 {
-		t.Fatalf("%d outcomes, want crash and partition:\n%s", len(rep.Outcomes), b)
+	if len(rep.Outcomes) != len(faultNames) {
+		t.Fatalf("%d outcomes, want %s:\n%s", len(rep.Outcomes), strings.Join(faultNames, ", "), b)
 	}
 	for _, o := range rep.Outcomes {
-		if o.Skipped != "" || o.TimeTo503 < 0 || o.Spurious404 > 0 || o.TimeToRecover < 0 {
-			t.Errorf("%s: skipped %q, time to 503 %.2f s, %d spurious 404s, recovered after %.2f s: want a 503, no 404, a recovery",
-				o.Fault, o.Skipped, o.TimeTo503, o.Spurious404, o.TimeToRecover)
+		want503 := o.Fault != "loss" // 30 % loss slows a few requests; TCP retransmits the rest
+		if o.Skipped != "" || (o.TimeTo503 >= 0) != want503 || o.Spurious404 > 0 || o.LostWrites > 0 || o.TimeToRecover < 0 {
+			t.Errorf("%s: skipped %q, time to 503 %.2f s, %d spurious 404s, %d lost writes, recovered after %.2f s: want a 503 (%v), no 404, no lost write, a recovery",
+				o.Fault, o.Skipped, o.TimeTo503, o.Spurious404, o.LostWrites, o.TimeToRecover, want503)
 		}
 		if o.Fault == "partition" && !strings.Contains(o.Description, "network disconnect") {
 			t.Errorf("partition on containers is %q, want the network disconnect", o.Description)
+		}
+		if o.Fault == "partition-pair" && !strings.Contains(o.Description, "network namespace") {
+			t.Errorf("partition-pair on containers is %q, want rules in the servers' network namespaces", o.Description)
 		}
 	}
 }

@@ -11,12 +11,16 @@ import (
 
 // Subject is what a fault acts on: one server's endpoint (process faults) and its peer
 // path (network faults), plus the other servers' peer paths (a partition both ways); for an
-// exact partition, the server and the one peer it is cut from.
+// exact partition, the server and the one peer it is cut from. Servers are the cluster's
+// apiservers, where peer traffic starts: packet faults on a peer path also go into the
+// network namespace of each that has one of its own (containers), else they see only
+// traffic from this machine's.
 type Subject struct {
 	Endpoint     *framework.Endpoint
 	Path         *local.PeerPath
 	Others       []*local.PeerPath
 	Server, Peer *local.Server
+	Servers      []*local.Server
 }
 
 var catalogue = map[string]func(Subject) Fault{
@@ -30,12 +34,12 @@ var catalogue = map[string]func(Subject) Fault{
 	"latency":                func(s Subject) Fault { return Latency(s.Path, 1000) },
 	"bandwidth":              func(s Subject) Fault { return Bandwidth(s.Path, 1) },
 	"slow-close":             func(s Subject) Fault { return SlowClose(s.Path, 5000) },
-	"loss":                   func(s Subject) Fault { return Loss(s.Path, 30) },
-	"partition":              func(s Subject) Fault { return Partition(append([]*local.PeerPath{s.Path}, s.Others...)...) },
+	"loss":                   func(s Subject) Fault { return Loss(s.Path, 30, s.Servers...) },
+	"partition":              func(s Subject) Fault { return Partition(append([]*local.PeerPath{s.Path}, s.Others...), s.Servers...) },
 	"partition-pair":         func(s Subject) Fault { return PartitionPair(s.Server, s.Peer, false) },
 	"partition-pair-one-way": func(s Subject) Fault { return PartitionPair(s.Peer, s.Server, true) },
 	"partition-one-way": func(s Subject) Fault {
-		f := Partition(s.Path).(*packets)
+		f := Partition([]*local.PeerPath{s.Path}, s.Servers...).(*packets)
 		f.name = "partition-one-way"
 		return f
 	},
@@ -76,7 +80,7 @@ func ByName(name string, s Subject) (Fault, error) {
 		}
 	case "partition-pair", "partition-pair-one-way":
 		if s.Server == nil || s.Peer == nil {
-			return nil, fmt.Errorf("fault %s needs two apiserver processes of a local cluster, told apart by cgroup; traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
+			return nil, fmt.Errorf("fault %s needs two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers); traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
 		}
 	default:
 		if s.Path == nil {
@@ -104,16 +108,6 @@ func PeerPathOf(e *framework.Endpoint) *local.PeerPath {
 func Silent(name string) bool {
 	switch name {
 	case "freeze", "blackhole", "half-open":
-		return true
-	}
-	return false
-}
-
-// OnPackets reports whether the named fault is made of nftables rules on this machine's
-// output hook, which only the local provider's loopback traffic passes.
-func OnPackets(name string) bool {
-	switch name {
-	case "loss", "partition", "partition-one-way", "partition-pair", "partition-pair-one-way":
 		return true
 	}
 	return false

@@ -13,10 +13,11 @@ import (
 // forwarder, the reference proxies, a gateway) and the containers reach them. The address
 // goes when the network is removed, with its bridge.
 //
-// Packets from the containers arrive at it through the bridge, on the input hook, where
-// skewcheck's nftables faults (on the output hook, made for loopback) do not act: the
+// Packets from the containers arrive at it through the bridge, on this machine's input
+// hook, where skewcheck's nftables faults (on output hooks) do not act; those faults act
+// on the output hook of each pod's network namespace instead (local.Server.NetNS), as the
 // forwarder's faults (refused, reset, blackhole, half-open, latency, bandwidth,
-// slow-close) do.
+// slow-close) act here.
 func (h *Hosts) HarnessAddress(host int) (string, error) {
 	ip := h.net.IP(host)
 	bridge := "br-" + h.net.ID[:12] // Docker's name for a user-defined network's bridge

@@ -70,8 +70,8 @@ func (h *Hosts) Place(i int, s *local.Server) error {
 	return nil
 }
 
-// image returns the image of binary, building it the first time.
-func (h *Hosts) image(ctx context.Context, repo, binary string, cmd []string) (string, error) {
+// image returns the image of binary, building it the first time, with labels.
+func (h *Hosts) image(ctx context.Context, repo, binary string, cmd []string, labels map[string]string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if ref, ok := h.images[binary]; ok {
@@ -83,7 +83,7 @@ func (h *Hosts) image(ctx context.Context, repo, binary string, cmd []string) (s
 	}
 	if h.rt.RequireImage(ctx, ref) != nil {
 		fmt.Fprintf(h.progress, "building image %s from %s\n", ref, binary)
-		if err := images.BuildImage(ctx, h.rt, images.Image{Ref: ref, Entrypoint: binary, Cmd: cmd}, io.Discard); err != nil {
+		if err := images.BuildImage(ctx, h.rt, images.Image{Ref: ref, Entrypoint: binary, Cmd: cmd, Labels: labels}, io.Discard); err != nil {
 			return "", err
 		}
 	}
@@ -91,16 +91,34 @@ func (h *Hosts) image(ctx context.Context, repo, binary string, cmd []string) (s
 	return ref, nil
 }
 
+// etcdImageLabel marks the etcd images skewcheck builds. Each skewcheck build makes its own
+// (the image holds the binary), about 107 MB, so a run removes those older builds left.
+const etcdImageLabel = "io.skewcheck.image"
+
 func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
 	h.dir = dir
-	ref, err := h.image(ctx, "etcd", h.skewbin, []string{"etcd"})
+	// From finding the image to starting etcd's container, no other run may remove it.
+	unlock, err := containers.LockImages(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	ref, err := h.image(ctx, "etcd", h.skewbin, []string{"etcd"}, map[string]string{etcdImageLabel: "etcd"})
 	if err != nil {
 		return "", fmt.Errorf("the etcd image is built from a static skewcheck (its etcd command): %w", err)
+	}
+	removed, err := h.rt.RemoveUnusedImages(ctx, etcdImageLabel+"=etcd", ref)
+	if err != nil {
+		fmt.Fprintf(h.progress, "warning: removing the etcd images of older skewcheck builds: %v\n", err)
+	}
+	for _, r := range removed {
+		fmt.Fprintf(h.progress, "removed image %s, an older skewcheck build's etcd\n", r)
 	}
 	ip := h.net.IP(etcdHost)
 	c, err := h.rt.Start(ctx, containers.Spec{Name: h.name + "-etcd", Image: ref, Cmd: []string{"etcd", "--data-dir", dir, "--ip", ip},
 		Hostname: h.name + "-etcd", Network: h.net, IP: ip, Aliases: []string{h.name + "-etcd"},
 		ReadWrite: []string{dir}, Log: filepath.Join(dir, "etcd.log")})
+	unlock()
 	if err != nil {
 		return "", err
 	}
@@ -115,7 +133,7 @@ func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
 // StartServer runs the apiserver in a container of its own that joins its pod's network
 // namespace (network mode container:<pod>), and so has the pod's address and hostname.
 func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string, log *os.File) (local.Proc, error) {
-	ref, err := h.image(ctx, apiserverRepo(argv[0]), argv[0], nil)
+	ref, err := h.image(ctx, apiserverRepo(argv[0]), argv[0], nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +163,7 @@ func (h *Hosts) StartServer(ctx context.Context, s *local.Server, argv []string,
 // containers come and go in its network namespace (a crash, a restart at another version),
 // while the address stays. So a crashed server's address answers RST, as a live host whose
 // process died does, and peers see "connection refused" at once; and a partition cuts the
-// pod off the network.
+// pod off the network. Its network namespace becomes the server's NetNS.
 func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -165,6 +183,13 @@ func (h *Hosts) pod(ctx context.Context, s *local.Server) (*containers.Container
 		return nil, fmt.Errorf("starting the pod of %s: %w", s.Name, err)
 	}
 	h.pods[s.Name] = p
+	// The pod's network namespace is the server's for its whole life (its apiserver's
+	// containers only join it), so packet faults on the server's own traffic go there.
+	pid, err := p.Pid(ctx)
+	if err != nil || pid == 0 {
+		return nil, fmt.Errorf("finding the network namespace of %s's pod %s by its process (pid %d): %v; see docker inspect %s", s.Name, p.Name, pid, err, p.Name)
+	}
+	s.NetNS = fmt.Sprintf("/proc/%d/ns/net", pid)
 	return p, nil
 }
 
