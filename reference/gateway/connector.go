@@ -38,8 +38,10 @@ type connector struct {
 
 	mu      sync.Mutex
 	servers map[string]*serverLanes // by host:port
-	// perClient holds the ConnectionPerClient defect's transports, by client address.
+	// perClient holds the ConnectionPerClient defect's transports, by client address;
+	// shared is the GoTransport defect's one transport.
 	perClient map[string]*http.Transport
+	shared    *http.Transport
 }
 
 // Lanes per server: short requests converge on at most maxShortLanes connections (with
@@ -208,10 +210,29 @@ func (c *connector) perClientTransport(client string) http.RoundTripper {
 	defer c.mu.Unlock()
 	t := c.perClient[client]
 	if t == nil {
-		t = &http.Transport{DialContext: dialer(c.timeout).DialContext, TLSClientConfig: c.tls.Clone(),
-			TLSHandshakeTimeout: c.timeout, ForceAttemptHTTP2: true, IdleConnTimeout: 90 * time.Second}
+		t = c.goTransport()
 		c.perClient[client] = t
 	}
+	return c.withToken(t)
+}
+
+// sharedTransport is the GoTransport defect: one Transport for every request.
+func (c *connector) sharedTransport() http.RoundTripper {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shared == nil {
+		c.shared = c.goTransport()
+	}
+	return c.withToken(c.shared)
+}
+
+// goTransport is an HTTP/2 Transport with Go's defaults (the defects' transports).
+func (c *connector) goTransport() *http.Transport {
+	return &http.Transport{DialContext: dialer(c.timeout).DialContext, TLSClientConfig: c.tls.Clone(),
+		TLSHandshakeTimeout: c.timeout, ForceAttemptHTTP2: true, IdleConnTimeout: 90 * time.Second}
+}
+
+func (c *connector) withToken(t http.RoundTripper) http.RoundTripper {
 	if c.token != "" {
 		return &bearer{token: c.token, next: t}
 	}
@@ -229,6 +250,9 @@ func (c *connector) closeIdle() {
 	}
 	for _, t := range c.perClient {
 		t.CloseIdleConnections()
+	}
+	if c.shared != nil {
+		c.shared.CloseIdleConnections()
 	}
 }
 

@@ -30,6 +30,11 @@ type Defects struct {
 	// ConnectionPerClient: every client connection gets upstream connections of its
 	// own, as a gateway has that builds an HTTP client per user or per connection.
 	ConnectionPerClient bool
+	// GoTransport: every request (upgrades aside) goes through one Go http.Transport with
+	// HTTP/2, as the reference did before lanes: when every connection to a server
+	// carries the 100 streams kube-apiserver allows, it dials a new one for each request
+	// that finds them full.
+	GoTransport bool
 }
 
 var defectNames = map[string]func(*Defects){
@@ -39,6 +44,7 @@ var defectNames = map[string]func(*Defects){
 	"ignore-sni":            func(d *Defects) { d.IgnoreSNI = true },
 	"upgrade-as-itself":     func(d *Defects) { d.UpgradeAsItself = true },
 	"connection-per-client": func(d *Defects) { d.ConnectionPerClient = true },
+	"go-transport":          func(d *Defects) { d.GoTransport = true },
 }
 
 // DefectNames lists what ParseDefects accepts.
@@ -66,5 +72,5 @@ func ParseDefects(names []string) (Defects, error) {
 
 // Any reports whether any defect is on.
 func (d Defects) Any() bool {
-	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient}, true)
+	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient, d.GoTransport}, true)
 }

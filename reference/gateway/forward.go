@@ -20,8 +20,12 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		setImpersonation(r.Header, u)
 	}
 	next := c.conn.rt
-	if g.cfg.Defects.ConnectionPerClient && !isUpgrade(r.Header) {
+	switch {
+	case isUpgrade(r.Header):
+	case g.cfg.Defects.ConnectionPerClient:
 		next = c.conn.perClientTransport(r.RemoteAddr)
+	case g.cfg.Defects.GoTransport:
+		next = c.conn.sharedTransport()
 	}
 	rt := &retrying{next: next, targets: targets, idempotent: replayable(r), answered: answered,
 		onError: func(up *upstream, err error) {
