@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -27,8 +29,11 @@ type upstream struct {
 
 	healthy atomic.Bool
 	checked atomic.Bool // at least one health check finished
-	served  atomic.Pointer[discovery.Set]
-	lastErr atomic.Pointer[string]
+	// slowChecks counts the health checks in a row that timed out while the upstream was
+	// in the rotation (slowChecksToEvict).
+	slowChecks atomic.Int32
+	served     atomic.Pointer[discovery.Set]
+	lastErr    atomic.Pointer[string]
 
 	onHealth func(u *upstream, healthy bool)
 	cancel   context.CancelFunc
@@ -96,6 +101,40 @@ func (u *upstream) setHealthy(ok bool, err error) {
 // health check restores it if that was a fluke.
 func (u *upstream) markFailed(err error) { u.setHealthy(false, err) }
 
+// slowChecksToEvict is how many health checks in a row must time out before an upstream
+// in the rotation leaves it. One slow /readyz is what a live apiserver gives when it, or
+// the gateway's connection to it, is busy: under 200 clients here, single checks took
+// over 2 s and both upstreams of a gateway left the rotation within a second, so every
+// request got 503 although both servers were answering. Three in a row, each a check
+// every HealthEvery bounded by UpstreamTimeout, is 6 to 9 s with the defaults, inside
+// the 15 s a frozen upstream may take to leave (GW-051); a frozen server is usually out
+// sooner anyway, through the first request that finds its connection dead (markFailed).
+// A server that answers "not ready", or refuses the connection, leaves at once: it said
+// so, and waiting would only send it more requests it cannot serve.
+const slowChecksToEvict = 3
+
+// healthCheck is one health check's verdict on the upstream.
+func (u *upstream) healthCheck(ctx context.Context, timeout time.Duration) {
+	err := u.probe(ctx, timeout)
+	switch {
+	case err == nil:
+		u.slowChecks.Store(0)
+		u.setHealthy(true, nil)
+	case isTimeout(err) && u.healthy.Load() && u.slowChecks.Add(1) < slowChecksToEvict:
+		u.recordErr(fmt.Errorf("%w (%d of %d slow checks in a row before it leaves the rotation)", err, u.slowChecks.Load(), slowChecksToEvict))
+	default:
+		u.slowChecks.Store(0)
+		u.setHealthy(false, err)
+	}
+}
+
+// isTimeout: nothing answered in time (a deadline, a dial or TLS handshake timeout), as
+// opposed to an answer that says no (a refused connection, a reset, a status).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // probe is one health check: GET /readyz, 200 within timeout.
 func (u *upstream) probe(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -143,10 +182,7 @@ func (u *upstream) start(t timings) {
 	u.done.Add(2)
 	go func() {
 		defer u.done.Done()
-		every(ctx, t.healthEvery, func() {
-			err := u.probe(ctx, t.healthTimeout)
-			u.setHealthy(err == nil, err)
-		})
+		every(ctx, t.healthEvery, func() { u.healthCheck(ctx, t.healthTimeout) })
 	}()
 	go func() {
 		defer u.done.Done()
@@ -160,9 +196,8 @@ func (u *upstream) start(t timings) {
 
 // check is one health check and, if healthy, one discovery read.
 func (u *upstream) check(ctx context.Context, t timings) {
-	err := u.probe(ctx, t.healthTimeout)
-	u.setHealthy(err == nil, err)
-	if err == nil {
+	u.healthCheck(ctx, t.healthTimeout)
+	if u.healthy.Load() {
 		u.recordErr(u.readDiscovery(ctx, t.discoveryTimeout))
 	}
 }
