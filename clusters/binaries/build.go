@@ -107,7 +107,14 @@ func buildFromProxy(ctx context.Context, r request) error {
 		}
 	}()
 	err = build(goEnv())
-	if unknown := unknownToSumDB(logPath); err != nil && len(unknown) > 0 {
+	// Each retry can meet more of them (1.27's cloud-provider needs controller-manager, which
+	// go only looks at once cloud-provider is in): retry while the list grows.
+	for known := 0; err != nil; {
+		unknown := unknownToSumDB(logPath)
+		if len(unknown) == known {
+			break
+		}
+		known = len(unknown)
 		r.progress.printf("the checksum database does not know %s (published by Kubernetes from the tag of %s, served by the Go module proxy): building again without checking them against it",
 			strings.Join(unknown, ", "), r.version)
 		err = build(append(goEnv(), "GONOSUMDB="+strings.Join(modulePaths(unknown), ",")))
