@@ -16,6 +16,9 @@ import (
 const (
 	AggregatedV2       = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 	AggregatedV2NoPeer = AggregatedV2 + ";profile=nopeer"
+	// AggregatedV2Beta1 is what 1.27 to 1.29 serve (v2 arrived in 1.30): the same
+	// document under its beta name, so it decodes into the v2 types as it is.
+	AggregatedV2Beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 )
 
 // Served returns what the server behind cfg serves itself: /api and /apis read with the
@@ -36,7 +39,8 @@ func Served(ctx context.Context, cfg *rest.Config) (Set, error) {
 }
 
 // Fetch reads one aggregated discovery document at path ("/api" or "/apis") with accept,
-// falling back to plain v2 when the server answers the nopeer request with something else.
+// falling back to plain v2 when the server answers the nopeer request with something else,
+// and to v2beta1 when it has no v2 (before 1.30).
 func Fetch(ctx context.Context, cfg *rest.Config, path, accept string) (*apidiscoveryv2.APIGroupDiscoveryList, error) {
 	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -46,11 +50,14 @@ func Fetch(ctx context.Context, cfg *rest.Config, path, accept string) (*apidisc
 	if err == nil && !ok && accept == AggregatedV2NoPeer {
 		list, ok, err = get(ctx, client, cfg.Host+path, AggregatedV2)
 	}
+	if err == nil && !ok {
+		list, ok, err = get(ctx, client, cfg.Host+path, AggregatedV2Beta1)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("GET %s%s did not return aggregated discovery v2 (APIGroupDiscoveryList): is this a kube-apiserver 1.30 or newer?", cfg.Host, path)
+		return nil, fmt.Errorf("GET %s%s returned no aggregated discovery (APIGroupDiscoveryList, v2 or v2beta1): is this a kube-apiserver 1.27 or newer?", cfg.Host, path)
 	}
 	return list, nil
 }
