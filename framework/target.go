@@ -10,6 +10,8 @@ import (
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	authnv1beta1 "k8s.io/api/authentication/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -153,14 +155,21 @@ func serverVersion(ctx context.Context, cfg *rest.Config) (string, error) {
 	return v.GitVersion, nil
 }
 
-// whoAmI asks the server who cfg authenticates as (SelfSubjectReview, GA since 1.28), so
-// tests can grant that user exactly what they need.
+// whoAmI asks the server who cfg authenticates as (SelfSubjectReview, GA since 1.28; a
+// 1.27 server has it as v1beta1 only), so tests can grant that user exactly what they need.
 func whoAmI(ctx context.Context, cfg *rest.Config) (authnv1.UserInfo, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return authnv1.UserInfo{}, err
 	}
 	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if apierrors.IsNotFound(err) {
+		beta, berr := cs.AuthenticationV1beta1().SelfSubjectReviews().Create(ctx, &authnv1beta1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if berr != nil {
+			return authnv1.UserInfo{}, fmt.Errorf("%w; authentication.k8s.io/v1beta1: %w", err, berr)
+		}
+		return beta.Status.UserInfo, nil
+	}
 	if err != nil {
 		return authnv1.UserInfo{}, err
 	}

@@ -116,6 +116,11 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		gates = append(gates, "StorageVersionAPI=true")
 		f = append(f, "--runtime-config=internal.apiserver.k8s.io/v1alpha1=true")
 	}
+	if m == 27 {
+		// SelfSubjectReview, how skewcheck learns who a client identity is, is GA from 1.28;
+		// 1.27 has it as a beta API, and new beta APIs are off unless asked for.
+		f = append(f, "--runtime-config=authentication.k8s.io/v1beta1=true")
+	}
 	if m == 32 {
 		// 1.32 has the UID header flag behind an alpha gate (beta and on from 1.33), and
 		// refuses the flag without it.

@@ -101,6 +101,7 @@ func TestAPIServerFlags(t *testing.T) {
 		{
 			// The gate arrived in 1.28: a 1.27 server told of it would not start.
 			name: "1.27 has no proxy to switch on", version: "v1.27.16",
+			has:    []string{"--runtime-config=authentication.k8s.io/v1beta1=true"},
 			hasNot: []string{"--feature-gates=", "--peer-ca-file=", rtcfg, "--requestheader-uid-headers="},
 		},
 		{
