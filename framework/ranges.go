@@ -31,10 +31,10 @@ type RangeCheck struct {
 func (c RangeCheck) Exercised() bool { return len(c.Missing) == 0 && len(c.Problems) == 0 }
 
 // CheckRanges sets every test's range, and every known deviation's, against conformance
-// runs of upstream Kubernetes (reports whose target skewcheck started, or declared
-// upstream): the evidence that a claimed range is true of real binaries. Runs of other
-// targets say nothing about upstream's versions and are left out, as are tests a run
-// did not include.
+// runs: the evidence that a claimed range is true of real binaries. A test's range is set
+// against every run that included the test; a deviation's only against runs of upstream
+// Kubernetes (reports whose target skewcheck started, or declared upstream), the only
+// targets a deviation is allowed for.
 func CheckRanges(tests []Test, runs []*report.Conformance) []RangeCheck {
 	var out []RangeCheck
 	for _, t := range tests {
@@ -49,8 +49,10 @@ func CheckRanges(tests []Test, runs []*report.Conformance) []RangeCheck {
 func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
 	c := RangeCheck{ID: t.ID, Range: t.VersionRange()}
 	for _, r := range runs {
+		// Any target counts here, skewcheck's references and vendors' proxies too: a test's
+		// range is about the versions of the apiservers behind the endpoints.
 		res, ok := resultOf(r, t.ID)
-		if !ok || r.Upstream == "" {
+		if !ok {
 			continue
 		}
 		versions := endpointVersions(r)
@@ -98,7 +100,16 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 			c.add(side, seen, "failed outside the deviation's range (is the range too narrow?)")
 		}
 	}
-	c.missing(d.Since, d.Until)
+	// Beyond an end the deviation shares with its test, the test itself skips: the test's
+	// own range answers for that side.
+	since, until := d.Since, d.Until
+	if since != "" && t.Since != "" && semver.Compare(canonical(since), canonical(t.Since)) <= 0 {
+		since = ""
+	}
+	if until != "" && t.Until != "" && semver.Compare(canonical(until), canonical(t.Until)) >= 0 {
+		until = ""
+	}
+	c.missing(since, until)
 	return c
 }
 

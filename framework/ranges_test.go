@@ -20,21 +20,21 @@ func TestCheckRanges(t *testing.T) {
 	dev := &Deviation{Since: "1.33", Until: "1.34"}
 	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: dev}}
 	runs := []*report.Conformance{
-		run("T-1", report.Skipped, "", "v1.27.16", "v1.27.16"),     // below the test
-		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),      // inside the test, below the deviation
-		run("T-1", report.Passed, "seen", "v1.33.13", "v1.34.4"),   // inside both
-		run("T-1", report.Passed, "", "v1.34.4", "v1.35.4"),        // inside both (1.34 is in the deviation's)
-		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),        // above the deviation
-		{Tests: []report.Test{{ID: "T-1", Result: report.Failed}}}, // not upstream: no evidence
-		run("OTHER", report.Failed, "", "v1.35.4"),                 // another test
-		run("T-1", report.Skipped, "", "v1.35.4"),                  // skipped inside: a missing feature
+		run("T-1", report.Skipped, "", "v1.27.16", "v1.27.16"),                                                         // below the test
+		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),                                                          // inside the test, below the deviation
+		run("T-1", report.Passed, "seen", "v1.33.13", "v1.34.4"),                                                       // inside both
+		run("T-1", report.Passed, "", "v1.34.4", "v1.35.4"),                                                            // inside both (1.34 is in the deviation's)
+		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),                                                            // above the deviation
+		{Endpoints: []report.Endpoint{{Version: "v1.36.3"}}, Tests: []report.Test{{ID: "T-1", Result: report.Passed}}}, // not upstream: the test's evidence only
+		run("OTHER", report.Failed, "", "v1.35.4"),                                                                     // another test
+		run("T-1", report.Skipped, "", "v1.35.4"),                                                                      // skipped inside: a missing feature
 	}
 	checks := CheckRanges(tests, runs)
 	if len(checks) != 2 {
 		t.Fatalf("%d checks, want the test's and the deviation's", len(checks))
 	}
 	test, devc := checks[0], checks[1]
-	if !test.Exercised() || len(test.Inside) != 4 || len(test.Below) != 1 || len(test.Above) != 0 {
+	if !test.Exercised() || len(test.Inside) != 5 || len(test.Below) != 1 || len(test.Above) != 0 {
 		t.Errorf("test range: %+v", test)
 	}
 	if !devc.Exercised() || len(devc.Inside) != 2 || len(devc.Below) != 1 || len(devc.Above) != 1 {
@@ -59,6 +59,13 @@ func TestCheckRangesFindsContradictionsAndGaps(t *testing.T) {
 	}
 	if len(devc.Problems) != 2 || !strings.Contains(devc.Problems[0], "too narrow") || strings.Join(devc.Missing, ",") != "inside" {
 		t.Errorf("deviation range: problems %q missing %q", devc.Problems, devc.Missing)
+	}
+	// A deviation that begins where its test does needs no run below it: the test skips
+	// there, and its own range says so.
+	same := CheckRanges([]Test{{ID: "T-2", Since: "1.28", Deviation: &Deviation{Since: "1.28"}}},
+		[]*report.Conformance{run("T-2", report.Passed, "seen", "v1.32.13")})
+	if !same[1].Exercised() {
+		t.Errorf("deviation sharing its test's lower end: missing %q", same[1].Missing)
 	}
 	md := RangesMarkdown(checks)
 	for _, w := range []string{"| T-1 | 1.30-1.34 |", "CONTRADICTED: failed inside its range: v1.32.13: failed", "0 of 2 ranges exercised on both sides, 2 contradicted"} {

@@ -59,12 +59,12 @@ func rangesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ranges DIR...",
 		Short: "Check every test's and known deviation's version range against the runs under the directories",
-		Long: `Reads every conformance report (conformance-report.json) under the directories, keeps the
-runs of upstream Kubernetes, and sets each test's version range, and each known deviation's,
-against them: a range is exercised when a run inside it and one beyond each bounded end agree
-with it (a test passes inside and skips outside; a test passes without its deviation outside
-the deviation's range). Exit 1 when a run contradicts a range; a range no run reached on some
-side is listed, not failed.`,
+		Long: `Reads every conformance report (conformance-report.json) under the directories and sets each
+test's version range against the runs that included it, and each known deviation's against
+the runs of upstream Kubernetes: a range is exercised when a run inside it and one beyond
+each bounded end agree with it (a test passes inside and skips outside; a test passes
+without its deviation outside the deviation's range). Exit 1 when a run contradicts a range;
+a range no run reached on some side is listed, not failed.`,
 		Example: "  skewcheck report ranges _reports/nightly _reports/ranges --out _reports/ranges.md",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, dirs []string) error {
