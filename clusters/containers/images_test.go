@@ -12,8 +12,6 @@ import (
 
 	"github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
-
-	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
 // TestRemoveUnusedImages: of the images carrying a label, those no container uses are
@@ -21,13 +19,8 @@ import (
 // and so does an image without the label. The label is this test's own, so no real image
 // of skewcheck's is touched.
 func TestRemoveUnusedImages(t *testing.T) {
-	integration.Require(t)
 	ctx := context.Background()
-	r, err := Connect(ctx)
-	if err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	}
-	defer r.Close()
+	r := engineOrSkip(t)
 	label := fmt.Sprintf("io.skewcheck.test-image=%d", os.Getpid())
 	ref := func(name string) string { return fmt.Sprintf("skewcheck-test/etcd:%d-%s", os.Getpid(), name) }
 	importImage(t, r, ref("old"), "LABEL "+label)
@@ -58,6 +51,8 @@ func TestRemoveUnusedImages(t *testing.T) {
 }
 
 // importImage imports an image with no files and the given Dockerfile changes (LABEL ...).
+// importImage makes an image of one empty layer, with Dockerfile changes (LABEL ...),
+// removed at the test's end.
 func importImage(t *testing.T, r *Runtime, ref string, changes ...string) {
 	t.Helper()
 	var layer bytes.Buffer

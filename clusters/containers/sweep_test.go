@@ -1,11 +1,8 @@
 package containers
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"testing"
@@ -20,13 +17,8 @@ import (
 // TestSweepRemovesLeftoversOfDeadRuns: a container named and labelled for a pid that is gone
 // (a SIGKILLed run) is removed by the next run's sweep; this run's own is kept.
 func TestSweepRemovesLeftoversOfDeadRuns(t *testing.T) {
-	integration.Require(t)
 	ctx := context.Background()
-	r, err := Connect(ctx)
-	if err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	}
-	defer r.Close()
+	r := engineOrSkip(t)
 	image := emptyImage(t, r)
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
@@ -50,16 +42,8 @@ func TestSweepRemovesLeftoversOfDeadRuns(t *testing.T) {
 // emptyImage imports an image with no files: containers are only created from it, never
 // started, and nothing is pulled.
 func emptyImage(t *testing.T, r *Runtime) string {
-	var layer bytes.Buffer
-	tar.NewWriter(&layer).Close()
 	ref := fmt.Sprintf("skewcheck-test/empty:%d", os.Getpid())
-	rc, err := r.client().ImageImport(context.Background(), client.ImageImportSource{Source: &layer, SourceName: "-"}, ref, client.ImageImportOptions{})
-	if err != nil {
-		t.Fatalf("importing an empty image: %v", err)
-	}
-	io.Copy(io.Discard, rc)
-	rc.Close()
-	t.Cleanup(func() { r.client().ImageRemove(context.Background(), ref, client.ImageRemoveOptions{Force: true}) })
+	importImage(t, r, ref)
 	return ref
 }
 
@@ -70,4 +54,17 @@ func create(t *testing.T, r *Runtime, image, name string, labels map[string]stri
 		t.Fatalf("creating %s: %v", name, err)
 	}
 	return resp.ID
+}
+
+// engineOrSkip is the Docker engine an integration test works on, closed at its end; the
+// test is skipped, saying why, where none is reachable.
+func engineOrSkip(t *testing.T) *Runtime {
+	t.Helper()
+	integration.Require(t)
+	r, err := Connect(context.Background())
+	if err != nil {
+		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
