@@ -11,6 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
 // Target describes the cluster for the suites: every node's apiserver is an endpoint the
@@ -116,4 +117,4 @@ func (c *Cluster) members() []discovery.Member {
 	return out
 }
 
-var _ framework.Node = (*nodeServer)(nil)
+var _ faults.NetNode = (*nodeServer)(nil)

@@ -158,7 +158,7 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 		}
 	}
 	path := c.Servers[server-1].PeerPath
-	bypass := chaos.PathBypassed(ctx, route, path)
+	bypass := chaos.PathBypassed(ctx, route, faults.Refused(path))
 	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others, Servers: c.Servers}
 	if tname == "upstream" {
 		// An exact partition cuts the faulted server from the entry of the load.

@@ -136,12 +136,15 @@ func assertRecoveredUnlessDropped(ctx context.Context, env *framework.Env, o sce
 // must not do: an error, a lost write.
 func measure(ctx context.Context, env *framework.Env, name string, opts scenario.Options) (scenario.Outcome, faults.Fault) {
 	route := soleRoute(env.Target)
-	f, err := faults.ByName(name, faults.Subject{Endpoint: route.Peer})
+	subject := faults.Subject{Endpoint: route.Peer, Cluster: env.Target.Endpoints}
+	f, err := faults.ByName(name, subject)
 	Expect(err).NotTo(HaveOccurred())
 	if faults.OnPeerPath(name) {
 		// A target whose peer traffic goes around the path (upstream's does here) cannot be
 		// measured by a fault on it: that is a skip with the reason, not a pass.
-		if why := scenario.PathBypassed(ctx, route, faults.PeerPathOf(route.Peer)); why != "" {
+		closed, err := faults.ByName("refused", subject)
+		Expect(err).NotTo(HaveOccurred())
+		if why := scenario.PathBypassed(ctx, route, closed); why != "" {
 			ginkgo.Skip(why)
 		}
 	}
