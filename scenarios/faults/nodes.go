@@ -26,7 +26,7 @@ type NetNode interface {
 }
 
 // NetNodeFaults are the network faults a NetNode takes.
-var NetNodeFaults = []string{"blackhole", "half-open", "loss", "partition-one-way", "refused"}
+var NetNodeFaults = []string{"blackhole", "half-open", "loss", "partition", "partition-one-way", "refused"}
 
 // onNetNode makes the named network fault on the NetNode behind s.Endpoint, whose peers
 // are the other NetNodes among s.Cluster. Only packets between the node's apiserver port
@@ -41,7 +41,7 @@ func onNetNode(name string, s Subject) (Fault, error) {
 	if err != nil {
 		return nil, err
 	}
-	var peers, peerIPs []string
+	var peers, peerIPs, toPeers []string
 	for _, e := range s.Cluster {
 		n, ok := e.Node.(NetNode)
 		if !ok || n == target {
@@ -51,8 +51,9 @@ func onNetNode(name string, s Subject) (Fault, error) {
 		if err != nil {
 			return nil, err
 		}
-		ip, _, _ := net.SplitHostPort(paddr)
+		ip, port, _ := net.SplitHostPort(paddr)
 		peers, peerIPs = append(peers, pns), append(peerIPs, ip)
+		toPeers = append(toPeers, knftables.Concat("ip daddr", ip, "tcp dport", port, "drop"))
 	}
 	if len(peers) == 0 {
 		return nil, fmt.Errorf("fault %s on %s: no other node to fault its peer traffic from", name, s.Endpoint.Name)
@@ -67,6 +68,10 @@ func onNetNode(name string, s Subject) (Fault, error) {
 		f.what, f.places = "30% of the packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" numgen random mod 100 < 30 drop")
 	case "partition-one-way":
 		f.what, f.places = "packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" drop")
+	case "partition":
+		// Both ways: nothing from its peers' nodes reaches it, and its own dials to their
+		// apiservers (its peer proxy's) are dropped where they leave.
+		f.what, f.places = "packets between "+at+" and its peers' apiservers dropped both ways (nftables)", append(each(peers, in+" drop"), place{ns: ns, rules: toPeers})
 	case "half-open":
 		// Requests arrive; the answers are dropped where they leave, in its own node.
 		f.what, f.places = "requests reach "+at+", its answers to its peers' nodes are dropped (nftables)", each([]string{ns}, out+" drop")

@@ -36,8 +36,10 @@ func TestNetNodeFaultPlaces(t *testing.T) {
 	for name, want := range map[string][]place{
 		"partition-one-way": {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/13/ns/net", []string{in + " drop"}}},
 		"half-open":         {{"/proc/12/ns/net", []string{out}}},
-		"blackhole":         {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/13/ns/net", []string{in + " drop"}}, {"/proc/12/ns/net", []string{out}}},
-		"refused":           {{"/proc/11/ns/net", []string{in + " reject with tcp reset"}}, {"/proc/13/ns/net", []string{in + " reject with tcp reset"}}},
+		"partition": {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/13/ns/net", []string{in + " drop"}},
+			{"/proc/12/ns/net", []string{"ip daddr 172.20.0.4 tcp dport 6443 drop", "ip daddr 172.20.0.5 tcp dport 6443 drop"}}},
+		"blackhole": {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/13/ns/net", []string{in + " drop"}}, {"/proc/12/ns/net", []string{out}}},
+		"refused":   {{"/proc/11/ns/net", []string{in + " reject with tcp reset"}}, {"/proc/13/ns/net", []string{in + " reject with tcp reset"}}},
 	} {
 		f, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes})
 		if err != nil {
