@@ -113,13 +113,14 @@ func assertRecovered(o scenario.Outcome, f faults.Fault) {
 
 // assertRecoveredUnlessDropped: once the fault is healed, requests succeed again; unless
 // the entry dropped the peer during the fault (droppedOnSync, seen as spurious 404s). Such a
-// server looks at the peer again only at the next retry of its failed sync, whose backoff
-// doubles with every failure while the peer is down (5 ms doubling, 20 retries:
-// minutes after a held fault; sooner failures are fast once the peer's endpoint lease has
-// expired, "missing port in address"), or when some identity lease changes. Recovery then
-// takes longer than the bound (seen on kind: 404 for more than 90 s after a thaw), which
-// is the same deviation: it is reported as such, and the servers are made to look at their
-// peers again so that the tests after this one start from a converged cluster.
+// server looks at the peer again only at the next retry of its failed sync, or when some
+// identity lease changes. The backoff doubles with every failure while the peer is down
+// (from 5 ms, up to 20 retries), and once the peer's endpoint lease has expired ("missing
+// port in address") each retry fails at once, so after a held fault the next one can be
+// minutes away. Recovery then takes longer than the bound (seen on kind: 404 for more than
+// 90 s after a thaw), which is the same deviation: it is reported as such, and the servers
+// are made to look at their peers again so that the tests after this one start from a
+// converged cluster.
 func assertRecoveredUnlessDropped(ctx context.Context, env *framework.Env, o scenario.Outcome, f faults.Fault) {
 	if o.Spurious404 == 0 {
 		assertRecovered(o, f)
