@@ -176,7 +176,8 @@ func kindRunTarget(ctx context.Context, specs []local.ServerSpec, bin binaries.O
 	return t, cleanup, nil
 }
 
-// kindConformancePrefix names the kind cluster of one conformance run, with its pid.
+// kindConformancePrefix names the kind cluster of one run (conformance, chaos, upgrade),
+// with its pid.
 const kindConformancePrefix = "conformance-"
 
 // sweepKindConformance deletes the kind clusters of conformance runs whose process is gone
