@@ -27,7 +27,8 @@ const (
 	// leases (upstream's mechanism), so the suite can race with them.
 	FeatureIdentityLeases Feature = "IdentityLeases"
 	// FeaturePeerPath: the network path from the other servers into each server passes a
-	// point where the suite can fault it (a local cluster made with peer paths).
+	// point where the suite can fault it (a local or containers cluster made with peer
+	// paths; a kind cluster, in its nodes' network namespaces).
 	FeaturePeerPath Feature = "PeerPath"
 )
 
@@ -140,7 +141,7 @@ func missingFeature(t *Target, f Feature) string {
 	case FeaturePeerPath:
 		for _, e := range t.Endpoints {
 			if n, ok := e.Node.(PeerPathNode); !ok || !n.HasPeerPath() {
-				return "the network path into " + e.Name + " cannot be faulted (local clusters made with peer paths can: skewcheck chaos, or conformance with the chaos profile)"
+				return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"
 			}
 		}
 	case FeatureGateway:

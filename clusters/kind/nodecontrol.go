@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/moby/moby/client"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 )
 
@@ -122,4 +124,41 @@ func (n *nodeServer) waitGone(timeout time.Duration) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("still running after %v", timeout)
+}
+
+// Name is the node's name, for the faults' descriptions.
+func (n *nodeServer) Name() string { return n.node.String() }
+
+// HasPeerPath: the traffic from the other nodes into this node's apiserver can be faulted,
+// by nftables rules in the nodes' network namespaces (faults.NetNode).
+func (n *nodeServer) HasPeerPath() bool { return true }
+
+// NetNS is the node's network namespace, by its container's process: the apiserver and
+// every other component of the node run in it (host network).
+func (n *nodeServer) NetNS() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer e.close()
+	r, err := e.c.ContainerInspect(ctx, n.node.String(), client.ContainerInspectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("inspecting node %s for its network namespace: %w", n.node, err)
+	}
+	if r.Container.State == nil || r.Container.State.Pid == 0 {
+		return "", fmt.Errorf("node %s has no running process, so no network namespace to fault: is it running? (docker ps -a --filter name=%s)", n.node, n.node)
+	}
+	return fmt.Sprintf("/proc/%d/ns/net", r.Container.State.Pid), nil
+}
+
+// PeerAddress is the node's address on the cluster's network and the apiserver's port:
+// kubeadm advertises the node's address, so that is what the peers dial.
+func (n *nodeServer) PeerAddress() (string, error) {
+	ip, _, err := n.node.IP()
+	if err != nil || ip == "" {
+		return "", fmt.Errorf("finding the address of node %s: %v", n.node, err)
+	}
+	return net.JoinHostPort(ip, fmt.Sprint(apiserverPort)), nil
 }

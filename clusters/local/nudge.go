@@ -8,6 +8,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -38,7 +39,14 @@ func (c *Cluster) NudgePeerDiscovery(ctx context.Context) error {
 	if server == nil {
 		return nil
 	}
-	cs, err := kubernetes.NewForConfig(c.RestConfig(server, Admin))
+	return NudgeIdentityLeases(ctx, c.RestConfig(server, Admin), server.Name)
+}
+
+// NudgeIdentityLeases adds and removes an identity lease of no server through the apiserver
+// cfg reaches (named via, for errors), so that every server rebuilds its peer cache: what
+// NudgePeerDiscovery does, for any provider's cluster.
+func NudgeIdentityLeases(ctx context.Context, cfg *rest.Config, via string) error {
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -50,10 +58,10 @@ func (c *Cluster) NudgePeerDiscovery(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if _, err := leases.Create(ctx, lease, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("adding identity lease kube-system/%s through %s to make the servers look at their peers again: %w", nudgeLease, server.Name, err)
+		return fmt.Errorf("adding identity lease kube-system/%s through %s to make the servers look at their peers again: %w", nudgeLease, via, err)
 	}
 	if err := leases.Delete(ctx, nudgeLease, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("deleting identity lease kube-system/%s through %s: %w", nudgeLease, server.Name, err)
+		return fmt.Errorf("deleting identity lease kube-system/%s through %s: %w", nudgeLease, via, err)
 	}
 	return nil
 }

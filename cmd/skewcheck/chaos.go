@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -66,8 +67,11 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if err != nil {
 				return err
 			}
-			if err := prov.validate(providerLocal, providerContainers); err != nil {
+			if err := prov.validate(providerLocal, providerKind, providerContainers); err != nil {
 				return err
+			}
+			if prov.name == providerKind && !slices.Equal(targets, []string{"upstream"}) {
+				return errors.New("--provider kind measures upstream only (the reference's proxies are set up in front of local and containers clusters): give --targets upstream")
 			}
 			if server < 1 || server > len(specs) {
 				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
@@ -77,7 +81,11 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				got, err := chaosRun(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+				run := chaosRun
+				if prov.name == providerKind {
+					run = chaosKindRun
+				}
+				got, err := run(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -102,7 +110,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 		},
 	}
 	sf.add(cmd)
-	prov.add(cmd, false)
+	prov.add(cmd, true)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
@@ -158,23 +166,32 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 		}
 	}
 	path := c.Servers[server-1].PeerPath
-	bypass := chaos.PathBypassed(ctx, route, path)
+	bypass := chaos.PathBypassed(ctx, route, faults.Refused(path))
 	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others, Servers: c.Servers}
 	if tname == "upstream" {
 		// An exact partition cuts the faulted server from the entry of the load.
 		subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
 	}
-	var outcomes []chaos.Outcome
-	for _, n := range faultNames {
-		f, err := faults.ByName(n, subject)
-		skip := func(desc, reason string) {
-			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
-		}
+	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
 		if d := c.Disconnector(); d != nil && n == "partition" {
 			// The server's hosts cut it off themselves: the partition the provider has. The
 			// nftables faults (loss, partition-one-way, partition-pair*) act in each
 			// server's own network namespace there.
-			f, err = faults.Disconnect(c.Servers[server-1], d), nil
+			return faults.Disconnect(c.Servers[server-1], d), nil
+		}
+		return faults.ByName(n, subject)
+	}), nil
+}
+
+// runFaults measures each named fault (made by fault) on route in turn, converging the
+// target after each. Network faults are skipped with bypass when it is not "".
+func runFaults(ctx context.Context, tname string, t *framework.Target, route framework.Route, faultNames []string,
+	opts chaos.Options, hold time.Duration, bypass string, fault func(name string) (faults.Fault, error)) []chaos.Outcome {
+	var outcomes []chaos.Outcome
+	for _, n := range faultNames {
+		f, err := fault(n)
+		skip := func(desc, reason string) {
+			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
 		}
 		if err != nil {
 			skip("", err.Error())
@@ -200,7 +217,32 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 			}
 		}
 	}
-	return outcomes, nil
+	return outcomes
+}
+
+// chaosKindRun is chaosRun on a kind cluster (upstream only): its nodes' NodeControl for
+// the process faults, nftables in the nodes' network namespaces for the network faults.
+func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
+	opts chaos.Options, hold time.Duration, _ int, bin binaries.Options, _ *providerFlags) ([]chaos.Outcome, error) {
+	t, cleanup, err := kindChaosTarget(ctx, specs, bin)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	route, err := soleRoute(t, server)
+	if err != nil {
+		return nil, err
+	}
+	subject := faults.Subject{Endpoint: route.Peer, Cluster: t.Endpoints}
+	bypass := ""
+	if closed, err := faults.ByName("refused", subject); err != nil {
+		bypass = err.Error()
+	} else {
+		bypass = chaos.PathBypassed(ctx, route, closed)
+	}
+	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
+		return faults.ByName(n, subject)
+	}), nil
 }
 
 // serverOf is the local server behind an endpoint of the upstream target.

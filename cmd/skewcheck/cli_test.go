@@ -86,6 +86,7 @@ func TestBadInput(t *testing.T) {
 		{"missing kubeconfig", []string{"conformance", "--kubeconfig", "/nonexistent/kubeconfig", "--contexts", "a"}, "/nonexistent/kubeconfig"},
 		{"unknown dataplane", []string{"conformance", "--profiles", "ipmode", "--dataplane", "kube-proxy-ebpf"}, "the dataplanes are kube-proxy-nftables"},
 		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
+		{"chaos on kind with the reference", []string{"chaos", "--provider", "kind"}, "give --targets upstream"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
 	}
 	for _, tc := range cases {

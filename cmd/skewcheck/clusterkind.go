@@ -133,13 +133,25 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	t, cleanup, err := kindRunTarget(ctx, specs, f.binaries, f.timeouts.Converge)
+	return t, nil, cleanup, err
+}
+
+// kindChaosTarget is the kind cluster of one chaos run, with the default bounds.
+func kindChaosTarget(ctx context.Context, specs []local.ServerSpec, bin binaries.Options) (*framework.Target, func(), error) {
+	return kindRunTarget(ctx, specs, bin, framework.DefaultTimeouts().Converge)
+}
+
+// kindRunTarget makes the kind cluster of one run (named by its pid) with a node per spec,
+// and its target; cleanup deletes the cluster.
+func kindRunTarget(ctx context.Context, specs []local.ServerSpec, bin binaries.Options, converge time.Duration) (*framework.Target, func(), error) {
 	sweepKindConformance()
 	name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
 	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	cfg := kind.Config{Name: name, Binaries: f.binaries, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: f.timeouts.Converge}
+	cfg := kind.Config{Name: name, Binaries: bin, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: converge}
 	for i, s := range specs {
 		cfg.Versions = append(cfg.Versions, s.Version)
 		cfg.ServerFlags[i+1] = s.ExtraFlags
@@ -147,7 +159,7 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	c, err := kind.Create(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	cleanup := func() {
 		fmt.Fprintln(os.Stderr, "deleting the kind cluster")
@@ -159,12 +171,13 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	t, err := c.Target(ctx)
 	if err != nil {
 		cleanup()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return t, nil, cleanup, nil
+	return t, cleanup, nil
 }
 
-// kindConformancePrefix names the kind cluster of one conformance run, with its pid.
+// kindConformancePrefix names the kind cluster of one run (conformance, chaos, upgrade),
+// with its pid.
 const kindConformancePrefix = "conformance-"
 
 // sweepKindConformance deletes the kind clusters of conformance runs whose process is gone

@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
-// PathBypassed checks that the target's peer traffic really passes the peer path before
-// network faults are placed on it: with the path closed (its open connections dropped too),
-// a request that must reach the peer has to fail. If it still succeeds, the traffic goes
-// around the path and every network fault would measure nothing; the reason is returned,
-// "" when the path is used.
-func PathBypassed(ctx context.Context, route framework.Route, path *local.PeerPath) string {
-	heal, err := faults.Inject(ctx, faults.Refused(path))
+// PathBypassed checks that the target's peer traffic really passes where network faults
+// are placed before placing them: with the path closed by closed (refused: open
+// connections dropped too, new ones refused), a request that must reach the peer has to
+// fail. If it still succeeds, the traffic goes around the path and every network fault
+// would measure nothing; the reason is returned, "" when the path is used.
+func PathBypassed(ctx context.Context, route framework.Route, closed faults.Fault) string {
+	heal, err := faults.Inject(ctx, closed)
 	if err != nil {
 		return "could not check the peer path: " + err.Error()
 	}
@@ -31,6 +30,6 @@ func PathBypassed(ctx context.Context, route framework.Route, path *local.PeerPa
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Sprintf("%s reaches %s without the peer path %s (still HTTP %d with the path closed): network faults on it would not touch this target's traffic",
-		route.Entry.Name, route.Peer.Name, path.Address, last.Status)
+	return fmt.Sprintf("%s still reaches %s (HTTP %d) with its peer traffic closed (%s): network faults there would not touch this target's traffic",
+		route.Entry.Name, route.Peer.Name, last.Status, closed.Description())
 }

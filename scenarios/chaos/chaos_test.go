@@ -58,7 +58,7 @@ func TestFaultsOnTheReference(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	route := jobsRoute(t, target)
-	if reason := chaos.PathBypassed(ctx, route, c.Servers[1].PeerPath); reason != "" {
+	if reason := chaos.PathBypassed(ctx, route, faults.Refused(c.Servers[1].PeerPath)); reason != "" {
 		t.Fatalf("the reference's peer traffic must pass the peer path: %s", reason)
 	}
 	opts := chaos.Options{For: 4 * time.Second, Interval: 200 * time.Millisecond, Recover: time.Minute, Seed: 11}
@@ -109,7 +109,7 @@ func TestUpstreamTakesThePeerPath(t *testing.T) {
 		t.Errorf("no identity lease advertises the peer path %s: %v", path.Address, advertised)
 	}
 	route := jobsRoute(t, target)
-	if reason := chaos.PathBypassed(ctx, route, path); reason != "" {
+	if reason := chaos.PathBypassed(ctx, route, faults.Refused(path)); reason != "" {
 		t.Fatalf("upstream's peer traffic must pass the peer path: %s", reason)
 	}
 	o := chaos.Measure(ctx, "upstream", route, faults.Refused(path),

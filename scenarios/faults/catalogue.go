@@ -21,6 +21,8 @@ type Subject struct {
 	Others       []*local.PeerPath
 	Server, Peer *local.Server
 	Servers      []*local.Server
+	// Cluster is every endpoint of the target: where the peers of a NetNode are.
+	Cluster []*framework.Endpoint
 }
 
 var catalogue = map[string]func(Subject) Fault{
@@ -83,6 +85,11 @@ func ByName(name string, s Subject) (Fault, error) {
 			return nil, fmt.Errorf("fault %s needs two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers); traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
 		}
 	default:
+		if s.Path == nil && s.Endpoint != nil {
+			if _, ok := s.Endpoint.Node.(NetNode); ok {
+				return onNetNode(name, s)
+			}
+		}
 		if s.Path == nil {
 			return nil, fmt.Errorf("fault %s needs a peer path: a local cluster made with PeerPaths", name)
 		}

@@ -31,9 +31,10 @@ var (
 // just then is left out of it although its lease stands (k8s.io/apiserver
 // pkg/util/peerproxy/peer_discovery.go, syncPeerDiscoveryCache, 1.33 to 1.37.2, the newest
 // release: open until a fix is seen). Whether a
-// sync falls inside a fault is chance; seen once in CHAOS-001 on 1.35.4 + 1.36.3.
+// sync falls inside a fault is chance; seen once in CHAOS-001 on 1.35.4 + 1.36.3, and on
+// kind after CHAOS-002's freeze (404 for more than 90 s after the thaw).
 var droppedOnSync = &framework.Deviation{Since: "1.33",
-	Summary: "a sync of the peer discovery cache while a peer is down drops that peer although its lease stands, so its resources get 404 instead of 503 (k8s.io/apiserver peerproxy syncPeerDiscoveryCache)"}
+	Summary: "a sync of the peer discovery cache while a peer is down drops that peer although its lease stands, so its resources get 404 instead of 503, also after the peer is back, until a retry of the failed sync (its backoff doubling while the peer was down) or an identity lease change (k8s.io/apiserver peerproxy syncPeerDiscoveryCache)"}
 
 // missedAfterStop: up to 1.34 a server retries a failed sync of its peer discovery cache 5
 // times in about 160 ms, then gives up until some identity lease is added or deleted. A
@@ -70,7 +71,7 @@ var Tests = []framework.Test{
 // ends soon after it.
 func crashed(ctx context.Context, env *framework.Env) {
 	o, f := measure(ctx, env, "crash", scenario.Options{For: env.Timeouts.Refused + 2*time.Second, EndAfter503: 2 * time.Second})
-	assertRecovered(o, f)
+	assertRecoveredUnlessDropped(ctx, env, o, f)
 	assertRegistered(env, o, f, env.Timeouts.Refused)
 }
 
@@ -80,7 +81,7 @@ func crashed(ctx context.Context, env *framework.Env) {
 func silent(name string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		o, f := measure(ctx, env, name, scenario.Options{For: env.Timeouts.Unavailable + env.Timeouts.Hold, EndAfter503: env.Timeouts.Hold})
-		assertRecovered(o, f)
+		assertRecoveredUnlessDropped(ctx, env, o, f)
 		assertRegistered(env, o, f, env.Timeouts.Unavailable)
 		// A 404 in the run is what the spurious-404 assertion (and, upstream, the known
 		// deviation) covers; any other answer but 503 is a failure in itself.
@@ -110,17 +111,41 @@ func assertRecovered(o scenario.Outcome, f faults.Fault) {
 	Expect(o.Unrecovered).To(BeEmpty(), "%s: %s (answers by status: %v)", f.Description(), o.Unrecovered, o.Statuses)
 }
 
+// assertRecoveredUnlessDropped: once the fault is healed, requests succeed again; unless
+// the entry dropped the peer during the fault (droppedOnSync, seen as spurious 404s). Such a
+// server looks at the peer again only at the next retry of its failed sync, or when some
+// identity lease changes. The backoff doubles with every failure while the peer is down
+// (from 5 ms, up to 20 retries), and once the peer's endpoint lease has expired ("missing
+// port in address") each retry fails at once, so after a held fault the next one can be
+// minutes away. Recovery then takes longer than the bound (seen on kind: 404 for more than
+// 90 s after a thaw), which is the same deviation: it is reported as such, and the servers
+// are made to look at their peers again so that the tests after this one start from a
+// converged cluster.
+func assertRecoveredUnlessDropped(ctx context.Context, env *framework.Env, o scenario.Outcome, f faults.Fault) {
+	if o.Spurious404 == 0 {
+		assertRecovered(o, f)
+		return
+	}
+	env.Deviation(func() { assertRecovered(o, f) })
+	if o.Unrecovered != "" && env.Target.RelearnPeers != nil {
+		Expect(env.Target.RelearnPeers(ctx)).To(Succeed())
+	}
+}
+
 // measure loads the route into the only server serving a GVR through another server while
 // the named fault acts on that server, records every figure, and fails on what any fault
 // must not do: an error, a lost write.
 func measure(ctx context.Context, env *framework.Env, name string, opts scenario.Options) (scenario.Outcome, faults.Fault) {
 	route := soleRoute(env.Target)
-	f, err := faults.ByName(name, faults.Subject{Endpoint: route.Peer})
+	subject := faults.Subject{Endpoint: route.Peer, Cluster: env.Target.Endpoints}
+	f, err := faults.ByName(name, subject)
 	Expect(err).NotTo(HaveOccurred())
 	if faults.OnPeerPath(name) {
 		// A target whose peer traffic goes around the path (upstream's does here) cannot be
 		// measured by a fault on it: that is a skip with the reason, not a pass.
-		if why := scenario.PathBypassed(ctx, route, faults.PeerPathOf(route.Peer)); why != "" {
+		closed, err := faults.ByName("refused", subject)
+		Expect(err).NotTo(HaveOccurred())
+		if why := scenario.PathBypassed(ctx, route, closed); why != "" {
 			ginkgo.Skip(why)
 		}
 	}

@@ -1,0 +1,63 @@
+package races
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// leaseWatch reads one identity lease through the entry every interval and remembers the
+// last time it was seen held by the holder it had when the watch began: until then the
+// server of that lease was still registered, for the entry too (it reads the same store).
+type leaseWatch struct {
+	mu sync.Mutex
+	// stood is when (seconds on the race's timeline) the last request was sent that found
+	// the lease still held by its first holder; -1 before the first such answer.
+	stood float64
+}
+
+// watchLease starts reading lease kube-system/name through cs until ctx ends. The first
+// holder is read before it returns.
+func watchLease(ctx context.Context, cs kubernetes.Interface, name string, tl *Timeline, interval time.Duration) (*leaseWatch, error) {
+	leases := cs.CoordinationV1().Leases("kube-system")
+	sent := tl.Since()
+	l, err := leases.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	holder := ""
+	if l.Spec.HolderIdentity != nil {
+		holder = *l.Spec.HolderIdentity
+	}
+	w := &leaseWatch{stood: sent}
+	go func() {
+		for ctx.Err() == nil {
+			time.Sleep(interval)
+			sent := tl.Since()
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			l, err := leases.Get(rctx, name, metav1.GetOptions{})
+			cancel()
+			switch {
+			case err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == holder:
+				w.mu.Lock()
+				w.stood = sent
+				w.mu.Unlock()
+			case err == nil || apierrors.IsNotFound(err):
+				return // replaced or deleted: the first holder never comes back
+			}
+			// any other error says nothing about the lease: read it again
+		}
+	}()
+	return w, nil
+}
+
+// Stood is when the last read was sent that found the lease with its first holder.
+func (w *leaseWatch) Stood() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stood
+}
