@@ -436,23 +436,24 @@ func TestFetch(t *testing.T) {
 			wantAccepts: []string{"/apis " + AggregatedV2NoPeer, "/apis " + AggregatedV2},
 		},
 		{
+			// v2 with and without nopeer, then v2beta1 (what 1.27 to 1.29 serve).
 			name:   "legacy APIGroupList only",
 			accept: AggregatedV2NoPeer,
 			handle: func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(legacy))
 			},
-			wantAccepts: []string{"/apis " + AggregatedV2NoPeer, "/apis " + AggregatedV2},
+			wantAccepts: []string{"/apis " + AggregatedV2NoPeer, "/apis " + AggregatedV2, "/apis " + AggregatedV2Beta1},
 			wantErr:     "APIGroupDiscoveryList",
 		},
 		{
-			name:   "plain v2 asked, legacy answered: no second try",
+			name:   "plain v2 asked, legacy answered: v2beta1 is the only second try",
 			accept: AggregatedV2,
 			handle: func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(legacy))
 			},
-			wantAccepts: []string{"/apis " + AggregatedV2},
+			wantAccepts: []string{"/apis " + AggregatedV2, "/apis " + AggregatedV2Beta1},
 			wantErr:     "APIGroupDiscoveryList",
 		},
 		{
