@@ -82,7 +82,7 @@ a range no run reached on some side is listed, not failed.`,
 			}
 			for _, c := range checks {
 				if len(c.Problems) > 0 {
-					return fmt.Errorf("runs contradict version ranges (see the CONTRADICTED rows): fix the range or the test")
+					return fmt.Errorf("runs contradict version ranges (see the CONTRADICTED rows): fix the range or the test, or, for a failure of a proxy under test, the proxy (its report says why)")
 				}
 			}
 			return nil
