@@ -136,12 +136,7 @@ func StaleLease(ctx context.Context, env Env) Outcome {
 // deletion, and a 404 or two after it.
 func SameIdentity(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "same-identity", Documented: "503 and never 404 while the crashed peer's lease stands, then 200 (from 1.35 the restarted peer deletes its old lease on startup: 404s from then on counted)"}
-	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
-	if err != nil {
-		o.Violations = append(o.Violations, err.Error())
-		return o
-	}
-	lease, err := identityLease(ctx, cs, env.Route.Peer)
+	cs, lease, err := peerLease(ctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
@@ -192,17 +187,22 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	return o
 }
 
+// peerLease is a client of the entry, as the admin, and the name of the peer's identity lease.
+func peerLease(ctx context.Context, env Env) (*kubernetes.Clientset, string, error) {
+	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	if err != nil {
+		return nil, "", err
+	}
+	lease, err := identityLease(ctx, cs, env.Route.Peer)
+	return cs, lease, err
+}
+
 // LeaseDeleted: the peer's identity lease is deleted while requests arrive. The entry
 // forgets the peer: 404 (the spurious window), until the peer re-creates its lease at its
 // next renewal (every 10 s), then 200.
 func LeaseDeleted(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "lease-deleted", Documented: "404 until the peer re-creates its lease (renewed every 10 s), then 200 within 20 s of the deletion"}
-	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
-	if err != nil {
-		o.Violations = append(o.Violations, err.Error())
-		return o
-	}
-	lease, err := identityLease(ctx, cs, env.Route.Peer)
+	cs, lease, err := peerLease(ctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
