@@ -103,10 +103,10 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 	// Beyond an end the deviation shares with its test, the test itself skips: the test's
 	// own range answers for that side.
 	since, until := d.Since, d.Until
-	if since != "" && t.Since != "" && semver.Compare(canonical(since), canonical(t.Since)) <= 0 {
+	if since != "" && t.Since != "" && compareMinor(since, t.Since) <= 0 {
 		since = ""
 	}
-	if until != "" && t.Until != "" && semver.Compare(canonical(until), canonical(t.Until)) >= 0 {
+	if until != "" && t.Until != "" && compareMinor(until, t.Until) >= 0 {
 		until = ""
 	}
 	c.missing(since, until)
@@ -145,7 +145,7 @@ func (c *RangeCheck) missing(since, until string) {
 func sideOf(versions []string, since, until string) string {
 	for _, v := range versions {
 		if !inRange(v, since, until) {
-			if since != "" && semver.Compare(semver.MajorMinor(canonical(v)), canonical(since)) < 0 {
+			if since != "" && compareMinor(v, since) < 0 {
 				return "below"
 			}
 			return "above"
@@ -165,11 +165,16 @@ func allOn(versions []string, side, since, until string) bool {
 		return false
 	}
 	for _, v := range versions {
-		if semver.Compare(semver.MajorMinor(canonical(v)), canonical(bound)) != want {
+		if compareMinor(v, bound) != want {
 			return false
 		}
 	}
 	return true
+}
+
+// compareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1).
+func compareMinor(a, b string) int {
+	return semver.Compare(semver.MajorMinor(canonical(a)), semver.MajorMinor(canonical(b)))
 }
 
 func resultOf(r *report.Conformance, id string) (report.Test, bool) {

@@ -16,7 +16,7 @@ import (
 type leaseWatch struct {
 	mu sync.Mutex
 	// stood is when (seconds on the race's timeline) the last request was sent that found
-	// the lease still held by its first holder; -1 before the first such answer.
+	// the lease still held by its first holder; watchLease's first read sets it.
 	stood float64
 }
 
@@ -35,8 +35,14 @@ func watchLease(ctx context.Context, cs kubernetes.Interface, name string, tl *T
 	}
 	w := &leaseWatch{stood: sent}
 	go func() {
-		for ctx.Err() == nil {
-			time.Sleep(interval)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
 			sent := tl.Since()
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			l, err := leases.Get(rctx, name, metav1.GetOptions{})
