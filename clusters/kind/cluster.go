@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,10 @@ type Config struct {
 	Versions []string
 	// ServerFlags are extra kube-apiserver flags per node, keyed by 1-based node number.
 	ServerFlags map[int][]string
+	// NodeImages are kind node images to use instead of building skewcheck's, each for the
+	// version it carries (kindest/node:<version> where a registry is reachable; pulled when
+	// the engine lacks it). A version with none gets a node image built offline.
+	NodeImages []string
 	// Binaries says where Kubernetes binaries for the node images come from.
 	Binaries binaries.Options
 	// Dir holds the kubeconfig and the nodes' kubeadm patches; it must outlive the cluster.
@@ -88,10 +93,13 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 		cfg.ConvergeTimeout = 3 * time.Minute
 	}
 	// A version that does not exist is the user's to fix, whatever the state of Docker.
-	for _, v := range cfg.Versions {
-		if _, err := binaries.Resolve(ctx, v); err != nil {
+	cfg.Versions = slices.Clone(cfg.Versions)
+	for i, v := range cfg.Versions {
+		exact, err := binaries.Resolve(ctx, v)
+		if err != nil {
 			return nil, err
 		}
+		cfg.Versions[i] = exact
 	}
 	eng, err := connect(ctx)
 	if err != nil {
@@ -179,21 +187,31 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	return c, nil
 }
 
-// nodeImages finds or builds the node image of every version.
+// nodeImages finds or builds the node image of every version: the one the user named for
+// it, or skewcheck's, built offline.
 func nodeImages(ctx context.Context, eng *engine, cfg Config, out io.Writer) ([]node, error) {
+	given, err := givenNodes(ctx, eng, cfg.NodeImages, out)
+	if err != nil {
+		return nil, err
+	}
+	for v, n := range given {
+		if !slices.Contains(cfg.Versions, v) {
+			return nil, fmt.Errorf("node image %s carries Kubernetes %s, which no node runs (versions %s): name %s among the versions, or leave the image out",
+				n.image, v, strings.Join(cfg.Versions, ","), v)
+		}
+	}
 	var nodes []node
-	refs := map[string]string{} // by version: each image is built or checked once
 	for i, v := range cfg.Versions {
-		if refs[v] == "" {
+		n, ok := given[v] // each image is built or read once, whatever the nodes of its version
+		if !ok {
 			res, err := nodeimage.Build(ctx, nodeimage.Options{Version: v, Binaries: cfg.Binaries, Progress: out})
 			if err != nil {
 				return nil, fmt.Errorf("node image for %s: %w", v, err)
 			}
-			refs[v] = res.Ref
-		}
-		n, err := nodeFromImage(ctx, eng, refs[v])
-		if err != nil {
-			return nil, err
+			if n, err = nodeFromImage(ctx, eng, res.Ref); err != nil {
+				return nil, err
+			}
+			given[v] = n
 		}
 		n.flags = cfg.ServerFlags[i+1]
 		nodes = append(nodes, n)

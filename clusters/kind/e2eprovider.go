@@ -35,6 +35,16 @@ func WithVersions(versions ...string) types.ClusterOpts {
 	}
 }
 
+// WithNodeImages is a ClusterOpts naming kind node images (kindest/node:<version>, say) to
+// use instead of building skewcheck's, each for the version it carries.
+func WithNodeImages(refs ...string) types.ClusterOpts {
+	return func(p types.E2EClusterProvider) {
+		if kp, ok := p.(*Provider); ok {
+			kp.cfg.NodeImages = refs
+		}
+	}
+}
+
 // WithProgress is a ClusterOpts sending bring-up progress to w.
 func WithProgress(w io.Writer) types.ClusterOpts {
 	return func(p types.E2EClusterProvider) {

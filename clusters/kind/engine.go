@@ -80,3 +80,13 @@ func (e *engine) removeNetwork(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// pull pulls ref from its registry, waiting for the whole image.
+func (e *engine) pull(ctx context.Context, ref string) error {
+	r, err := e.c.ImagePull(ctx, ref, client.ImagePullOptions{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Wait(ctx)
+}

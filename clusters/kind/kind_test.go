@@ -1,10 +1,15 @@
 package kind
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +20,7 @@ import (
 	"github.com/moby/moby/client"
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
 	"github.com/skewcheck/skewcheck/framework/discovery"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
@@ -61,10 +67,20 @@ func TestKindSkewedCluster(t *testing.T) {
 		}
 	}
 	// Through the e2e-framework provider, as its users would, so both paths are covered
-	// by one cluster.
+	// by one cluster. The newer node comes from a node image that is not skewcheck's, as
+	// with --node-image kindest/node:<version>: it has no skewcheck labels, so the provider
+	// asks the image itself what it carries.
 	oldVersion, newVersion := integration.Versions()
+	foreign := foreignNodeImage(ctx, t, newVersion)
+	if eng, err := connect(ctx); err == nil {
+		_, err := nodeImages(ctx, eng, Config{Versions: []string{oldVersion}, NodeImages: []string{foreign}}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "which no node runs") {
+			t.Errorf("a node image of a version no node runs: %v", err)
+		}
+		eng.close()
+	}
 	p := NewProvider().WithName(name).WithVersion(oldVersion + "," + newVersion).
-		WithOpts(WithProgress(testWriter{t})).(*Provider)
+		WithOpts(WithProgress(testWriter{t}), WithNodeImages(foreign)).(*Provider)
 	if _, err := p.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +91,9 @@ func TestKindSkewedCluster(t *testing.T) {
 	}
 	defer eng.close()
 	volumes := nodeVolumes(t, eng, name, len(c.Servers))
+	if got := nodeImageOf(ctx, t, eng, c.Servers[1].Node); got != foreign {
+		t.Errorf("node %s runs image %s, want the given %s", c.Servers[1].Node, got, foreign)
+	}
 	deleted := false
 	defer func() {
 		if !deleted {
@@ -275,6 +294,25 @@ func TestKindBadInput(t *testing.T) {
 	if _, err := nodeFromImage(ctx, eng, "skewcheck-kind/no-such-image:v0"); err == nil || !strings.Contains(err.Error(), "skewcheck images node") {
 		t.Errorf("missing node image: %v", err)
 	}
+	// An image that is not a kind node image (here: empty, no shell) is refused by asking it.
+	notNode := "skewcheck-test/not-a-node:v0"
+	imp := exec.CommandContext(ctx, "docker", "import", "-", notNode)
+	imp.Stdin = bytes.NewReader(emptyTar())
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("docker import: %v: %s", err, out)
+	}
+	defer exec.Command("docker", "image", "rm", notNode).Run()
+	if _, err := nodeFromImage(ctx, eng, notNode); err == nil || !strings.Contains(err.Error(), "is not a kind node image") {
+		t.Errorf("an image that is not a kind node image: %v", err)
+	} else {
+		t.Logf("not a node image: %v", err)
+	}
+	// A node image that is neither here nor pullable (no registry, or no such tag).
+	if _, err := givenNodes(ctx, eng, []string{"skewcheck-test/no-such-node:v0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "pulling it failed") {
+		t.Errorf("an unpullable node image: %v", err)
+	} else {
+		t.Logf("unpullable: %v", err)
+	}
 	if _, err := Create(ctx, Config{Name: "x", Dir: filepath.Join(t.TempDir(), "x")}); err == nil || !strings.Contains(err.Error(), "no versions") {
 		t.Errorf("no versions: %v", err)
 	}
@@ -285,9 +323,46 @@ func TestKindBadInput(t *testing.T) {
 	}
 }
 
+// foreignNodeImage makes, from skewcheck's node image of version, a kind node image without
+// skewcheck's labels: what the provider sees of a kindest/node image (a /kind/version, a
+// kubeadm, the images kubeadm lists preloaded), offline.
+func foreignNodeImage(ctx context.Context, t *testing.T, version string) string {
+	t.Helper()
+	res, err := nodeimage.Build(ctx, nodeimage.Options{Version: version, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "skewcheck-test/foreign-node:" + version
+	dockerfile := fmt.Sprintf("FROM %s\nLABEL %s=\"\" %s=\"\"\n", res.Ref, nodeimage.VersionLabel, nodeimage.ImagesLabel)
+	build := exec.CommandContext(ctx, "docker", "build", "-q", "-t", ref, "-")
+	build.Stdin = strings.NewReader(dockerfile)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("docker build of %s: %v: %s", ref, err, out)
+	}
+	t.Cleanup(func() { exec.Command("docker", "image", "rm", ref).Run() })
+	return ref
+}
+
+// nodeImageOf is the image a node's container was made from, as it was named.
+func nodeImageOf(ctx context.Context, t *testing.T, eng *engine, container string) string {
+	t.Helper()
+	r, err := eng.c.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Container.Config.Image
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// emptyTar is a tar archive with nothing in it: an image of no files.
+func emptyTar() []byte {
+	var b bytes.Buffer
+	tar.NewWriter(&b).Close()
+	return b.Bytes()
 }

@@ -223,8 +223,8 @@ func runFaults(ctx context.Context, tname string, t *framework.Target, route fra
 // chaosKindRun is chaosRun on a kind cluster (upstream only): its nodes' NodeControl for
 // the process faults, nftables in the nodes' network namespaces for the network faults.
 func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
-	opts chaos.Options, hold time.Duration, _ int, bin binaries.Options, _ *providerFlags) ([]chaos.Outcome, error) {
-	t, cleanup, err := kindChaosTarget(ctx, specs, bin)
+	opts chaos.Options, hold time.Duration, _ int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
+	t, cleanup, err := kindChaosTarget(ctx, specs, prov.nodeImages, bin)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@ func createCommand() *cobra.Command {
 	var wait time.Duration
 	var ref referenceFlags
 	var provider string
+	var nodeImages []string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Start a local control plane of real kube-apiservers, one per version, that keeps running after this command",
@@ -62,7 +63,10 @@ func createCommand() *cobra.Command {
 				if ref.name != "" {
 					return fmt.Errorf("--reference is not supported with --provider kind yet")
 				}
-				return createKind(cmd.Context(), name, sf, bin, wait)
+				return createKind(cmd.Context(), name, sf, nodeImages, bin, wait)
+			}
+			if len(nodeImages) > 0 {
+				return fmt.Errorf("--node-image makes kind nodes: it goes with --provider kind")
 			}
 			specs, err := sf.specs()
 			if err != nil {
@@ -97,6 +101,7 @@ func createCommand() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "skewcheck", "cluster name")
 	cmd.Flags().DurationVar(&wait, "wait", 20*time.Minute, "how long to wait for the cluster, including building binaries that are not cached")
 	cmd.Flags().StringVar(&provider, "provider", providerLocal, "what the cluster is made of: local (apiserver processes on this machine) or kind (one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node)")
+	addNodeImageFlag(cmd, &nodeImages)
 	sf.add(cmd)
 	ref.add(cmd)
 	addBinaryFlags(cmd, &bin)

@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -28,6 +30,13 @@ const (
 	providerKind  = "kind"
 )
 
+// addNodeImageFlag adds --node-image: kind node images the user has (or can pull), used
+// instead of the ones skewcheck builds offline.
+func addNodeImageFlag(cmd *cobra.Command, refs *[]string) {
+	cmd.Flags().StringSliceVar(refs, "node-image", nil, "with --provider kind: a kind node image to use instead of building skewcheck's, for the Kubernetes version it carries, "+
+		"which --versions must name (kindest/node:v1.35.0; pulled when missing, so a registry must be reachable); repeat it or separate with commas, one per version")
+}
+
 func checkProvider(p string) error {
 	if p != providerLocal && p != providerKind {
 		return fmt.Errorf("unknown provider %q: use %q (processes on this machine, the default) or %q (kind nodes in Docker)", p, providerLocal, providerKind)
@@ -37,7 +46,7 @@ func checkProvider(p string) error {
 
 // createKind makes a kind cluster, one control-plane node per version, and records it in
 // the registry so list, skew and delete find it like a local cluster.
-func createKind(ctx context.Context, name string, sf serverFlags, bin binaries.Options, wait time.Duration) error {
+func createKind(ctx context.Context, name string, sf serverFlags, nodeImages []string, bin binaries.Options, wait time.Duration) error {
 	if len(sf.noPeerProxy) > 0 || len(sf.peerAdvertise) > 0 {
 		return errors.New("--no-peer-proxy and --peer-advertise are not supported with --provider kind yet; --server-flag is")
 	}
@@ -51,7 +60,7 @@ func createKind(ctx context.Context, name string, sf serverFlags, bin binaries.O
 	if _, err := os.Stat(registry.ClusterDir(name)); err == nil && registry.Supervisor(name) != 0 {
 		return fmt.Errorf("a local cluster named %q is starting: choose another --name", name)
 	}
-	cfg := kind.Config{Name: name, Binaries: bin, Progress: os.Stderr, ServerFlags: map[int][]string{},
+	cfg := kind.Config{Name: name, Binaries: bin, NodeImages: nodeImages, Progress: os.Stderr, ServerFlags: map[int][]string{},
 		Dir: filepath.Join(registry.ClusterDir(name), "kind")}
 	for i, s := range specs {
 		cfg.Versions = append(cfg.Versions, s.Version)
@@ -133,25 +142,25 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	t, cleanup, err := kindRunTarget(ctx, specs, f.binaries, f.timeouts.Converge)
+	t, cleanup, err := kindRunTarget(ctx, specs, f.provider.nodeImages, f.binaries, f.timeouts.Converge)
 	return t, nil, cleanup, err
 }
 
 // kindChaosTarget is the kind cluster of one chaos run, with the default bounds.
-func kindChaosTarget(ctx context.Context, specs []local.ServerSpec, bin binaries.Options) (*framework.Target, func(), error) {
-	return kindRunTarget(ctx, specs, bin, framework.DefaultTimeouts().Converge)
+func kindChaosTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options) (*framework.Target, func(), error) {
+	return kindRunTarget(ctx, specs, nodeImages, bin, framework.DefaultTimeouts().Converge)
 }
 
 // kindRunTarget makes the kind cluster of one run (named by its pid) with a node per spec,
 // and its target; cleanup deletes the cluster.
-func kindRunTarget(ctx context.Context, specs []local.ServerSpec, bin binaries.Options, converge time.Duration) (*framework.Target, func(), error) {
+func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options, converge time.Duration) (*framework.Target, func(), error) {
 	sweepKindConformance()
 	name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
 	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := kind.Config{Name: name, Binaries: bin, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: converge}
+	cfg := kind.Config{Name: name, Binaries: bin, NodeImages: nodeImages, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: converge}
 	for i, s := range specs {
 		cfg.Versions = append(cfg.Versions, s.Version)
 		cfg.ServerFlags[i+1] = s.ExtraFlags

@@ -19,12 +19,14 @@ const providerContainers = "containers"
 // providerFlags choose where the cluster's etcd and apiservers run.
 type providerFlags struct {
 	name, binary string
+	nodeImages   []string // kind node images to use instead of building skewcheck's
 }
 
 func (p *providerFlags) add(cmd *cobra.Command, kind bool) {
 	help := "where etcd and the apiservers run: local (processes of this machine, each apiserver its own hostname and loopback address)"
 	if kind {
 		help += ", kind (one kind control-plane node per version, in Docker)"
+		addNodeImageFlag(cmd, &p.nodeImages)
 	}
 	help += " or containers (each in its own container on a Docker network, images built here FROM scratch)"
 	cmd.Flags().StringVar(&p.name, "provider", providerLocal, help)
@@ -36,6 +38,9 @@ func (p *providerFlags) add(cmd *cobra.Command, kind bool) {
 func (p *providerFlags) validate(allowed ...string) error {
 	if !slices.Contains(allowed, p.name) {
 		return fmt.Errorf("unknown --provider %q: use %s", p.name, strings.Join(allowed, ", "))
+	}
+	if len(p.nodeImages) > 0 && p.name != providerKind {
+		return fmt.Errorf("--node-image makes kind nodes: it goes with --provider kind")
 	}
 	if p.name == providerContainers && p.binary == "" {
 		exe, err := os.Executable()

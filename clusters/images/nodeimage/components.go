@@ -10,9 +10,9 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 )
 
-// imageSet is the images kubeadm of one version runs, by what they hold.
-type imageSet struct {
-	APIServer, ControllerManager, Scheduler, Etcd, Pause string
+// ImageSet is the images kubeadm of one version runs, by what they hold.
+type ImageSet struct {
+	Images
 	// Skipped are images kubeadm would use that a node does not carry (CoreDNS,
 	// kube-proxy): their addons are switched off in the kubeadm configuration.
 	Skipped []string
@@ -20,16 +20,27 @@ type imageSet struct {
 
 // kubeadmImages asks kubeadm itself which images (names and tags) its version uses, so a
 // node carries exactly what its kubeadm will look for.
-func kubeadmImages(ctx context.Context, kubeadm, version string) (imageSet, error) {
-	var s imageSet
+func kubeadmImages(ctx context.Context, kubeadm, version string) (ImageSet, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, kubeadm, "config", "images", "list", "--kubernetes-version", version)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return s, fmt.Errorf("%s config images list --kubernetes-version %s: %v: %s", kubeadm, version, err, strings.TrimSpace(errb.String()))
+		return ImageSet{}, fmt.Errorf("%s config images list --kubernetes-version %s: %v: %s", kubeadm, version, err, strings.TrimSpace(errb.String()))
 	}
-	for _, ref := range strings.Fields(out.String()) {
-		repo := ref[:strings.LastIndex(ref, ":")]
+	return ParseImageList(version, out.String())
+}
+
+// ParseImageList sorts what `kubeadm config images list` printed into the images of the
+// control plane (the ones a node must carry) and the rest. A kind node image of any origin
+// carries what its kubeadm lists: kind's own node images are made from that list too.
+func ParseImageList(version, list string) (ImageSet, error) {
+	var s ImageSet
+	for _, ref := range strings.Fields(list) {
+		colon := strings.LastIndex(ref, ":")
+		if colon < 0 {
+			return s, fmt.Errorf("kubeadm %s listed %q, which is not an image reference with a tag", version, ref)
+		}
+		repo := ref[:colon]
 		switch repo[strings.LastIndex(repo, "/")+1:] {
 		case "kube-apiserver":
 			s.APIServer = ref
@@ -46,7 +57,7 @@ func kubeadmImages(ctx context.Context, kubeadm, version string) (imageSet, erro
 		}
 	}
 	if s.APIServer == "" || s.ControllerManager == "" || s.Scheduler == "" || s.Etcd == "" || s.Pause == "" {
-		return s, fmt.Errorf("kubeadm %s listed images %q: expected kube-apiserver, kube-controller-manager, kube-scheduler, etcd and pause among them", version, strings.Fields(out.String()))
+		return s, fmt.Errorf("kubeadm %s listed images %q: expected kube-apiserver, kube-controller-manager, kube-scheduler, etcd and pause among them", version, strings.Fields(list))
 	}
 	return s, nil
 }

@@ -113,7 +113,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	images := Images{APIServer: set.APIServer, ControllerManager: set.ControllerManager, Scheduler: set.Scheduler, Etcd: set.Etcd, Pause: set.Pause}
+	images := set.Images
 	contentKey, err := nodeKey(version, images, bins, etcd, pause)
 	if err != nil {
 		return Result{}, err
