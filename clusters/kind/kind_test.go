@@ -79,7 +79,7 @@ func TestKindSkewedCluster(t *testing.T) {
 		}
 		eng.close()
 	}
-	p := NewProvider().WithName(name).WithVersion(oldVersion + "," + newVersion).
+	p := NewProvider().WithName(name).WithVersion(oldVersion+","+newVersion).
 		WithOpts(WithProgress(testWriter{t}), WithNodeImages(foreign)).(*Provider)
 	if _, err := p.Create(ctx); err != nil {
 		t.Fatal(err)
