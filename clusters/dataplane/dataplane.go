@@ -35,6 +35,9 @@ type Config struct {
 	Identity *rest.Config
 	// Dir keeps the dataplane's log and kubeconfig; a temporary directory when empty.
 	Dir string
+	// Machine, when set, is an existing machine to run the dataplane on (a kind node)
+	// instead of a network namespace of its own.
+	Machine *Machine
 	// NodeName is the Node object the dataplane runs as (default skewcheck-node).
 	NodeName string
 	// SyncBound is the bound a change of a Service must take effect within (default 10s).
@@ -52,9 +55,12 @@ type Dataplane struct {
 	backends []*http.Server
 	cmd      running
 	fw       *framework.Dataplane
-	// rt and holder are the Docker engine and the node's container, for an Image.
-	rt      *containers.Runtime
-	holder  *containers.Container
+	// rt and holder are the Docker engine and the node's container, for an Image;
+	// nodeContainer is the container whose namespace is the node's (the holder's, or the
+	// Machine's), which an Image's container joins.
+	rt            *containers.Runtime
+	holder        *containers.Container
+	nodeContainer string
 	untrack func()
 	// mu makes Close (also from the interrupt handler) and Start's building exclusive.
 	mu     sync.Mutex
@@ -138,7 +144,18 @@ func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (er
 	fmt.Fprintf(cfg.Progress, "dataplane %s: building the network (node, backends, load balancer, client)\n", cfg.Spec.Name())
 	img, isImage := cfg.Spec.(Image)
 	var node *netns.Host
-	if isImage {
+	switch {
+	case cfg.Machine != nil:
+		if isImage {
+			if err := d.connectEngine(ctx, img); err != nil {
+				return err
+			}
+		}
+		if node, err = netns.Adopt(cfg.Machine.Container, cfg.Machine.Pid); err != nil {
+			return err
+		}
+		d.nodeContainer = cfg.Machine.Container
+	case isImage:
 		if node, err = d.startNode(ctx, img); err != nil {
 			return err
 		}
@@ -156,8 +173,10 @@ func (d *Dataplane) build(ctx context.Context, p Process, kubeconfig string) (er
 		}
 		d.backends = append(d.backends, srv)
 	}
-	if d.bridge, err = newAPIBridge(d.topo.node, cfg.Admin.Host); err != nil {
-		return err
+	if cfg.Machine == nil {
+		if d.bridge, err = newAPIBridge(d.topo.node, cfg.Admin.Host); err != nil {
+			return err
+		}
 	}
 	identity := cfg.Identity
 	if identity == nil {

@@ -49,16 +49,22 @@ func (i Image) Process(_ context.Context, n NodeInfo) (Process, error) {
 	return Process{Env: contractEnv(n)}, nil
 }
 
-// startNode starts the holder of the node's namespace and adopts that namespace.
-func (d *Dataplane) startNode(ctx context.Context, img Image) (*netns.Host, error) {
+// connectEngine connects to the Docker engine that has the dataplane's image.
+func (d *Dataplane) connectEngine(ctx context.Context, img Image) error {
 	rt, err := containers.Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("dataplane image %s: %w", img.Ref, err)
+		return fmt.Errorf("dataplane image %s: %w", img.Ref, err)
 	}
 	d.rt = rt
-	if err := rt.RequireImage(ctx, img.Ref); err != nil {
+	return rt.RequireImage(ctx, img.Ref)
+}
+
+// startNode starts the holder of the node's namespace and adopts that namespace.
+func (d *Dataplane) startNode(ctx context.Context, img Image) (*netns.Host, error) {
+	if err := d.connectEngine(ctx, img); err != nil {
 		return nil, err
 	}
+	rt := d.rt
 	holder, err := images.Holder(ctx, rt, d.cfg.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("building the image that holds the node's network namespace: %w", err)
@@ -75,6 +81,7 @@ func (d *Dataplane) startNode(ctx context.Context, img Image) (*netns.Host, erro
 		_, how := d.holder.Exited()
 		return nil, fmt.Errorf("the node's container %s is not running (%s)", d.holder.Name, how)
 	}
+	d.nodeContainer = d.holder.Name
 	return netns.Adopt(d.holder.Name, pid)
 }
 
@@ -82,7 +89,7 @@ func (d *Dataplane) startNode(ctx context.Context, img Image) (*netns.Host, erro
 func (d *Dataplane) startImage(ctx context.Context, img Image, p Process) (running, error) {
 	env, _ := containers.FromEnv(p.Env)
 	c, err := d.rt.Start(ctx, containers.Spec{Name: "dataplane", Image: img.Ref, Env: env, ReadWrite: []string{d.cfg.Dir},
-		NetworkMode: "container:" + d.holder.Name, CapAdd: []string{"NET_ADMIN", "NET_RAW"}, Log: d.Log()})
+		NetworkMode: "container:" + d.nodeContainer, CapAdd: []string{"NET_ADMIN", "NET_RAW"}, Log: d.Log()})
 	if err != nil {
 		return nil, fmt.Errorf("starting dataplane %s: %w", img.Name(), err)
 	}

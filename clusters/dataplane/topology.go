@@ -33,8 +33,8 @@ type topology struct {
 }
 
 // newTopology builds the hosts and wires them. node, when not nil, is the node's namespace
-// made elsewhere (a container's: image.go), which gets its /etc/hosts from its maker;
-// otherwise the node is a namespace of its own like the other hosts.
+// made elsewhere (a container's: image.go, machine.go); otherwise the node is a namespace
+// of its own like the other hosts.
 func newTopology(node *netns.Host) (_ *topology, err error) {
 	t := &topology{node: node}
 	defer func() {
@@ -76,10 +76,10 @@ func newTopology(node *netns.Host) (_ *topology, err error) {
 	if err = t.node.Sysctl("net.ipv4.ip_forward", "1"); err != nil {
 		return nil, err
 	}
-	if node == nil {
-		if err = t.node.WriteEtc("hosts", nodeHosts()); err != nil {
-			return nil, err
-		}
+	// What a command runs with inside the node (an Image's container has the same names
+	// from its holder's extra hosts).
+	if err = t.node.WriteEtc("hosts", nodeHosts()); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -63,6 +63,7 @@ type Cluster struct {
 
 	convergeTimeout time.Duration
 	control         map[string]*nodeServer // by server name, once Target or WaitConverged ran
+	ca, caKey       []byte                 // the cluster CA (PEM), which signs further identities
 }
 
 // Timings are how long the steps of Create took.

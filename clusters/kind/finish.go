@@ -67,6 +67,7 @@ func finish(ctx context.Context, eng *engine, p *cluster.Provider, cfg Config, n
 	if err != nil {
 		return nil, err
 	}
+	c.ca, c.caKey = ca, caKey
 	userCert, userKey, err := clientCert(ca, caKey, UnprivilegedUser)
 	if err != nil {
 		return nil, err

@@ -82,8 +82,7 @@ func (h *Host) Close() error {
 	var err error
 	h.once.Do(func() {
 		if h.adopted {
-			h.nl.Close()
-			h.ns.Close()
+			err = h.release()
 			return
 		}
 		killInside(h.Name)
@@ -236,6 +235,12 @@ func Sweep() {
 	for _, dir := range []string{"/run/netns", etcNetns} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
+			if process.OwnerGone(e.Name(), adoptedPrefix, "-") {
+				// A container's namespace: only skewcheck's name and files go.
+				os.RemoveAll(filepath.Join(etcNetns, e.Name()))
+				netns.DeleteNamed(e.Name())
+				continue
+			}
 			if !orphaned(e.Name()) {
 				continue
 			}

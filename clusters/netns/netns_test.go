@@ -2,10 +2,14 @@ package netns
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +102,64 @@ func TestHostsTalkOverTheSwitchAndLeaveNothing(t *testing.T) {
 	out, _ = a.Command(ctx, "cat", "/proc/sys/net/ipv4/ip_forward").Output()
 	if string(out) != "1\n" {
 		t.Fatalf("ip_forward in %s is %q after Sysctl", a.Name, out)
+	}
+}
+
+// An adopted namespace (here: of a process started in a namespace of its own, as a
+// container's) works like a host of skewcheck's: wired to a switch, commands run inside
+// with its /etc files. Close removes skewcheck's name and files and leaves the process and
+// its namespace alone.
+func TestAdoptedNamespaceIsReleasedNotKilled(t *testing.T) {
+	integration.Require(t)
+	owner := exec.Command("unshare", "--net", "sleep", "120")
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { owner.Process.Kill(); owner.Wait() }()
+	sw, err := NewSwitch("sw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Close()
+	var h *Host
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		// unshare enters the new namespace before exec'ing sleep: wait until it differs.
+		mine, _ := os.Readlink("/proc/self/ns/net")
+		its, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", owner.Process.Pid))
+		if its != "" && its != mine {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the process never entered a network namespace of its own")
+		}
+	}
+	if h, err = Adopt("owner", owner.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Attach(h, "198.18.201.1/24"); err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	if err := h.WriteEtc("hosts", []byte("198.18.201.9 adopted.skewcheck.example\n")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Command(context.Background(), "sh", "-c", "ip -4 -o addr show; cat /etc/hosts").CombinedOutput()
+	if err != nil {
+		t.Fatalf("a command in the adopted namespace: %v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "198.18.201.1/24") || !strings.Contains(string(out), "adopted.skewcheck.example") {
+		t.Errorf("inside the adopted namespace, a command saw:\n%s", out)
+	}
+	name := h.Name
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join("/run/netns", name), filepath.Join(etcNetns, name)} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there after Close", p)
+		}
+	}
+	if err := owner.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the namespace's own process is gone after Close: %v", err)
 	}
 }

@@ -233,7 +233,7 @@ func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, s
 	if err != nil {
 		return nil, err
 	}
-	subject := faults.Subject{Endpoint: route.Peer, Cluster: t.Endpoints}
+	subject := faults.Subject{Endpoint: route.Peer, Cluster: t.Endpoints, Entry: route.Entry}
 	bypass := ""
 	if closed, err := faults.ByName("refused", subject); err != nil {
 		bypass = err.Error()

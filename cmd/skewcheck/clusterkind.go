@@ -131,9 +131,10 @@ func kindStatus(name string) string {
 }
 
 // kindConformanceTarget makes a kind cluster for one conformance run; cleanup deletes it.
-func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
-	if f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" {
-		return nil, nil, nil, errors.New("--provider kind runs the suites against upstream kube-apiservers in kind nodes: it cannot go with --kubeconfig, --reference, --sidecar-*, --gateway or --dataplane yet")
+// A dataplane runs on one of its nodes.
+func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, dataplaneHost, func(), error) {
+	if f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.gateway.enabled() {
+		return nil, nil, nil, errors.New("--provider kind runs the suites against upstream kube-apiservers in kind nodes: it cannot go with --kubeconfig, --reference, --sidecar-* or --gateway yet (--dataplane it can)")
 	}
 	if len(f.servers.noPeerProxy) > 0 || len(f.servers.peerAdvertise) > 0 {
 		return nil, nil, nil, errors.New("--no-peer-proxy and --peer-advertise are not supported with --provider kind yet; --server-flag is")
@@ -142,23 +143,27 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	t, cleanup, err := kindRunTarget(ctx, specs, f.provider.nodeImages, f.binaries, f.timeouts.Converge)
-	return t, nil, cleanup, err
+	t, c, cleanup, err := kindRunTarget(ctx, specs, f.provider.nodeImages, f.binaries, f.timeouts.Converge)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return t, c, cleanup, nil
 }
 
 // kindChaosTarget is the kind cluster of one chaos run, with the default bounds.
 func kindChaosTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options) (*framework.Target, func(), error) {
-	return kindRunTarget(ctx, specs, nodeImages, bin, framework.DefaultTimeouts().Converge)
+	t, _, cleanup, err := kindRunTarget(ctx, specs, nodeImages, bin, framework.DefaultTimeouts().Converge)
+	return t, cleanup, err
 }
 
 // kindRunTarget makes the kind cluster of one run (named by its pid) with a node per spec,
 // and its target; cleanup deletes the cluster.
-func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options, converge time.Duration) (*framework.Target, func(), error) {
+func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options, converge time.Duration) (*framework.Target, *kind.Cluster, func(), error) {
 	sweepKindConformance()
 	name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
 	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cfg := kind.Config{Name: name, Binaries: bin, NodeImages: nodeImages, Progress: os.Stderr, ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: converge}
 	for i, s := range specs {
@@ -168,7 +173,7 @@ func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []s
 	c, err := kind.Create(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cleanup := func() {
 		fmt.Fprintln(os.Stderr, "deleting the kind cluster")
@@ -180,9 +185,9 @@ func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []s
 	t, err := c.Target(ctx)
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, cleanup, nil
+	return t, c, cleanup, nil
 }
 
 // kindConformancePrefix names the kind cluster of one run (conformance, chaos, upgrade),

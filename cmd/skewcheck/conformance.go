@@ -173,9 +173,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	return nil
 }
 
-// conformanceTarget finds or makes the target, and the local cluster behind it when it
-// made one; cleanup deletes what it made.
-func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, *local.Cluster, func(), error) {
+// conformanceTarget finds or makes the target, and the cluster behind it when it made one
+// (for a dataplane to join); cleanup deletes what it made.
+func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, dataplaneHost, func(), error) {
 	if f.provider.name == providerKind {
 		return kindConformanceTarget(ctx, f)
 	}

@@ -21,16 +21,8 @@ import (
 // each run, no namespace or dataplane process may remain.
 func TestDataplanes(t *testing.T) {
 	integration.Require(t)
-	_, newV := integration.Versions()
 	_, ipvsErr := os.Stat("/proc/net/ip_vs")
-	cases := []struct {
-		dataplane string
-		args      []string
-		pass      bool
-		failed    []string // IDs that must fail; every other test must pass
-		skipped   string   // when set: every dataplane test skips with a reason containing it
-		errText   string   // when set: the run ends in an error containing it, without a report
-	}{
+	cases := []dataplaneCase{
 		{dataplane: "kube-proxy-nftables", pass: true},
 		{dataplane: "kube-proxy-iptables", pass: true},
 		{dataplane: "reference", pass: true},
@@ -39,55 +31,70 @@ func TestDataplanes(t *testing.T) {
 		{dataplane: "exec", args: []string{"--dataplane-command", "echo this dataplane crashes; exit 3"}, errText: "exited before serving (exit status 3)"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.dataplane, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append([]string{"conformance", "--versions", newV, "--profiles", "ipmode", "--dataplane", tc.dataplane,
-				"--report-dir", dir, "--dataplane-sync-bound", "5s"}, tc.args...)
-			out, code := run(t, t.TempDir(), args...)
-			defer assertNoDataplaneLeft(t)
-			if (code == 0) != tc.pass {
-				t.Fatalf("exit code %d, want success %v:\n%s", code, tc.pass, tail(out, 40))
+		t.Run(tc.dataplane, func(t *testing.T) { runDataplaneCase(t, tc) })
+	}
+}
+
+// dataplaneCase is one run of the ipmode profile through the CLI, and what must come of it.
+type dataplaneCase struct {
+	dataplane string
+	args      []string
+	pass      bool
+	failed    []string // IDs that must fail; every other test must pass
+	skipped   string   // when set: every dataplane test skips with a reason containing it
+	errText   string   // when set: the run ends in an error containing it, without a report
+}
+
+// runDataplaneCase runs the ipmode profile on one server of the newest version against
+// tc's dataplane, and checks the report and that nothing is left.
+func runDataplaneCase(t *testing.T, tc dataplaneCase) {
+	_, newV := integration.Versions()
+	dir := t.TempDir()
+	args := append([]string{"conformance", "--versions", newV, "--profiles", "ipmode", "--dataplane", tc.dataplane,
+		"--report-dir", dir, "--dataplane-sync-bound", "5s"}, tc.args...)
+	out, code := run(t, t.TempDir(), args...)
+	defer assertNoDataplaneLeft(t)
+	if (code == 0) != tc.pass {
+		t.Fatalf("exit code %d, want success %v:\n%s", code, tc.pass, tail(out, 40))
+	}
+	if tc.errText != "" {
+		if !strings.Contains(out, tc.errText) {
+			t.Errorf("want %q in the output:\n%s", tc.errText, tail(out, 20))
+		}
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, tail(out, 30))
+	}
+	var rep report.Conformance
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dataplane != tc.dataplane && tc.skipped == "" {
+		t.Errorf("report names dataplane %q", rep.Dataplane)
+	}
+	for _, r := range rep.Tests {
+		isDataplane := strings.HasPrefix(r.ID, "IPM-1")
+		switch {
+		case tc.skipped != "" && isDataplane:
+			if r.Result != report.Skipped || !strings.Contains(r.SkipReason, tc.skipped) {
+				t.Errorf("%s: %s %q, want skipped because %q", r.ID, r.Result, r.SkipReason, tc.skipped)
 			}
-			if tc.errText != "" {
-				if !strings.Contains(out, tc.errText) {
-					t.Errorf("want %q in the output:\n%s", tc.errText, tail(out, 20))
-				}
-				return
+		case slices.Contains(tc.failed, r.ID):
+			if r.Result != report.Failed || !strings.Contains(r.Failure, "directly, without the load balancer") {
+				t.Errorf("%s: %s, want a failure saying the request bypassed the load balancer: %q", r.ID, r.Result, r.Failure)
 			}
-			b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
-			if err != nil {
-				t.Fatalf("no report: %v\n%s", err, tail(out, 30))
+		case r.Result != report.Passed:
+			t.Errorf("%s: %s %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
+		}
+	}
+	if tc.pass {
+		for _, id := range []string{"IPM-101", "IPM-105"} {
+			if len(testByID(rep, id).Measurements) == 0 {
+				t.Errorf("%s has no measurement of how long the change took", id)
 			}
-			var rep report.Conformance
-			if err := json.Unmarshal(b, &rep); err != nil {
-				t.Fatal(err)
-			}
-			if rep.Dataplane != tc.dataplane && tc.skipped == "" {
-				t.Errorf("report names dataplane %q", rep.Dataplane)
-			}
-			for _, r := range rep.Tests {
-				isDataplane := strings.HasPrefix(r.ID, "IPM-1")
-				switch {
-				case tc.skipped != "" && isDataplane:
-					if r.Result != report.Skipped || !strings.Contains(r.SkipReason, tc.skipped) {
-						t.Errorf("%s: %s %q, want skipped because %q", r.ID, r.Result, r.SkipReason, tc.skipped)
-					}
-				case slices.Contains(tc.failed, r.ID):
-					if r.Result != report.Failed || !strings.Contains(r.Failure, "directly, without the load balancer") {
-						t.Errorf("%s: %s, want a failure saying the request bypassed the load balancer: %q", r.ID, r.Result, r.Failure)
-					}
-				case r.Result != report.Passed:
-					t.Errorf("%s: %s %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
-				}
-			}
-			if tc.pass {
-				for _, id := range []string{"IPM-101", "IPM-105"} {
-					if len(testByID(rep, id).Measurements) == 0 {
-						t.Errorf("%s has no measurement of how long the change took", id)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

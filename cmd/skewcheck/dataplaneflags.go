@@ -16,7 +16,6 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/ipmode"
 )
@@ -106,11 +105,24 @@ func newest(t *framework.Target) *framework.Endpoint {
 	return best
 }
 
+// dataplaneHost is the cluster a dataplane joins when skewcheck made it: it signs
+// kube-proxy's identity (a local or kind cluster).
+type dataplaneHost interface {
+	AsNodeProxier(base *rest.Config) (*rest.Config, error)
+}
+
+// machineHost is a cluster whose apiservers run on machines of their own (kind nodes): the
+// dataplane runs on the watched apiserver's machine, as kube-proxy would.
+type machineHost interface {
+	DataplaneMachine(ctx context.Context, server string) (*dataplane.Machine, error)
+}
+
 // start runs the dataplane against the target's newest endpoint and attaches it to the
-// target. On a local cluster the dataplane is kube-proxy's own user (system:kube-proxy);
-// on an existing target, whose CA skewcheck cannot sign with, it is the admin. A dataplane
-// the machine cannot run is not an error: its tests skip with the reason.
-func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, c *local.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
+// target. On a cluster skewcheck made the dataplane is kube-proxy's own user
+// (system:kube-proxy); on an existing target, whose CA skewcheck cannot sign with, it is
+// the admin. On kind it runs on the newest apiserver's node. A dataplane the machine cannot
+// run is not an error: its tests skip with the reason.
+func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, host dataplaneHost, bin binaries.Options, reportDir string) (stop func(), err error) {
 	if f.name == "" {
 		return func() {}, nil
 	}
@@ -124,12 +136,18 @@ func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, c 
 		return nil, err
 	}
 	var identity *rest.Config
-	if c != nil {
-		if identity, err = c.AsNodeProxier(watched.Admin); err != nil {
+	var machine *dataplane.Machine
+	if host != nil {
+		if identity, err = host.AsNodeProxier(watched.Admin); err != nil {
 			return nil, err
 		}
+		if m, ok := host.(machineHost); ok {
+			if machine, err = m.DataplaneMachine(ctx, watched.Name); err != nil {
+				return nil, err
+			}
+		}
 	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Identity: identity, Dir: dir,
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Identity: identity, Machine: machine, Dir: dir,
 		SyncBound: f.syncBound, Progress: os.Stderr})
 	var unsupported dataplane.Unsupported
 	if errors.As(err, &unsupported) {

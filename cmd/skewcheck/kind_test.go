@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
 // TestKindBadInput: what --provider kind refuses, before any node is made.
@@ -40,5 +42,32 @@ func TestKindBadInput(t *testing.T) {
 	})
 	if entries, _ := os.ReadDir(state); len(entries) != 0 {
 		t.Errorf("failed commands left cluster directories: %v", entries)
+	}
+}
+
+// TestKindDataplanes runs the ipmode profile on a one-node kind cluster, the dataplane in
+// the node's network namespace watching the node's own apiserver: kube-proxy passes, and
+// the reference with ipMode handling switched off fails exactly the tests about Proxy, so
+// the profile can fail on kind too. Each run deletes its cluster and leaves no namespace
+// and no dataplane process.
+func TestKindDataplanes(t *testing.T) {
+	integration.Require(t)
+	if os.Getenv("SKEWCHECK_SKIP_KIND") == "1" {
+		t.Skip("kind tests skipped as asked by SKEWCHECK_SKIP_KIND=1")
+	}
+	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
+		t.Skipf("kind tests need a Docker engine: %v: %s", err, out)
+	}
+	for _, tc := range []dataplaneCase{
+		{dataplane: "kube-proxy-nftables", pass: true},
+		{dataplane: "reference-ignoring-ipmode", failed: []string{"IPM-103", "IPM-105"}},
+	} {
+		tc.args = []string{"--provider", "kind"}
+		t.Run(tc.dataplane, func(t *testing.T) {
+			runDataplaneCase(t, tc)
+			if out, _ := exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output(); strings.Contains(string(out), kindConformancePrefix) {
+				t.Errorf("the run's kind nodes are still there:\n%s", out)
+			}
+		})
 	}
 }

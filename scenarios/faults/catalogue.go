@@ -21,8 +21,10 @@ type Subject struct {
 	Others       []*local.PeerPath
 	Server, Peer *local.Server
 	Servers      []*local.Server
-	// Cluster is every endpoint of the target: where the peers of a NetNode are.
+	// Cluster is every endpoint of the target: where the peers of a NetNode are; Entry is
+	// the one the load enters by, which an exact partition of a NetNode cuts it from.
 	Cluster []*framework.Endpoint
+	Entry   *framework.Endpoint
 }
 
 var catalogue = map[string]func(Subject) Fault{
@@ -81,6 +83,9 @@ func ByName(name string, s Subject) (Fault, error) {
 			return nil, fmt.Errorf("fault %s needs a server skewcheck runs (a local cluster)", name)
 		}
 	case "partition-pair", "partition-pair-one-way":
+		if _, ok := s.Endpoint.Node.(NetNode); ok && s.Server == nil {
+			return onNetNode(name, s)
+		}
 		if s.Server == nil || s.Peer == nil {
 			return nil, fmt.Errorf("fault %s needs two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers); traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
 		}

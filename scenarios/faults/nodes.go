@@ -26,7 +26,7 @@ type NetNode interface {
 }
 
 // NetNodeFaults are the network faults a NetNode takes.
-var NetNodeFaults = []string{"blackhole", "half-open", "loss", "partition", "partition-one-way", "refused"}
+var NetNodeFaults = []string{"blackhole", "half-open", "loss", "partition", "partition-one-way", "partition-pair", "partition-pair-one-way", "refused"}
 
 // onNetNode makes the named network fault on the NetNode behind s.Endpoint, whose peers
 // are the other NetNodes among s.Cluster. Only packets between the node's apiserver port
@@ -41,8 +41,17 @@ func onNetNode(name string, s Subject) (Fault, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An exact partition cuts the node from the entry's node only; the other faults from
+	// every peer's.
+	cluster := s.Cluster
+	if strings.HasPrefix(name, "partition-pair") {
+		if s.Entry == nil || s.Entry.Node == target {
+			return nil, fmt.Errorf("fault %s on %s: name the entry of the load, a node other than the faulted one, to cut it from", name, s.Endpoint.Name)
+		}
+		cluster = []*framework.Endpoint{s.Entry}
+	}
 	var peers, peerIPs, toPeers []string
-	for _, e := range s.Cluster {
+	for _, e := range cluster {
 		n, ok := e.Node.(NetNode)
 		if !ok || n == target {
 			continue
@@ -68,10 +77,14 @@ func onNetNode(name string, s Subject) (Fault, error) {
 		f.what, f.places = "30% of the packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" numgen random mod 100 < 30 drop")
 	case "partition-one-way":
 		f.what, f.places = "packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" drop")
+	case "partition-pair-one-way":
+		f.what, f.places = "packets from the entry's node "+s.Entry.Name+" to "+at+" dropped, its other peers untouched (nftables)", each(peers, in+" drop")
 	case "partition":
 		// Both ways: nothing from its peers' nodes reaches it, and its own dials to their
 		// apiservers (its peer proxy's) are dropped where they leave.
 		f.what, f.places = "packets between "+at+" and its peers' apiservers dropped both ways (nftables)", append(each(peers, in+" drop"), place{ns: ns, rules: toPeers})
+	case "partition-pair":
+		f.what, f.places = "packets between "+at+" and the entry's node "+s.Entry.Name+" dropped both ways, its other peers untouched (nftables)", append(each(peers, in+" drop"), place{ns: ns, rules: toPeers})
 	case "half-open":
 		// Requests arrive; the answers are dropped where they leave, in its own node.
 		f.what, f.places = "requests reach "+at+", its answers to its peers' nodes are dropped (nftables)", each([]string{ns}, out+" drop")

@@ -50,6 +50,23 @@ func TestNetNodeFaultPlaces(t *testing.T) {
 			t.Errorf("%s: places\n%+v\nwant\n%+v", name, got, want)
 		}
 	}
+	// The exact partitions cut it from the entry's node only (apiserver-1 here).
+	for name, want := range map[string][]place{
+		"partition-pair":         {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/12/ns/net", []string{"ip daddr 172.20.0.4 tcp dport 6443 drop"}}},
+		"partition-pair-one-way": {{"/proc/11/ns/net", []string{in + " drop"}}},
+	} {
+		f, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes, Entry: nodes[0]})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := f.(*packets).places
+		if !slices.EqualFunc(got, want, func(a, b place) bool { return a.ns == b.ns && slices.Equal(a.rules, b.rules) }) {
+			t.Errorf("%s: places\n%+v\nwant\n%+v", name, got, want)
+		}
+		if _, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes}); err == nil || !strings.Contains(err.Error(), "name the entry") {
+			t.Errorf("%s without an entry: %v", name, err)
+		}
+	}
 	if _, err := ByName("latency", Subject{Endpoint: nodes[1], Cluster: nodes}); err == nil || !strings.Contains(err.Error(), "blackhole, half-open") {
 		t.Errorf("latency on a node: %v; want an error naming the faults a node takes", err)
 	}

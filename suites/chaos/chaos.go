@@ -137,7 +137,7 @@ func assertRecoveredUnlessDropped(ctx context.Context, env *framework.Env, o sce
 // must not do: an error, a lost write.
 func measure(ctx context.Context, env *framework.Env, name string, opts scenario.Options) (scenario.Outcome, faults.Fault) {
 	route := soleRoute(env.Target)
-	subject := faults.Subject{Endpoint: route.Peer, Cluster: env.Target.Endpoints}
+	subject := faults.Subject{Endpoint: route.Peer, Cluster: env.Target.Endpoints, Entry: route.Entry}
 	f, err := faults.ByName(name, subject)
 	Expect(err).NotTo(HaveOccurred())
 	if faults.OnPeerPath(name) {
