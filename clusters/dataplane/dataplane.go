@@ -61,7 +61,7 @@ type Dataplane struct {
 	rt            *containers.Runtime
 	holder        *containers.Container
 	nodeContainer string
-	untrack func()
+	untrack       func()
 	// mu makes Close (also from the interrupt handler) and Start's building exclusive.
 	mu     sync.Mutex
 	closed bool
