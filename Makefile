@@ -82,9 +82,12 @@ node-images: build
 
 # The mvp and discovery profiles on kind: one kind control-plane node per version (the
 # first runs kubeadm init, the others join with their own version's static pods), behind
-# kind's load balancer. The cluster is made for the run and deleted after it.
-conformance-kind: node-images
+# kind's load balancer. Then the ipmode profile with kube-proxy (nftables) on the newest
+# node, in the node's network namespace. Each cluster is made for its run and deleted
+# after it.
+conformance-kind: deps node-images binaries
 	$(SKEWCHECK) conformance --provider kind $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/kind
+	$(SKEWCHECK) conformance --provider kind --versions $(VERSIONS) --profiles ipmode --dataplane kube-proxy-nftables --report-dir $(REPORT_DIR)/kind-ipmode
 
 # Every fault, upstream and reference side by side: _reports/chaos/chaos.md.
 chaos: deps binaries

@@ -3,12 +3,11 @@ package netns
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // adoptedPrefix starts the names given to adopted namespaces, followed by the pid of the
@@ -18,7 +17,7 @@ const adoptedPrefix = Prefix + "adopted-"
 
 // Adopt makes a Host of the network namespace process pid lives in: a container's (a
 // dataplane's holder, a kind node), which the container engine made and will delete. The
-// topology wires it like any host. It is given a name (`ip netns attach`) so that Command
+// topology wires it like any host. It is given a name (bindName) so that Command
 // and WriteEtc work in it as in a namespace of skewcheck's; Close removes the name and
 // skewcheck's handles only: nothing inside is killed and the namespace lives on with its
 // container.
@@ -29,9 +28,9 @@ func Adopt(name string, pid int) (*Host, error) {
 		return nil, fmt.Errorf("opening the network namespace of pid %d (%s): %w", pid, name, err)
 	}
 	h := &Host{Name: fmt.Sprintf("%s%d-%d-%s", adoptedPrefix, os.Getpid(), hostSeq.Add(1), name), ns: ns, adopted: true}
-	if out, err := exec.Command("ip", "netns", "attach", h.Name, fmt.Sprint(pid)).CombinedOutput(); err != nil {
+	if err := bindName(h.Name, pid); err != nil {
 		ns.Close()
-		return nil, fmt.Errorf("naming the network namespace of %s (ip netns attach %s %d): %v: %s", name, h.Name, pid, err, strings.TrimSpace(string(out)))
+		return nil, fmt.Errorf("naming the network namespace of %s (pid %d): %w", name, pid, err)
 	}
 	if h.nl, err = netlink.NewHandleAt(ns); err != nil {
 		h.Close()
@@ -43,6 +42,30 @@ func Adopt(name string, pid int) (*Host, error) {
 	}
 	return h, nil
 }
+
+// bindName names pid's network namespace as NewHost names its own: a file in /run/netns
+// with the namespace bind-mounted on it. Not `ip netns attach`: that first bind-mounts
+// /run/netns onto itself where it is not a mount yet, which hides the bind mounts of
+// namespaces named before, so that they can no longer be deleted.
+func bindName(name string, pid int) error {
+	if err := os.MkdirAll(runNetns, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(runNetns, name)
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if err := unix.Mount(fmt.Sprintf("/proc/%d/ns/net", pid), path, "none", unix.MS_BIND, ""); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("bind-mounting it on %s: %w", path, err)
+	}
+	return nil
+}
+
+// runNetns is where named network namespaces are, for `ip netns`.
+const runNetns = "/run/netns"
 
 // release removes what Adopt added: the name, and the files WriteEtc wrote.
 func (h *Host) release() error {

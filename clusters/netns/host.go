@@ -232,7 +232,7 @@ func (h *Host) linkUp(ifname string) error {
 // SIGKILL cannot clean up after itself), with what runs inside them and their
 // /etc/netns/<name> files. Live runs' namespaces are left alone.
 func Sweep() {
-	for _, dir := range []string{"/run/netns", etcNetns} {
+	for _, dir := range []string{runNetns, etcNetns} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if process.OwnerGone(e.Name(), adoptedPrefix, "-") {

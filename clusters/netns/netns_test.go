@@ -116,10 +116,13 @@ func TestAdoptedNamespaceIsReleasedNotKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { owner.Process.Kill(); owner.Wait() }()
+	// Made before the adoption: naming the adopted namespace must not hide it (as `ip netns
+	// attach` does, by mounting /run/netns over itself), or it could not be deleted.
 	sw, err := NewSwitch("sw")
 	if err != nil {
 		t.Fatal(err)
 	}
+	swName := sw.host.Name
 	defer sw.Close()
 	var h *Host
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -161,5 +164,11 @@ func TestAdoptedNamespaceIsReleasedNotKilled(t *testing.T) {
 	}
 	if err := owner.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the namespace's own process is gone after Close: %v", err)
+	}
+	if err := sw.Close(); err != nil {
+		t.Errorf("closing a namespace made before the adoption: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join("/run/netns", swName)); err == nil {
+		t.Errorf("namespace %s, made before the adoption, is still there after Close", swName)
 	}
 }
