@@ -59,7 +59,7 @@ func newTopology(node *netns.Host) (_ *topology, err error) {
 			return nil, err
 		}
 	}
-	if err = t.backend.AddAddress("eth0", backend2IP+subnetBits); err != nil {
+	if err = t.backend.AddAddress(t.backend.Link(), backend2IP+subnetBits); err != nil {
 		return nil, err
 	}
 	for i := 0; i < lbIPCount; i++ {

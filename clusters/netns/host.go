@@ -37,6 +37,7 @@ type Host struct {
 	once sync.Once
 	// adopted: the namespace is a container's (Adopt), not one this package named.
 	adopted bool
+	link    string // its interface on a switch (Attach)
 }
 
 var (

@@ -32,14 +32,20 @@ func NewSwitch(role string) (*Switch, error) {
 	return &Switch{host: h, bridge: br}, nil
 }
 
-// Attach plugs host into the switch with a veth pair: eth0 on the host, with address cidr,
-// and a bridge port on the switch.
+// Attach plugs host into the switch with a veth pair: an interface on the host (Link),
+// with address cidr, and a bridge port on the switch.
 func (s *Switch) Attach(h *Host, cidr string) error {
 	s.ports++
 	port := fmt.Sprintf("port%d", s.ports)
+	// eth0, unless the host has one already: an adopted namespace (a kind node) has its
+	// container network's.
+	h.link = "eth0"
+	if _, err := h.nl.LinkByName(h.link); err == nil {
+		h.link = "skewcheck0"
+	}
 	veth := &netlink.Veth{
 		LinkAttrs:     netlink.LinkAttrs{Name: port, MasterIndex: s.bridge.Attrs().Index},
-		PeerName:      "eth0",
+		PeerName:      h.link,
 		PeerNamespace: netlink.NsFd(int(h.ns)),
 	}
 	if err := s.host.nl.LinkAdd(veth); err != nil {
@@ -48,11 +54,14 @@ func (s *Switch) Attach(h *Host, cidr string) error {
 	if err := s.host.linkUp(port); err != nil {
 		return err
 	}
-	if err := h.AddAddress("eth0", cidr); err != nil {
+	if err := h.AddAddress(h.link, cidr); err != nil {
 		return err
 	}
-	return h.linkUp("eth0")
+	return h.linkUp(h.link)
 }
+
+// Link is the host's interface on the switch it was attached to.
+func (h *Host) Link() string { return h.link }
 
 // Close deletes the switch and with it every bridge port.
 func (s *Switch) Close() error { return s.host.Close() }
