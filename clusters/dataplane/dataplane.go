@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/netns"
@@ -265,15 +266,24 @@ func registerNode(ctx context.Context, admin *rest.Config, name string) error {
 		return err
 	}
 	cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
-	n, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Labels: map[string]string{"skewcheck.io/fixture": "true", corev1.LabelHostname: name}}}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Labels: map[string]string{"skewcheck.io/fixture": "true", corev1.LabelHostname: name}}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("registering Node %s: %w", name, err)
 	}
-	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: nodeIP}, {Type: corev1.NodeHostName, Address: name}}
-	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "SkewcheckNode",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	// Where a controller manager runs (kind), its node lifecycle controller writes the new
+	// Node too (a taint): write the status onto the Node as it is then.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: nodeIP}, {Type: corev1.NodeHostName, Address: name}}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "SkewcheckNode",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("writing the address of Node %s: %w", name, err)
 	}
 	return nil
