@@ -46,25 +46,28 @@ func TestKindBadInput(t *testing.T) {
 }
 
 // TestKindDataplanes runs the ipmode profile on a one-node kind cluster, the dataplane in
-// the node's network namespace watching the node's own apiserver: kube-proxy passes, and
-// the reference with ipMode handling switched off fails exactly the tests about Proxy, so
-// the profile can fail on kind too. Each run deletes its cluster and leaves no namespace
-// and no dataplane process.
+// the node's network namespace watching the node's own apiserver: kube-proxy passes, so
+// does the reference shipped as an image (its container joins the node's), and the
+// reference with ipMode handling switched off fails exactly the tests about Proxy, so the
+// profile can fail on kind too. Each run deletes its cluster and leaves no namespace and
+// no dataplane process or container.
 func TestKindDataplanes(t *testing.T) {
 	integration.Require(t)
 	if os.Getenv("SKEWCHECK_SKIP_KIND") == "1" {
 		t.Skip("kind tests skipped as asked by SKEWCHECK_SKIP_KIND=1")
 	}
-	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
-		t.Skipf("kind tests need a Docker engine: %v: %s", err, out)
-	}
+	rt := requireDocker(t)
+	image := buildReferenceImage(t, rt, "dataplane")
 	for _, tc := range []dataplaneCase{
 		{dataplane: "kube-proxy-nftables", pass: true},
+		{dataplane: "image", args: []string{"--dataplane-image", image}, pass: true},
 		{dataplane: "reference-ignoring-ipmode", failed: []string{"IPM-103", "IPM-105"}},
 	} {
-		tc.args = []string{"--provider", "kind"}
+		tc.args = append(tc.args, "--provider", "kind")
 		t.Run(tc.dataplane, func(t *testing.T) {
+			before := skewcheckContainers(t, rt)
 			runDataplaneCase(t, tc)
+			expectNoNewContainers(t, rt, before)
 			if out, _ := exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output(); strings.Contains(string(out), kindConformancePrefix) {
 				t.Errorf("the run's kind nodes are still there:\n%s", out)
 			}
