@@ -83,8 +83,10 @@ func ByName(name string, s Subject) (Fault, error) {
 			return nil, fmt.Errorf("fault %s needs a server skewcheck runs (a local cluster)", name)
 		}
 	case "partition-pair", "partition-pair-one-way":
-		if _, ok := s.Endpoint.Node.(NetNode); ok && s.Server == nil {
-			return onNetNode(name, s)
+		if s.Endpoint != nil && s.Server == nil {
+			if _, ok := s.Endpoint.Node.(NetNode); ok {
+				return onNetNode(name, s)
+			}
 		}
 		if s.Server == nil || s.Peer == nil {
 			return nil, fmt.Errorf("fault %s needs two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers); traffic from a proxy inside skewcheck's own process (the reference) cannot be", name)
