@@ -7,8 +7,6 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/moby/moby/client"
-
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 )
 
@@ -47,12 +45,9 @@ func (c *Cluster) DataplaneMachine(ctx context.Context, server string) (*datapla
 	}
 	defer eng.close()
 	node := c.Servers[i].Node
-	r, err := eng.c.ContainerInspect(ctx, node, client.ContainerInspectOptions{})
+	pid, err := eng.pid(ctx, node)
 	if err != nil {
-		return nil, fmt.Errorf("inspecting node %s: %w", node, err)
+		return nil, fmt.Errorf("a dataplane cannot run on node %s: %w", node, err)
 	}
-	if r.Container.State == nil || r.Container.State.Pid == 0 {
-		return nil, fmt.Errorf("node %s is not running: a dataplane cannot run on it", node)
-	}
-	return &dataplane.Machine{Container: node, Pid: r.Container.State.Pid}, nil
+	return &dataplane.Machine{Container: node, Pid: pid}, nil
 }

@@ -90,3 +90,16 @@ func (e *engine) pull(ctx context.Context, ref string) error {
 	defer r.Close()
 	return r.Wait(ctx)
 }
+
+// pid is the process of a running container, whose network namespace is the node's;
+// an error when the container is not running.
+func (e *engine) pid(ctx context.Context, container string) (int, error) {
+	r, err := e.c.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("inspecting node %s: %w", container, err)
+	}
+	if r.Container.State == nil || r.Container.State.Pid == 0 {
+		return 0, fmt.Errorf("node %s has no running process: is it running? (docker ps -a --filter name=%s)", container, container)
+	}
+	return r.Container.State.Pid, nil
+}

@@ -72,12 +72,14 @@ func TestKindSkewedCluster(t *testing.T) {
 	// asks the image itself what it carries.
 	oldVersion, newVersion := integration.Versions()
 	foreign := foreignNodeImage(ctx, t, newVersion)
-	if eng, err := connect(ctx); err == nil {
-		_, err := nodeImages(ctx, eng, Config{Versions: []string{oldVersion}, NodeImages: []string{foreign}}, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "which no node runs") {
-			t.Errorf("a node image of a version no node runs: %v", err)
-		}
-		eng.close()
+	eng, err := connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.close()
+	_, err = nodeImages(ctx, eng, Config{Versions: []string{oldVersion}, NodeImages: []string{foreign}}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "which no node runs") {
+		t.Errorf("a node image of a version no node runs: %v", err)
 	}
 	p := NewProvider().WithName(name).WithVersion(oldVersion+","+newVersion).
 		WithOpts(WithProgress(testWriter{t}), WithNodeImages(foreign)).(*Provider)
@@ -85,11 +87,6 @@ func TestKindSkewedCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.Cluster()
-	eng, err := connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.close()
 	volumes := nodeVolumes(t, eng, name, len(c.Servers))
 	if got := nodeImageOf(ctx, t, eng, c.Servers[1].Node); got != foreign {
 		t.Errorf("node %s runs image %s, want the given %s", c.Servers[1].Node, got, foreign)

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/moby/moby/client"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 )
 
@@ -143,14 +142,11 @@ func (n *nodeServer) NetNS() (string, error) {
 		return "", err
 	}
 	defer e.close()
-	r, err := e.c.ContainerInspect(ctx, n.node.String(), client.ContainerInspectOptions{})
+	pid, err := e.pid(ctx, n.node.String())
 	if err != nil {
-		return "", fmt.Errorf("inspecting node %s for its network namespace: %w", n.node, err)
+		return "", fmt.Errorf("no network namespace to fault: %w", err)
 	}
-	if r.Container.State == nil || r.Container.State.Pid == 0 {
-		return "", fmt.Errorf("node %s has no running process, so no network namespace to fault: is it running? (docker ps -a --filter name=%s)", n.node, n.node)
-	}
-	return fmt.Sprintf("/proc/%d/ns/net", r.Container.State.Pid), nil
+	return fmt.Sprintf("/proc/%d/ns/net", pid), nil
 }
 
 // PeerAddress is the node's address on the cluster's network and the apiserver's port:
