@@ -1,0 +1,63 @@
+package layers
+
+import "strings"
+
+// area is one layer of the module.
+type area string
+
+const (
+	areaCmd       area = "cmd"       // commands: cmd/..., and any package main (go run ./internal/catalogue)
+	areaSuites    area = "suites"    // the profiles, as data and specs
+	areaScenarios area = "scenarios" // faults, races, rolling upgrade, load
+	areaClusters  area = "clusters"  // how a control plane under test comes to exist, and what stands in front of it
+	areaReference area = "reference" // reference implementations: products in their own right
+	areaFramework area = "framework" // the core: targets, tests as data, probes, reports
+	areaInternal  area = "internal"  // harness-only helpers, below everything
+)
+
+// mayImport says which other areas a package of an area may import (its own area it always
+// may). Why each line is as it is:
+//   - suites use scenarios (the chaos profile runs a fault under load) and may use clusters,
+//     but never a reference: a suite that needs a reference's types is testing that
+//     reference, not the contract (neutral API types get an area of their own, importable by
+//     all and importing nothing, when step 3 of issue 26 makes one);
+//   - clusters may run a reference (a front in front of the apiservers, a dataplane), as they
+//     run any product, but know nothing of suites or scenarios;
+//   - references import nothing of the harness, so a vendor can read or vendor one alone;
+//   - internal helpers (integration gating, interrupt, ...) import nothing of the module.
+var mayImport = map[area][]area{
+	areaCmd:       {areaSuites, areaScenarios, areaClusters, areaReference, areaFramework, areaInternal},
+	areaSuites:    {areaScenarios, areaClusters, areaFramework, areaInternal},
+	areaScenarios: {areaClusters, areaFramework, areaInternal},
+	areaClusters:  {areaReference, areaFramework, areaInternal},
+	areaReference: {},
+	areaFramework: {areaInternal},
+	areaInternal:  {},
+}
+
+// areaOf places a package (its path inside the module, and its name) in an area, or says
+// "" for a directory no area covers: a new top-level directory must be placed here first.
+func areaOf(rel, name string) area {
+	if name == "main" {
+		return areaCmd
+	}
+	top, _, _ := strings.Cut(rel, "/")
+	switch a := area(top); a {
+	case areaCmd, areaSuites, areaScenarios, areaClusters, areaReference, areaFramework, areaInternal:
+		return a
+	}
+	return ""
+}
+
+// allowed reports whether a package of area from may import one of area to.
+func allowed(from, to area) bool {
+	if from == to {
+		return true
+	}
+	for _, a := range mayImport[from] {
+		if a == to {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,15 @@
+// Package layers holds the check, run by `make test` (and under -short: it only runs
+// `go list`), that skewcheck's packages import one another one way:
+//
+//	cmd -> suites -> scenarios -> clusters -> framework -> internal
+//	                                  |
+//	                                  +-> reference   (imports nothing of the harness)
+//
+// A package may import its own area and the areas to its right on its line; cmd may import
+// every area. So suites never import a reference, references never import the harness,
+// nothing in clusters knows about suites or scenarios. The rule is mayImport in
+// areas_test.go; the imports that still break it, each with the step of issue 26 that
+// removes it, are knownWrongWay in known_test.go, which may only shrink. Only what ships
+// counts: the packages' own imports, not their tests' (a reference's tests run the suites
+// against it).
+package layers
