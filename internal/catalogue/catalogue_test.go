@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// page is docs/tests.md, seen from this package's directory (where go test runs).
+const page = "../../docs/tests.md"
+
+// TestCatalogueIsCurrent fails while docs/tests.md says something other than the suites'
+// tables: a test added, changed or retired without `make docs`.
+func TestCatalogueIsCurrent(t *testing.T) {
+	want := render(suites.All(), suites.DefaultProfiles)
+	got, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("docs/tests.md: %v: run make docs", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Fatalf("docs/tests.md is not current (line %d says\n\t%q\nwhere the suites' tables say\n\t%q): run make docs", i+1, gl, wl)
+		}
+	}
+}
+
+// TestRender checks the page's shape on made-up tests: profiles in the order their tests
+// come, the default marked, every column filled, a pipe in a description kept inside its cell.
+func TestRender(t *testing.T) {
+	tests := []framework.Test{
+		{ID: "B-001", Profile: "beta", Since: "1.35", Description: "first | second",
+			Features:  []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
+			Deviation: &framework.Deviation{Since: "1.33", Until: "1.34", Summary: "drops the peer"}},
+		{ID: "A-001", Profile: "alpha", Since: "1.28", Until: "1.36", Description: "spread\n  over lines"},
+		{ID: "B-002", Profile: "beta", Description: "open both ways"},
+	}
+	got := string(render(tests, []string{"alpha"}))
+	for _, want := range []string{
+		"3 tests in 2 profiles",
+		"| [beta](#beta) | 2 |  |\n| [alpha](#alpha) | 1 | yes |",
+		"| B-001 | first \\| second | Skew, NodeControl | 1.35 | open | 1.33 to 1.34: drops the peer |",
+		"| A-001 | spread over lines |  | 1.28 | 1.36 |  |",
+		"| B-002 | open both ways |  | open | open |  |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the page lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Index(got, "## beta") > strings.Index(got, "## alpha") {
+		t.Errorf("profiles out of the tests' order:\n%s", got)
+	}
+}
