@@ -76,7 +76,7 @@ conformance: deps binaries
 	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
 
 # kind node images of every version, built offline (debootstrap, the Go module proxy): see
-# the README's kind section. Needs root and a Docker engine; cached.
+# docs/providers.md (kind clusters, built offline). Needs root and a Docker engine; cached.
 node-images: build
 	@set -e; for v in $(subst $(comma), ,$(VERSIONS)); do $(SKEWCHECK) images node --version $$v; done
 

@@ -22,7 +22,7 @@ import (
 )
 
 // TestMetrics runs the reference gateway in front of two real apiservers, sends traffic
-// whose outcome is known, and reads /metrics: every metric the README lists, with the
+// whose outcome is known, and reads /metrics: every metric docs/references.md lists, with the
 // labels and counts that traffic must leave.
 func TestMetrics(t *testing.T) {
 	integration.Require(t)
