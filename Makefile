@@ -137,9 +137,20 @@ unit:
 # Integration tests need root (UTS and network namespaces); they run one package at a time
 # so two clusters never compete for the 2 cores during bring-up. -count=1: a cached result
 # would hide a change in the apiserver binaries or the machine, which go test cannot see.
+# A test whose prerequisite (root, Docker, nftables) is missing fails, unless the machine
+# says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/testing.md). go test -json goes
+# through internal/testsummary, which writes what plain go test writes (the ok and FAIL
+# lines, failed tests' output) and then every skipped test with its reason, the ten
+# slowest tests and the time per package, ending with the verdict. It is built before the
+# tests start, so a broken summary costs seconds, not a 40-minute run. bash with pipefail
+# keeps go test's exit status (make's /bin/sh may be dash, which has no pipefail).
+TESTSUMMARY := bin/testsummary
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
-	$(GO) test -count=1 -p 1 -timeout 40m ./...
+	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
+	$(GO) test -json -count=1 -p 1 -timeout 40m ./... 2>&1 | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local
