@@ -22,8 +22,9 @@ build:
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
 # reference dataplane; iptables for kube-proxy's iptables mode; debootstrap for kind node
 # images (the kind tests, with a Docker engine). Installed from Debian's
-# packages when missing and running as root; without them those faults and dataplanes are
-# skipped with the reason, never failed.
+# packages when missing and running as root. Without them a conformance or chaos run skips
+# those faults and dataplanes with the reason; make test fails the tests that need them,
+# unless SKEWCHECK_SKIP_NFT=1 says the machine lacks nftables knowingly (docs/test-prerequisites.md).
 deps:
 	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
 	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
@@ -31,7 +32,7 @@ deps:
 	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	else echo "$$missing not found and cannot install: the faults and dataplanes that need them will be skipped"; fi; }
+	else echo "$$missing not found and cannot install: runs will skip the faults and dataplanes that need them, and make test fails their tests"; fi; }
 
 # Builds (or finds in the cache) the kube-apiserver of every version the tests use, and the
 # kube-proxy of the newest, saying what it does while it works, so no test waits minutes in
