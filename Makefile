@@ -22,8 +22,9 @@ build:
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
 # reference dataplane; iptables for kube-proxy's iptables mode; debootstrap for kind node
 # images (the kind tests, with a Docker engine). Installed from Debian's
-# packages when missing and running as root; without them those faults and dataplanes are
-# skipped with the reason, never failed.
+# packages when missing and running as root. Without them a conformance or chaos run skips
+# those faults and dataplanes with the reason; make test fails the tests that need them,
+# unless SKEWCHECK_SKIP_NFT=1 says the machine lacks nftables knowingly (docs/test-prerequisites.md).
 deps:
 	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
 	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
@@ -31,7 +32,7 @@ deps:
 	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	else echo "$$missing not found and cannot install: the faults and dataplanes that need them will be skipped"; fi; }
+	else echo "$$missing not found and cannot install: runs will skip the faults and dataplanes that need them, and make test fails their tests"; fi; }
 
 # Builds (or finds in the cache) the kube-apiserver of every version the tests use, and the
 # kube-proxy of the newest, saying what it does while it works, so no test waits minutes in
@@ -142,9 +143,20 @@ docs:
 # Integration tests need root (UTS and network namespaces); they run one package at a time
 # so two clusters never compete for the 2 cores during bring-up. -count=1: a cached result
 # would hide a change in the apiserver binaries or the machine, which go test cannot see.
+# A test whose prerequisite (root, Docker, nftables) is missing fails, unless the machine
+# says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/testing.md). go test -json goes
+# through internal/testsummary, which writes what plain go test writes (the ok and FAIL
+# lines, failed tests' output) and then every skipped test with its reason, the ten
+# slowest tests and the time per package, ending with the verdict. It is built before the
+# tests start, so a broken summary costs seconds, not a 40-minute run. bash with pipefail
+# keeps go test's exit status (make's /bin/sh may be dash, which has no pipefail).
+TESTSUMMARY := bin/testsummary
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
-	$(GO) test -count=1 -p 1 -timeout 40m ./...
+	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
+	$(GO) test -json -count=1 -p 1 -timeout 40m ./... 2>&1 | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

@@ -20,7 +20,7 @@ import (
 // of skewcheck's is touched.
 func TestRemoveUnusedImages(t *testing.T) {
 	ctx := context.Background()
-	r := engineOrSkip(t)
+	r := requireEngine(t)
 	label := fmt.Sprintf("io.skewcheck.test-image=%d", os.Getpid())
 	ref := func(name string) string { return fmt.Sprintf("skewcheck-test/etcd:%d-%s", os.Getpid(), name) }
 	importImage(t, r, ref("old"), "LABEL "+label)

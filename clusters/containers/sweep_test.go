@@ -18,7 +18,7 @@ import (
 // (a SIGKILLed run) is removed by the next run's sweep; this run's own is kept.
 func TestSweepRemovesLeftoversOfDeadRuns(t *testing.T) {
 	ctx := context.Background()
-	r := engineOrSkip(t)
+	r := requireEngine(t)
 	image := emptyImage(t, r)
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
@@ -56,15 +56,13 @@ func create(t *testing.T, r *Runtime, image, name string, labels map[string]stri
 	return resp.ID
 }
 
-// engineOrSkip is the Docker engine an integration test works on, closed at its end; the
-// test is skipped, saying why, where none is reachable.
-func engineOrSkip(t *testing.T) *Runtime {
+// requireEngine is the Docker engine an integration test works on, closed at its end; the
+// test fails, saying why, where none is reachable (integration.RequireDocker).
+func requireEngine(t *testing.T) *Runtime {
 	t.Helper()
 	integration.Require(t)
-	r, err := Connect(context.Background())
-	if err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	}
+	var r *Runtime
+	integration.RequireDocker(t, func() (err error) { r, err = Connect(context.Background()); return err })
 	t.Cleanup(func() { r.Close() })
 	return r
 }

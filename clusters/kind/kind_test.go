@@ -31,25 +31,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// skipKindEnv, set to 1, skips the kind integration tests knowingly: cold, they build two
-// node images (nine Kubernetes binaries and a Debian root filesystem, about 25 minutes on 2
-// cores), which a CI job with a time limit may not afford.
-const skipKindEnv = "SKEWCHECK_SKIP_KIND"
-
-// requireKindHost skips, saying why, where kind nodes cannot be built or run.
+// requireKindHost fails, saying why, where kind nodes cannot be built or run, unless the
+// machine says it lacks them knowingly: SKEWCHECK_SKIP_KIND=1, where building two node
+// images (nine Kubernetes binaries and a Debian root filesystem, about 25 minutes on 2
+// cores, cold) does not fit a CI job's time limit.
 func requireKindHost(t *testing.T) {
 	t.Helper()
 	integration.Require(t)
-	if os.Getenv(skipKindEnv) == "1" {
-		t.Skip("kind tests skipped as asked by " + skipKindEnv + "=1")
-	}
+	integration.RequireKind(t, reachEngine)
+}
+
+// reachEngine connects to the Docker engine kind's nodes run on, and lets it go.
+func reachEngine() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	eng, err := connect(ctx)
 	if err != nil {
-		t.Skipf("kind tests need a Docker engine: %v", err)
+		return err
 	}
 	eng.close()
+	return nil
 }
 
 // TestKindSkewedCluster makes a v1.35.4 + v1.36.3 kind cluster, checks every context, the
@@ -281,11 +282,12 @@ func assertGone(t *testing.T, eng *engine, name string, n int, volumes []string)
 // TestKindBadInput: an image that is not a skewcheck node image and a name in use are
 // refused with the cause, before anything runs.
 func TestKindBadInput(t *testing.T) {
+	integration.RequireDocker(t, reachEngine)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	eng, err := connect(ctx)
 	if err != nil {
-		t.Skipf("no Docker engine: %v", err)
+		t.Fatal(err)
 	}
 	defer eng.close()
 	if _, err := nodeFromImage(ctx, eng, "skewcheck-kind/no-such-image:v0"); err == nil || !strings.Contains(err.Error(), "skewcheck images node") {

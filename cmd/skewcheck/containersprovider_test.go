@@ -98,9 +98,7 @@ func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 func TestContainersChaos(t *testing.T) {
 	integration.Require(t)
 	rt := requireDocker(t)
-	if _, err := exec.LookPath("nft"); err != nil {
-		t.Skip("needs nft (make deps installs it)")
-	}
+	integration.RequireNft(t)
 	oldV, newV := integration.Versions()
 	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
 	dir := t.TempDir()

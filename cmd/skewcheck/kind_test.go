@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
@@ -53,9 +55,13 @@ func TestKindBadInput(t *testing.T) {
 // no dataplane process or container.
 func TestKindDataplanes(t *testing.T) {
 	integration.Require(t)
-	if os.Getenv("SKEWCHECK_SKIP_KIND") == "1" {
-		t.Skip("kind tests skipped as asked by SKEWCHECK_SKIP_KIND=1")
-	}
+	integration.RequireKind(t, func() error {
+		rt, err := containers.Connect(context.Background())
+		if err == nil {
+			rt.Close()
+		}
+		return err
+	})
 	rt := requireDocker(t)
 	image := buildReferenceImage(t, rt, "dataplane")
 	for _, tc := range []dataplaneCase{

@@ -88,14 +88,12 @@ func TestSidecarImageBadInput(t *testing.T) {
 	expectNoNewContainers(t, rt, before)
 }
 
-// requireDocker skips, saying why, where no Docker engine answers: the image tests need one,
-// the rest of make test does not.
+// requireDocker is the Docker engine the image tests work on, closed at their end: they
+// fail, saying why, where none answers (integration.RequireDocker).
 func requireDocker(t *testing.T) *containers.Runtime {
 	t.Helper()
-	rt, err := containers.Connect(context.Background())
-	if err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	}
+	var rt *containers.Runtime
+	integration.RequireDocker(t, func() (err error) { rt, err = containers.Connect(context.Background()); return err })
 	t.Cleanup(func() { rt.Close() })
 	return rt
 }

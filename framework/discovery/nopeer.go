@@ -46,6 +46,10 @@ func Fetch(ctx context.Context, cfg *rest.Config, path, accept string) (*apidisc
 	if err != nil {
 		return nil, fmt.Errorf("discovery client for %s: %w", cfg.Host, err)
 	}
+	// A discovery document is never a redirect. Following one would read a document from
+	// wherever the server points, http:// included, with none of cfg's verification: what
+	// a server serves is what it answers itself.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	list, ok, err := get(ctx, client, cfg.Host+path, accept)
 	if err == nil && !ok && accept == AggregatedV2NoPeer {
 		list, ok, err = get(ctx, client, cfg.Host+path, AggregatedV2)
@@ -75,6 +79,9 @@ func get(ctx context.Context, client *http.Client, url, accept string) (*apidisc
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotAcceptable {
 		return nil, false, nil
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return nil, false, fmt.Errorf("GET %s: HTTP %d redirecting to %q: discovery is read from the server itself, redirects are not followed", url, resp.StatusCode, resp.Header.Get("Location"))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, false, fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)

@@ -2,9 +2,11 @@ package discovery
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -39,5 +41,27 @@ func TestServedFallsBackToV2Beta1(t *testing.T) {
 	}
 	if len(asked) != 6 {
 		t.Errorf("asked %q, want nopeer v2, v2 and v2beta1 for /api and /apis", asked)
+	}
+}
+
+// A server that answers discovery with a redirect is not followed: the document would come
+// from wherever it points (here plain http), without the verification cfg asks for.
+func TestFetchDoesNotFollowRedirects(t *testing.T) {
+	var plainHits atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainHits.Add(1)
+		w.Header().Set("Content-Type", AggregatedV2)
+		w.Write([]byte(`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[{"metadata":{"name":"evil.example.com"},"versions":[{"version":"v1","resources":[{"resource":"things","scope":"Namespaced","verbs":["get"]}]}]}]}`))
+	}))
+	defer plain.Close()
+	verified := httptest.NewTLSServer(http.RedirectHandler(plain.URL+"/apis", http.StatusFound))
+	defer verified.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: verified.Certificate().Raw})
+	_, err := Fetch(context.Background(), &rest.Config{Host: verified.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, "/apis", AggregatedV2NoPeer)
+	if err == nil || !strings.Contains(err.Error(), "redirect") {
+		t.Errorf("Fetch from a server redirecting to %s = %v, want an error saying it redirects", plain.URL, err)
+	}
+	if n := plainHits.Load(); n != 0 {
+		t.Errorf("the plaintext server the redirect points at got %d requests", n)
 	}
 }

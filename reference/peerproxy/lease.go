@@ -75,26 +75,30 @@ type leaseWriter struct {
 }
 
 // renewVia lists where the lease can be written: the fronted apiserver first, then the
-// apiservers of the live peers (clients made once per URL).
+// apiservers of the live peers (clients made once per URL), each verified as peers are
+// (peerurl.go): the lease is written with the proxy's control identity.
 func (r *registry) renewVia() []leaseWriter {
 	via := []leaseWriter{{r.localURL, r.leaseClient}}
 	_, peers := r.views()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	clients := map[string]kubernetes.Interface{}
 	for _, p := range peers {
 		c, ok := r.peerLeaseClients[p.url]
-		if !ok && r.peerCfg != nil {
-			var err error
-			if c, err = kubernetes.NewForConfig(r.peerCfg(p.url)); err != nil {
+		if !ok {
+			cfg, err := r.peerConfig(p.url)
+			if err != nil {
 				continue
 			}
-			if r.peerLeaseClients == nil {
-				r.peerLeaseClients = map[string]kubernetes.Interface{}
+			if c, err = kubernetes.NewForConfig(cfg); err != nil {
+				continue
 			}
-			r.peerLeaseClients[p.url] = c
 		}
+		clients[p.url] = c
 		via = append(via, leaseWriter{p.url, c})
 	}
+	// Only the current peers' clients are kept: peers that came and went leave nothing.
+	r.peerLeaseClients = clients
 	return via
 }
 

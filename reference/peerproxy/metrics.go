@@ -17,6 +17,7 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	errors   prometheus.Counter
 	syncs    *prometheus.CounterVec
+	ignored  *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -28,8 +29,10 @@ func newMetrics() *metrics {
 			Help: "Failed attempts to reach a peer (each retry counts)."}),
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skewcheck_peerproxy_discovery_syncs_total",
 			Help: "Discovery and lease syncs by result."}, []string{"result"}),
+		ignored: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "skewcheck_peerproxy_peer_leases_ignored",
+			Help: "Live peer leases the last sync did not read, by reason: url (not https://<host>[:<port>]) or over-cap (more peers than the proxy reads)."}, []string{"reason"}),
 	}
-	m.registry.MustRegister(m.requests, m.errors, m.syncs)
+	m.registry.MustRegister(m.requests, m.errors, m.syncs, m.ignored)
 	return m
 }
 
@@ -41,6 +44,11 @@ func (m *metrics) sync(ok bool) {
 	} else {
 		m.syncs.WithLabelValues("error").Inc()
 	}
+}
+
+func (m *metrics) leasesIgnored(badURL, overCap int) {
+	m.ignored.WithLabelValues("url").Set(float64(badURL))
+	m.ignored.WithLabelValues("over-cap").Set(float64(overCap))
 }
 
 // serveMetrics serves reg at /metrics on addr. The listener is opened before it returns,

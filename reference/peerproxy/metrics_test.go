@@ -31,6 +31,7 @@ func TestServeMetrics(t *testing.T) {
 func TestServeMetricsAnswers(t *testing.T) {
 	m := newMetrics()
 	m.route("peer")
+	m.leasesIgnored(3, 69)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,10 @@ func TestServeMetricsAnswers(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(b), `skewcheck_peerproxy_requests_total{route="peer"} 1`) {
-		t.Errorf("/metrics lacks the routed request:\n%s", b)
+	for _, want := range []string{`skewcheck_peerproxy_requests_total{route="peer"} 1`,
+		`skewcheck_peerproxy_peer_leases_ignored{reason="url"} 3`, `skewcheck_peerproxy_peer_leases_ignored{reason="over-cap"} 69`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, b)
+		}
 	}
 }

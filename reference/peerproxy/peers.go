@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -38,11 +39,19 @@ type registry struct {
 	peerCfg             func(url string) *rest.Config
 	localCfg            *rest.Config
 	onSync              func(ok bool)
+	onIgnored           func(badURL, overCap int) // leases a sync did not read, and why
 	mu                  sync.RWMutex
 	local               view
 	peers               map[string]view // by lease name; only peers whose lease is live
 	peerLeaseClients    map[string]kubernetes.Interface
 	syncEvery           time.Duration
+}
+
+// newRegistry is the registry of the proxy cfg describes, reading and writing through c.
+func newRegistry(cfg Config, c clients, m *metrics) *registry {
+	return &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: c.sync, leaseClient: c.lease,
+		leaseDuration: cfg.LeaseDuration, localCfg: controlConfig(cfg, cfg.APIServer), syncEvery: cfg.SyncEvery,
+		onSync: m.sync, onIgnored: m.leasesIgnored, peerCfg: func(url string) *rest.Config { return controlConfig(cfg, url) }}
 }
 
 // run renews the lease and refreshes local and peer views until ctx ends, each in a loop
@@ -61,11 +70,21 @@ func (r *registry) run(ctx context.Context) {
 	}
 }
 
+// maxPeers bounds how many peers a proxy reads and routes to. Control planes run 3 or 5
+// apiservers (rarely 7: they follow etcd's quorum sizes), and a surge upgrade at most
+// doubles that for a while; 32 leaves room for several addresses of each and still bounds
+// what a flood of leases costs: at most 32 discovery reads at once per sync, 32 clients
+// to write the lease through, 32 views in merged discovery.
+const maxPeers = 32
+
 // sync refreshes what the local apiserver serves and which live peers serve what. A peer
 // whose lease is live but whose discovery cannot be read keeps its last known view, however
 // long that lasts: it has crashed, is frozen or is cut off, and requests for what it served
 // must get 503, not 404, until its lease ends (lease.go says when that is). Only a lease
 // that is gone or expired drops a peer.
+//
+// Peers are read at once, not one after another: a lease at an address that never answers
+// costs one fetch timeout per sync, not one per lease.
 func (r *registry) sync(ctx context.Context) {
 	ok := true
 	if v, err := fetchView(ctx, r.localCfg, r.id, r.localURL); err == nil {
@@ -83,27 +102,98 @@ func (r *registry) sync(ctx context.Context) {
 	r.mu.RLock()
 	old := r.peers
 	r.mu.RUnlock()
+	picked := r.pickPeers(list.Items, old)
+	if r.onIgnored != nil {
+		r.onIgnored(picked.badURL, picked.overCap)
+	}
+	fetched := make([]view, len(picked.leases))
+	errs := make([]error, len(picked.leases))
+	var wg sync.WaitGroup
+	for i, l := range picked.leases {
+		wg.Go(func() {
+			cfg, err := r.peerConfig(l.url)
+			if err == nil {
+				fetched[i], err = fetchView(ctx, cfg, l.name, l.url)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
 	peers := map[string]view{}
-	for _, l := range list.Items {
-		if l.Name == r.leaseName() || !leaseLive(l) {
-			continue
-		}
-		url := l.Annotations[leaseAPIServer]
-		v, err := fetchView(ctx, r.peerCfg(url), l.Name, url)
-		if err != nil {
+	for i, l := range picked.leases {
+		v := fetched[i]
+		if errs[i] != nil {
 			ok = false
-			prev, known := old[l.Name]
+			prev, known := old[l.name]
 			if !known {
 				continue
 			}
 			v = prev
 		}
-		peers[l.Name] = v
+		peers[l.name] = v
 	}
 	r.mu.Lock()
 	r.peers = peers
 	r.mu.Unlock()
 	r.onSync(ok)
+}
+
+// peerLease is a live lease of another proxy, at a URL it may be reached at.
+type peerLease struct {
+	name, url string
+	created   time.Time
+	known     bool // read before: a peer already verified
+}
+
+// pickedPeers are the leases one sync reads, and how many it left out.
+type pickedPeers struct {
+	leases          []peerLease
+	badURL, overCap int
+}
+
+// pickPeers chooses which leases a sync reads: live ones other than the proxy's own, at a
+// URL peerURL accepts, one per URL, at most maxPeers. Peers already known keep their place,
+// then the oldest leases come first: a creation time is set by the apiserver, so a flood of
+// leases cannot push out the peers that were there before it (names, chosen by whoever
+// writes the lease, decide only ties).
+func (r *registry) pickPeers(leases []coordinationv1.Lease, known map[string]view) pickedPeers {
+	var p pickedPeers
+	var all []peerLease
+	for _, l := range leases {
+		if l.Name == r.leaseName() || !leaseLive(l) {
+			continue
+		}
+		u, err := peerURL(l.Annotations[leaseAPIServer])
+		if err != nil {
+			p.badURL++
+			continue
+		}
+		_, k := known[l.Name]
+		all = append(all, peerLease{name: l.Name, url: u, created: l.CreationTimestamp.Time, known: k})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.known != b.known {
+			return a.known
+		}
+		if !a.created.Equal(b.created) {
+			return a.created.Before(b.created)
+		}
+		return a.name < b.name
+	})
+	seen := map[string]bool{}
+	for _, l := range all {
+		if seen[l.url] {
+			continue
+		}
+		seen[l.url] = true
+		if len(p.leases) == maxPeers {
+			p.overCap++
+			continue
+		}
+		p.leases = append(p.leases, l)
+	}
+	return p
 }
 
 // fetchView reads a server's own view (nopeer) of /api and /apis. The apiservers behind a

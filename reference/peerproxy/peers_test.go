@@ -2,23 +2,18 @@ package peerproxy
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/skewcheck/skewcheck/framework/discovery"
@@ -106,27 +101,6 @@ func TestRenewAndDeregister(t *testing.T) {
 	}
 }
 
-// discoveryServer serves apis at /apis and core at /api as aggregated discovery v2.
-func discoveryServer(t *testing.T, apis, core *apidiscoveryv2.APIGroupDiscoveryList) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var l *apidiscoveryv2.APIGroupDiscoveryList
-		switch r.URL.Path {
-		case "/apis":
-			l = apis
-		case "/api":
-			l = core
-		default:
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", discovery.AggregatedV2)
-		json.NewEncoder(w).Encode(l)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func keysOf(s discovery.Set) []string {
 	var out []string
 	for k := range s {
@@ -137,15 +111,16 @@ func keysOf(s discovery.Set) []string {
 }
 
 func TestSync(t *testing.T) {
+	cluster := pkiFor(t)
 	core := list(group("", ver("v1", res("pods"))))
-	localSrv := discoveryServer(t, list(group("apps", ver("v1", res("deployments")))), core)
-	peerB := discoveryServer(t, list(group("batch", ver("v1", res("jobs")))), core)
-	peerA := discoveryServer(t, list(group("resource.k8s.io", ver("v1", res("deviceclasses")))), core)
-	down := refusedURL(t)
-	expired := discoveryServer(t, list(group("expired.example.com", ver("v1", res("things")))), core)
+	localSrv, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "local"), list(group("apps", ver("v1", res("deployments")))), core)
+	peerB, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "b"), list(group("batch", ver("v1", res("jobs")))), core)
+	peerA, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "a"), list(group("resource.k8s.io", ver("v1", res("deviceclasses")))), core)
+	down := "https://" + strings.TrimPrefix(refusedURL(t), "http://")
+	expired, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "expired"), list(group("expired.example.com", ver("v1", res("things")))), core)
 
 	now := time.Now()
-	cs := fake.NewClientset(
+	r := proxyUnderTest(t, cluster, localSrv.URL,
 		lease("skewcheck-peerproxy-self", localSrv.URL, now, 15), // its own: skipped
 		lease("skewcheck-peerproxy-b", peerB.URL, now, 15),
 		lease("skewcheck-peerproxy-a", peerA.URL, now, 15),
@@ -153,11 +128,7 @@ func TestSync(t *testing.T) {
 		lease("skewcheck-peerproxy-expired", expired.URL, now.Add(-time.Minute), 15),
 	)
 	var syncs []bool
-	r := &registry{id: "self", localURL: localSrv.URL, client: cs,
-		localCfg: &rest.Config{Host: localSrv.URL},
-		peerCfg:  func(url string) *rest.Config { return &rest.Config{Host: url} },
-		onSync:   func(ok bool) { syncs = append(syncs, ok) },
-	}
+	r.onSync = func(ok bool) { syncs = append(syncs, ok) }
 	if err := r.ready(); err == nil {
 		t.Error("ready before the first sync")
 	}
@@ -205,7 +176,7 @@ func TestSync(t *testing.T) {
 	}
 
 	// Once its lease goes, so does its view.
-	if err := cs.CoordinationV1().Leases(leaseNamespace).Delete(context.Background(), "skewcheck-peerproxy-b", metav1.DeleteOptions{}); err != nil {
+	if err := r.client.CoordinationV1().Leases(leaseNamespace).Delete(context.Background(), "skewcheck-peerproxy-b", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.sync(context.Background())
@@ -250,13 +221,11 @@ func TestRenewThroughAPeerWhenTheLocalApiserverFails(t *testing.T) {
 // TestUnreadablePeerKeepsItsViewForItsWholeLease: a live lease keeps a peer's last known
 // resources however many syncs fail, so a frozen server's GVRs are never dropped to 404.
 func TestUnreadablePeerKeepsItsViewForItsWholeLease(t *testing.T) {
+	cluster := pkiFor(t)
 	core := list(group("", ver("v1", res("pods"))))
-	localSrv := discoveryServer(t, list(group("apps", ver("v1", res("deployments")))), core)
-	peer := discoveryServer(t, list(group("batch", ver("v1", res("jobs")))), core)
-	cs := fake.NewClientset(lease("skewcheck-peerproxy-p", peer.URL, time.Now(), 3600))
-	r := &registry{id: "self", localURL: localSrv.URL, client: cs, localCfg: &rest.Config{Host: localSrv.URL},
-		peerCfg: func(url string) *rest.Config { return &rest.Config{Host: url, Timeout: 200 * time.Millisecond} },
-		onSync:  func(bool) {}}
+	localSrv, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "local"), list(group("apps", ver("v1", res("deployments")))), core)
+	peer, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "peer"), list(group("batch", ver("v1", res("jobs")))), core)
+	r := proxyUnderTest(t, cluster, localSrv.URL, lease("skewcheck-peerproxy-p", peer.URL, time.Now(), 3600))
 	r.sync(context.Background())
 	peer.Close()
 	for i := 0; i < 20; i++ {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // A lease can point a proxy anywhere. Identity headers and bodies go only over TLS to a
@@ -33,5 +35,51 @@ func TestIdentityGoesOnlyToVerifiedPeers(t *testing.T) {
 	}
 	if n := len(plain.requests()); n != 0 {
 		t.Errorf("the plaintext peer got %d requests", n)
+	}
+}
+
+func TestPeerURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://10.0.0.1:6443":       "https://10.0.0.1:6443",
+		"https://10.0.0.1:6443/":      "https://10.0.0.1:6443",
+		"https://[fd00::1]:6443":      "https://[fd00::1]:6443",
+		"https://apiserver.example":   "https://apiserver.example",
+		"":                            "",
+		"http://10.0.0.1:6443":        "",
+		"10.0.0.1:6443":               "",
+		"https://":                    "",
+		"https://:6443":               "",
+		"https://u:p@10.0.0.1:6443":   "",
+		"https://10.0.0.1:6443/proxy": "",
+		"https://10.0.0.1:6443?x=1":   "",
+		"https://10.0.0.1:6443#x":     "",
+		"https://10.0.0.1:6443/%zz":   "",
+	} {
+		got, err := peerURL(raw)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("peerURL(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+}
+
+// However the proxy is configured for its peers, a configuration that would not verify a
+// peer's certificate is never used to reach one.
+func TestPeerConfigVerifiesOrRefuses(t *testing.T) {
+	for name, cfg := range map[string]rest.Config{
+		"no CA":         {},
+		"insecure":      {TLSClientConfig: rest.TLSClientConfig{Insecure: true, CAFile: "ca.crt"}},
+		"own transport": {Transport: http.DefaultTransport, TLSClientConfig: rest.TLSClientConfig{CAFile: "ca.crt"}},
+	} {
+		r := &registry{peerCfg: func(url string) *rest.Config { c := cfg; c.Host = url; return &c }}
+		if _, err := r.peerConfig("https://10.0.0.1:6443"); err == nil {
+			t.Errorf("%s: a peer configuration that does not verify was used", name)
+		}
+	}
+	r := &registry{peerCfg: func(url string) *rest.Config {
+		return controlConfig(Config{ServerCA: "ca.crt", ServerName: "kubernetes.default.svc"}, url)
+	}}
+	cfg, err := r.peerConfig("https://10.0.0.1:6443/")
+	if err != nil || cfg.Host != "https://10.0.0.1:6443" || cfg.ServerName != "kubernetes.default.svc" || cfg.CAFile != "ca.crt" {
+		t.Errorf("the proxy's own peer configuration: %+v, %v; want https://10.0.0.1:6443 verified by ca.crt as kubernetes.default.svc", cfg, err)
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
@@ -120,7 +119,6 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
 	}
-	controlFor := func(url string) *rest.Config { return controlConfig(cfg, url) }
 	c, err := newClients(cfg)
 	if err != nil {
 		return nil, err
@@ -140,8 +138,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
-	p.reg = &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: c.sync, leaseClient: c.lease,
-		leaseDuration: cfg.LeaseDuration, peerCfg: controlFor, localCfg: controlFor(cfg.APIServer), syncEvery: cfg.SyncEvery, onSync: p.metrics.sync}
+	p.reg = newRegistry(cfg, c, p.metrics)
 	if err := p.reg.renew(ctx); err != nil {
 		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)
 	}

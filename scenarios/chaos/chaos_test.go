@@ -125,9 +125,7 @@ func TestUpstreamTakesThePeerPath(t *testing.T) {
 // until the partition heals.
 func TestExactPartitionOfThree(t *testing.T) {
 	integration.Require(t)
-	if _, err := exec.LookPath("nft"); err != nil {
-		t.Skip("needs nft (make deps installs it)")
-	}
+	integration.RequireNft(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
 	off := []string{"--runtime-config=batch/v1=false"}
@@ -152,7 +150,7 @@ func TestExactPartitionOfThree(t *testing.T) {
 	heal, err := faults.Inject(ctx, f)
 	var unsupported faults.Unsupported
 	if errors.As(err, &unsupported) {
-		t.Skip(unsupported.Reason)
+		t.Fatalf("this machine cannot cut one server from another: %s", unsupported.Reason)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +189,7 @@ func TestUnsupportedFaultIsSkipped(t *testing.T) {
 // nftables partition is in place, and checks the table, processes and cluster are gone.
 func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
 	integration.Require(t)
-	if _, err := exec.LookPath("nft"); err != nil {
-		t.Skip("nft is not installed (make deps installs it)")
-	}
+	integration.RequireNft(t)
 	bin := t.TempDir() + "/skewcheck"
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/skewcheck/skewcheck/cmd/skewcheck").CombinedOutput(); err != nil {
 		t.Fatalf("build: %s", out)

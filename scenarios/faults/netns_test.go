@@ -11,19 +11,19 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
 // scratchNetns is a network namespace of its own for the test (a sleeping process made by
 // unshare), gone when the test ends.
 func scratchNetns(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"nft", "nsenter", "unshare"} {
+	integration.Require(t)
+	integration.RequireNft(t)
+	for _, tool := range []string{"nsenter", "unshare"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s", tool)
+			t.Fatalf("needs %s: install util-linux (apt-get install util-linux)", tool)
 		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
 	}
 	cmd := exec.Command("unshare", "--net", "sleep", "300")
 	if err := cmd.Start(); err != nil {

@@ -24,10 +24,8 @@ import (
 func TestContainersNameClash(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	rt, err := containers.Connect(ctx)
-	if err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	}
+	var rt *containers.Runtime
+	integration.RequireDocker(t, func() (err error) { rt, err = containers.Connect(ctx); return err })
 	defer rt.Close()
 	oldV, _ := integration.Versions()
 	static := staticSkewcheck(t)

@@ -23,11 +23,13 @@ import (
 func TestContainersNodeOperations(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	if rt, err := containers.Connect(ctx); err != nil {
-		t.Skipf("needs a Docker engine, and none is reachable: %v", err)
-	} else {
-		rt.Close()
-	}
+	integration.RequireDocker(t, func() error {
+		rt, err := containers.Connect(ctx)
+		if err == nil {
+			rt.Close()
+		}
+		return err
+	})
 	oldV, newV := integration.Versions()
 	c, err := New(ctx, local.Config{Name: "ops", Servers: local.SpecsFor([]string{oldV})}, staticSkewcheck(t))
 	if err != nil {
