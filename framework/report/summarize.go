@@ -131,23 +131,6 @@ func (c *Conformance) Success() bool {
 // NotSelected is the skip reason of a test the run's own --focus or --skip left out.
 const NotSelected = "not selected (--focus/--skip)"
 
-// SelectionPassed reports whether a run narrowed by --focus or --skip passed everything it
-// selected: some test passed, none failed, and every skipped test was left out by the
-// selection or does not apply, not skipped for something missing. Such a run is no
-// conformance claim (its profiles stay partial) but is no failure either.
-func (c *Conformance) SelectionPassed() bool {
-	passed, failed, _ := c.Counts()
-	if passed == 0 || failed > 0 {
-		return false
-	}
-	for _, t := range c.Tests {
-		if outcome(t.Result) == Skipped && skipKind(t) == Missing {
-			return false
-		}
-	}
-	return true
-}
-
 // Verdict is what a run means for its exit code.
 type Verdict int
 
