@@ -140,8 +140,13 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 		case s.State == gtypes.SpecStateSkipped || s.State == gtypes.SpecStatePending:
 			rt.Result = report.Skipped
 			rt.SkipReason = s.Failure.Message
-			if rt.SkipReason == "" {
-				rt.SkipReason = report.NotSelected
+			switch {
+			case rt.SkipReason == "":
+				rt.SkipReason, rt.SkipKind = report.NotSelected, report.Deselected
+			case IsNotApplicable(rt.SkipReason):
+				rt.SkipKind = report.NotApplicable
+			default: // the target or machine lacks something, by SkipReason or from inside the test
+				rt.SkipKind = report.Missing
 			}
 		default:
 			rt.Result = report.Failed

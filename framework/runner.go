@@ -34,6 +34,10 @@ func Register(tests []Test, env *Env) {
 	}
 }
 
+// SkipMissing ends the running test as skipped because the target lacks f, saying why:
+// for what a test finds out only once it runs (a creatable GVR with the verbs it needs).
+func SkipMissing(f Feature, why string) { ginkgo.Skip(Missing(f, why)) }
+
 // SpecText is how a test appears in ginkgo output and JUnit: "[MVP-001] description".
 func SpecText(tc Test) string { return "[" + tc.ID + "] " + tc.Description }
 

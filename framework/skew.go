@@ -1,6 +1,10 @@
 package framework
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/skewcheck/skewcheck/framework/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
@@ -9,6 +13,11 @@ import (
 type Route struct {
 	Entry, Peer *Endpoint
 	GVR         discovery.GVR
+}
+
+// String names the route as a reader wants it: "batch/v1/jobs: apiserver-1 -> apiserver-2".
+func (r Route) String() string {
+	return fmt.Sprintf("%s: %s -> %s", r.GVR.Key(), r.Entry.Name, r.Peer.Name)
 }
 
 // SkewedGVRs lists every route of the target, in a stable order.
@@ -70,4 +79,45 @@ func SoleRoutes(t *Target, verbs ...string) []Route {
 		}
 	}
 	return out
+}
+
+// StatusRoutes are the Routes of GVRs with a status subresource that skewcheck can create
+// and get.
+func StatusRoutes(t *Target) []Route {
+	var out []Route
+	for _, r := range Routes(t, "create", "get") {
+		if slices.Contains(r.GVR.Subresources, "status") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// NoRoutes says why Routes(t, verbs...) is empty, naming every skewed GVR and what it
+// lacks, for a test to skip with.
+func NoRoutes(t *Target, verbs ...string) string {
+	return fmt.Sprintf("no GVR one endpoint lacks and another serves supports %s and has an object skewcheck can create (%s)",
+		strings.Join(verbs, ", "), describeSkew(t))
+}
+
+// describeSkew lists the skewed GVRs (once each, whatever the entry) and, for those
+// skewcheck cannot create, why.
+func describeSkew(t *Target) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range SkewedGVRs(t) {
+		if seen[r.GVR.Key()] {
+			continue
+		}
+		seen[r.GVR.Key()] = true
+		s := r.GVR.Key()
+		if !fixtures.Has(r.GVR) {
+			s += " (skewcheck has no fixture for it)"
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return "every endpoint serves the same GVRs"
+	}
+	return "skewed: " + strings.Join(out, ", ")
 }

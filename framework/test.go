@@ -14,6 +14,9 @@ type Feature string
 const (
 	// FeatureSkew: at least one GVR is served by some endpoints and not by others.
 	FeatureSkew Feature = "Skew"
+	// FeatureSkewedStatus: a GVR served by some endpoints and not by others has a status
+	// subresource, and skewcheck can create an object of it.
+	FeatureSkewedStatus Feature = "SkewedStatus"
 	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
 	FeatureNodeControl Feature = "NodeControl"
 	// FeatureAuditLog: the suite can read every server's audit log.
@@ -92,20 +95,36 @@ func canonical(v string) string {
 	return semver.Canonical(v)
 }
 
-// SkipReason says why the test does not apply to the target, or "" when it does.
+// notApplicable prefixes the skip reason of a test that does not apply to the target:
+// the report tells such skips (which never count against a run) from the others by it.
+const notApplicable = "not applicable: "
+
+// SkipReason says why the test does not run on the target, or "" when it does: "not
+// applicable: ..." when the behaviour is not in the target's versions or mechanism, and
+// "missing <Feature>: ..." when the target lacks something the test needs.
 func (t Test) SkipReason(target *Target) string {
 	for _, e := range target.Endpoints {
 		if !inRange(e.Version, t.Since, t.Until) {
-			return fmt.Sprintf("applies to Kubernetes %s; endpoint %s is %s", t.VersionRange(), e.Name, e.Version)
+			return fmt.Sprintf(notApplicable+"applies to Kubernetes %s; endpoint %s is %s", t.VersionRange(), e.Name, e.Version)
 		}
 	}
 	for _, f := range t.Features {
 		if r := missingFeature(target, f); r != "" {
-			return fmt.Sprintf("needs feature %s: %s", f, r)
+			if f == FeatureIdentityLeases {
+				// The test is about a mechanism the implementation does not use.
+				return notApplicable + r
+			}
+			return Missing(f, r)
 		}
 	}
 	return ""
 }
+
+// Missing is the skip reason of a test the target lacks f for: "missing <f>: <why>".
+func Missing(f Feature, why string) string { return "missing " + string(f) + ": " + why }
+
+// IsNotApplicable reports whether a skip reason says the test does not apply.
+func IsNotApplicable(reason string) bool { return strings.HasPrefix(reason, notApplicable) }
 
 func missingFeature(t *Target, f Feature) string {
 	switch f {
@@ -148,7 +167,12 @@ func missingFeature(t *Target, f Feature) string {
 		return missingGateway(t)
 	case FeatureSkew:
 		if len(SkewedGVRs(t)) == 0 {
-			return "every endpoint serves the same GVRs, so nothing is ever proxied"
+			return "every endpoint serves the same GVRs, so nothing is ever proxied (a local cluster gets skew by default; with --server-flag, switch a group-version off on one server, e.g. 1=--runtime-config=batch/v1=false)"
+		}
+	case FeatureSkewedStatus:
+		if len(StatusRoutes(t)) == 0 {
+			return "no GVR one endpoint lacks and another serves has a status subresource skewcheck can create an object of (" +
+				describeSkew(t) + "); a local cluster has one by default (batch/v1 off on the first server: jobs/status)"
 		}
 	}
 	return ""

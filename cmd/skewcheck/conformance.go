@@ -48,11 +48,19 @@ func conformanceCommand() *cobra.Command {
 		Use:   "conformance",
 		Short: "Run the conformance suites against a local skewed cluster (default) or an existing target",
 		Long: `Runs the conformance profiles and writes a report (YAML, JSON, JUnit) to --report-dir.
-Exit code 0 only when every requested profile passed with no test skipped.
+
+Exit code: 0 when no test failed and every test that applies ran (tests that do not apply
+to the target's versions are "not applicable" and do not count); 1 when a test failed (or
+the run could not start); 2 when nothing failed but tests that apply could not run because
+the target or this machine lacks what they need ("skipped: missing <feature>", listed
+under NOT TESTED): incomplete, not the implementation's failure.
 
 Without --kubeconfig it starts a local cluster of real kube-apiservers, one per --versions
-entry, runs the suites against it and deletes it. With --kubeconfig it tests what the
-contexts point at: one context per apiserver or proxy endpoint.`,
+entry, runs the suites against it and deletes it. Without --server-flag its servers get
+the skew the suites need (batch/v1 off on the first, autoscaling/v2 off on the second);
+--profiles ipmode without --dataplane tests skewcheck's reference dataplane. With
+--kubeconfig it tests what the contexts point at: one context per apiserver or proxy
+endpoint.`,
 		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck conformance --list\n" +
 			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
@@ -121,6 +129,14 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if err := f.provider.validate(providerLocal, providerKind, providerContainers); err != nil {
 		return err
 	}
+	if f.kubeconfig == "" {
+		if line := f.servers.applyDefaultSkew(); line != "" {
+			fmt.Fprintln(os.Stderr, line)
+		}
+	}
+	if line := f.applyDefaultDataplane(); line != "" {
+		fmt.Fprintln(os.Stderr, line)
+	}
 	if f.provider.name == providerContainers && (f.kubeconfig != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
 		return fmt.Errorf("--provider %s runs the upstream apiservers, or --reference peerproxy in front of them, so far: --kubeconfig, sidecars, gateways and dataplanes run on the local provider", f.provider.name)
 	}
@@ -163,12 +179,30 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		return err
 	}
 	printSummary(rep, files)
-	switch {
-	case rep.Success():
-	case rep.SelectionPassed():
+	return verdictError(rep, files[0])
+}
+
+// verdictError turns the run's verdict into the command's outcome: nil (exit 0), "not
+// conformant" (exit 1), or "incomplete" (exit 2), so a script can tell an implementation's
+// failure from a run that could not check everything here.
+func verdictError(rep *report.Conformance, details string) error {
+	switch rep.Verdict() {
+	case report.VerdictFailed:
+		return fmt.Errorf("not conformant: %s (details in %s)", failingProfiles(rep), details)
+	case report.VerdictIncomplete:
+		missing := rep.MissingTests()
+		if len(missing) == 0 {
+			return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: no test ran (details in %s)", details)}
+		}
+		return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: nothing failed, but %d tests that apply could not run here (NOT TESTED above; details in %s)", len(missing), details)}
+	}
+	if slices.ContainsFunc(rep.Tests, func(t report.Test) bool { return t.SkipKind == report.Deselected }) {
 		fmt.Println("every selected test passed; the profiles are partial only because --focus/--skip left tests out")
-	default:
-		return fmt.Errorf("not conformant: %s (details in %s)", failingProfiles(rep), files[0])
+	}
+	for _, p := range rep.Profiles {
+		if p.Result == report.ProfileNotApplicable {
+			fmt.Printf("profile %s: no test of it applies to these versions; nothing is claimed for it\n", p.Name)
+		}
 	}
 	return nil
 }
@@ -293,6 +327,11 @@ func printSummary(rep *report.Conformance, files []string) {
 	fmt.Fprintln(w, "ID\tRESULT\tTIME\tNOTE")
 	for _, t := range rep.Tests {
 		note := t.SkipReason
+		result := string(t.Result)
+		if t.SkipKind == report.NotApplicable {
+			result = "not applicable"
+			note = strings.TrimPrefix(note, "not applicable: ")
+		}
 		if t.KnownDeviation != "" {
 			note = "KNOWN UPSTREAM DEVIATION: " + t.KnownDeviation
 		}
@@ -302,11 +341,24 @@ func printSummary(rep *report.Conformance, files []string) {
 		for k, v := range t.Measurements {
 			note += fmt.Sprintf(" %s=%.3f", k, v)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, t.Result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
+		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
 	}
 	w.Flush()
 	for _, p := range rep.Profiles {
-		fmt.Printf("profile %s: %s\n", p.Name, p.Result)
+		line := fmt.Sprintf("profile %s: %s", p.Name, p.Result)
+		if p.NotApplicable > 0 {
+			line += fmt.Sprintf(" (%d not applicable to these versions, not counted)", p.NotApplicable)
+		}
+		fmt.Println(line)
+	}
+	if missing := rep.MissingTests(); len(missing) > 0 {
+		// Loud on purpose: a skip for something missing is no finding about the
+		// implementation, but it is no evidence either, and must not pass unnoticed.
+		fmt.Printf("\nNOT TESTED: %d tests that apply could not run on this target or machine; the run claims nothing about them:\n", len(missing))
+		for _, t := range missing {
+			fmt.Printf("  %s  %s\n", t.ID, t.SkipReason)
+		}
+		fmt.Println()
 	}
 	if rep.Upstream == "declared" {
 		fmt.Println("target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
@@ -318,7 +370,7 @@ func printSummary(rep *report.Conformance, files []string) {
 func failingProfiles(rep *report.Conformance) string {
 	var out []string
 	for _, p := range rep.Profiles {
-		if p.Result != "success" {
+		if p.Result != report.ProfileSuccess && p.Result != report.ProfileNotApplicable {
 			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
 		}
 	}

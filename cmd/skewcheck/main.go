@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -28,6 +29,23 @@ func main() {
 	flagsFromContractEnv(root)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
+		var e exitError
+		if errors.As(err, &e) {
+			os.Exit(e.code)
+		}
 		os.Exit(1)
 	}
 }
+
+// exitIncomplete is the exit code of a conformance run in which nothing failed but tests
+// that apply could not run: 1 stays the implementation's failure (or an error).
+const exitIncomplete = 2
+
+// exitError is an error that ends the command with its own exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }

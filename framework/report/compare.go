@@ -12,7 +12,7 @@ import (
 type Row struct {
 	ID          string            `json:"id"`
 	Description string            `json:"description"`
-	Results     map[string]string `json:"results"` // run name -> passed/failed/skipped/deviation
+	Results     map[string]string `json:"results"` // run name -> passed/failed/skipped/not-applicable/deviation
 	// Measurements are the figures each run took, run name -> name -> value.
 	Measurements map[string]map[string]float64 `json:"measurements,omitempty"`
 }
@@ -36,6 +36,9 @@ func Compare(names []string, runs []*Conformance) Comparison {
 				rows[t.ID] = row
 			}
 			result := string(t.Result)
+			if outcome(t.Result) == Skipped && skipKind(t) == NotApplicable {
+				result = string(NotApplicable)
+			}
 			if t.KnownDeviation != "" {
 				result = "deviation"
 			}

@@ -30,6 +30,22 @@ const (
 	Skipped Result = "skipped"
 )
 
+// SkipKind is why a skipped test did not run.
+type SkipKind string
+
+const (
+	// NotApplicable: the behaviour does not exist in the target's versions (the test's
+	// version range), or belongs to a mechanism the implementation does not use. Nothing
+	// was left unchecked, so it never counts against a profile or the run.
+	NotApplicable SkipKind = "not-applicable"
+	// Missing: the test applies, but the target or this machine lacks what it needs (a
+	// feature, a dataplane, a creatable skewed GVR). Not the implementation's failure, but
+	// not checked either: the profile is partial and the run incomplete.
+	Missing SkipKind = "missing"
+	// Deselected: the run's own --focus or --skip left the test out.
+	Deselected SkipKind = "not-selected"
+)
+
 // Test is one test's outcome.
 type Test struct {
 	ID          string        `json:"id"`
@@ -38,7 +54,10 @@ type Test struct {
 	Result      Result        `json:"result"`
 	Duration    time.Duration `json:"durationNanos"`
 	SkipReason  string        `json:"skipReason,omitempty"`
-	Failure     string        `json:"failure,omitempty"`
+	// SkipKind says why a skipped test did not run, which decides whether the skip counts
+	// against the run: see SkipKind's values.
+	SkipKind SkipKind `json:"skipKind,omitempty"`
+	Failure  string   `json:"failure,omitempty"`
 	// KnownDeviation is set when the test found upstream Kubernetes behaving as documented
 	// in upstream-facts but not as the feature promises: the versions and the effect.
 	KnownDeviation string `json:"knownDeviation,omitempty"`
@@ -51,12 +70,15 @@ type Test struct {
 // Profile is the summary of one profile asked for.
 type Profile struct {
 	Name string `json:"name"`
-	// Result is success only when no test failed AND none was skipped: a profile is
-	// claimed whole or not at all.
-	Result  string `json:"result"` // success, failure, partial
+	// Result is success only when no test failed AND every skipped test was not
+	// applicable to the target: a profile is claimed whole or not at all.
+	Result  string `json:"result"` // success, failure, partial, not-applicable
 	Passed  int    `json:"passed"`
 	Failed  int    `json:"failed"`
 	Skipped int    `json:"skipped"`
+	// NotApplicable counts the skipped tests that do not apply to the target (a subset of
+	// Skipped).
+	NotApplicable int `json:"notApplicable,omitempty"`
 	// SkippedTests lists skipped test IDs, so "partial" is explained.
 	SkippedTests []string `json:"skippedTests,omitempty"`
 	FailedTests  []string `json:"failedTests,omitempty"`

@@ -394,20 +394,20 @@ func TestUpstreamDeclaredIsRecorded(t *testing.T) {
 }
 
 // A run narrowed by --focus passes when what it selected passed, and only then: a test
-// skipped for any other reason, or a failure, still fails it.
-func TestSelectionPassed(t *testing.T) {
+// skipped for something missing makes it incomplete, a failure fails it.
+func TestSelectionVerdict(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		tests []Test
-		want  bool
+		want  Verdict
 	}{
-		{"selected passed", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, true},
-		{"nothing ran", []Test{{ID: "b", Result: Skipped, SkipReason: NotSelected}}, false},
-		{"a feature missing", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: "needs AuditLog"}}, false},
-		{"a failure", []Test{{ID: "a", Result: Failed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, false},
+		{"selected passed", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, VerdictPassed},
+		{"nothing ran", []Test{{ID: "b", Result: Skipped, SkipReason: NotSelected}}, VerdictIncomplete},
+		{"a feature missing", []Test{{ID: "a", Result: Passed}, {ID: "b", Result: Skipped, SkipReason: "needs AuditLog"}}, VerdictIncomplete},
+		{"a failure", []Test{{ID: "a", Result: Failed}, {ID: "b", Result: Skipped, SkipReason: NotSelected}}, VerdictFailed},
 	} {
-		if got := (&Conformance{Tests: tc.tests}).SelectionPassed(); got != tc.want {
-			t.Errorf("%s: SelectionPassed() = %v, want %v", tc.name, got, tc.want)
+		if got := (&Conformance{Tests: tc.tests}).Verdict(); got != tc.want {
+			t.Errorf("%s: Verdict() = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -2,14 +2,15 @@ package report
 
 import "slices"
 
-// Profile results. A profile is claimed whole or not at all, so there are three: every
-// test passed (success), something is broken (failure), or something was not checked
+// Profile results. A profile is claimed whole or not at all: every test that applies
+// passed (success), something is broken (failure), something that applies was not checked
 // (partial) — which must not be reported as success, because a skipped test proves
-// nothing about the proxy.
+// nothing about the proxy — or no test applies to the target at all (not-applicable).
 const (
-	ProfileSuccess = "success"
-	ProfileFailure = "failure"
-	ProfilePartial = "partial"
+	ProfileSuccess       = "success"
+	ProfileFailure       = "failure"
+	ProfilePartial       = "partial"
+	ProfileNotApplicable = "not-applicable"
 )
 
 // outcome folds a Result into the three known ones. Anything else (an empty or misspelt
@@ -21,6 +22,20 @@ func outcome(r Result) Result {
 		return r
 	default:
 		return Failed
+	}
+}
+
+// skipKind is why a skipped test did not run. A report written before SkipKind existed
+// says so only in the reason: a skip that is not the selection's counts as Missing, so an
+// old report is never read as more complete than it was.
+func skipKind(t Test) SkipKind {
+	switch {
+	case t.SkipKind != "":
+		return t.SkipKind
+	case t.SkipReason == NotSelected:
+		return Deselected
+	default:
+		return Missing
 	}
 }
 
@@ -47,6 +62,9 @@ func Summarize(c *Conformance) {
 			case Skipped:
 				p.Skipped++
 				p.SkippedTests = append(p.SkippedTests, t.ID)
+				if skipKind(t) == NotApplicable {
+					p.NotApplicable++
+				}
 			default:
 				p.Failed++
 				p.FailedTests = append(p.FailedTests, t.ID)
@@ -60,14 +78,19 @@ func Summarize(c *Conformance) {
 }
 
 // profileResult: failure wins over partial, because a failure is a finding and a skip is
-// only an absence of one. A profile without any test is partial, not success: nothing was
-// shown, so nothing may be claimed.
+// only an absence of one. A test that does not apply to the target is no absence: it
+// neither makes a profile partial nor counts as shown. So a profile is success when
+// something passed and every other test did not apply, not-applicable when no test of it
+// applies, and partial otherwise (a test was skipped for something missing, or the
+// profile has no test at all: nothing was shown, so nothing may be claimed).
 func profileResult(p Profile) string {
 	switch {
 	case p.Failed > 0:
 		return ProfileFailure
-	case p.Skipped == 0 && p.Passed > 0:
+	case p.Skipped == p.NotApplicable && p.Passed > 0:
 		return ProfileSuccess
+	case p.Skipped == p.NotApplicable && p.Skipped > 0:
+		return ProfileNotApplicable
 	default:
 		return ProfilePartial
 	}
@@ -108,19 +131,57 @@ func (c *Conformance) Success() bool {
 // NotSelected is the skip reason of a test the run's own --focus or --skip left out.
 const NotSelected = "not selected (--focus/--skip)"
 
-// SelectionPassed reports whether a run narrowed by --focus or --skip passed everything it
-// selected: some test passed, none failed, and every skipped test was left out by the
-// selection, not skipped for a missing feature or version. Such a run is no conformance
-// claim (its profiles stay partial) but is no failure either.
-func (c *Conformance) SelectionPassed() bool {
+// Verdict is what a run means for its exit code.
+type Verdict int
+
+const (
+	// VerdictPassed: no test failed and none was left unchecked for something missing;
+	// tests that do not apply, or that --focus/--skip left out, do not count.
+	VerdictPassed Verdict = iota
+	// VerdictFailed: a test failed. The implementation did something wrong.
+	VerdictFailed
+	// VerdictIncomplete: no test failed, but tests that apply could not run because the
+	// target or this machine lacks what they need, or nothing ran at all. A limitation of
+	// the harness or the setup, not the implementation's failure, and no claim either.
+	VerdictIncomplete
+)
+
+// Verdict decides the run: a failure wins; then anything that applies and was not checked
+// makes the run incomplete; a run in which no test passed is incomplete too, unless no
+// test applies to the target at all (then there was nothing to check, and nothing is
+// claimed: its profiles are not-applicable).
+func (c *Conformance) Verdict() Verdict {
 	passed, failed, _ := c.Counts()
-	if passed == 0 || failed > 0 {
-		return false
+	if failed > 0 {
+		return VerdictFailed
 	}
+	applicable := 0
 	for _, t := range c.Tests {
-		if outcome(t.Result) == Skipped && t.SkipReason != NotSelected {
-			return false
+		if outcome(t.Result) != Skipped {
+			applicable++
+			continue
+		}
+		switch skipKind(t) {
+		case Missing:
+			return VerdictIncomplete
+		case Deselected:
+			applicable++
 		}
 	}
-	return true
+	if passed == 0 && applicable > 0 {
+		return VerdictIncomplete
+	}
+	return VerdictPassed
+}
+
+// MissingTests lists the tests skipped because something they need is missing, the ones
+// a reader must be told about loudly.
+func (c *Conformance) MissingTests() []Test {
+	var out []Test
+	for _, t := range c.Tests {
+		if outcome(t.Result) == Skipped && skipKind(t) == Missing {
+			out = append(out, t)
+		}
+	}
+	return out
 }

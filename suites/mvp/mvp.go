@@ -29,7 +29,7 @@ var Tests = []framework.Test{
 	{ID: "MVP-012", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
 		Description: "a watch of a GVR only a peer serves is proxied and streams the peer's events",
 		Run:         proxiedWatch},
-	{ID: "MVP-013", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+	{ID: "MVP-013", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureSkewedStatus},
 		Description: "a subresource (status) of a GVR only a peer serves is proxied",
 		Run:         proxiedSubresource},
 	{ID: "MVP-014", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureAuditLog},

@@ -55,7 +55,10 @@ var Tests = []framework.Test{
 func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		routes := framework.SoleRoutes(env.Target, "list")
-		Expect(routes).NotTo(BeEmpty(), "no listable GVR is served by exactly one server")
+		if len(routes) == 0 {
+			framework.SkipMissing(framework.FeatureSkew, "no GVR skewcheck can create and list is served by exactly one endpoint, so there is no registration to race with: "+
+				framework.NoRoutes(env.Target, "list"))
+		}
 		converge := env.Target.Converge
 		if converge == nil {
 			converge = func(context.Context) error { return nil }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/framework/report"
+)
+
+// TestNewcomerFirstRun runs `skewcheck conformance` as a new user would, with no flag
+// but the versions: against healthy upstream it must exit 0, every test passing, having
+// said in one line what skew it chose.
+func TestNewcomerFirstRun(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	dir := t.TempDir()
+	// The report directory is the default's, in a scratch working directory.
+	out, code := runIn(t, dir, "conformance", "--versions", oldV+","+newV)
+	rep := readReport(t, filepath.Join(dir, "_reports"), out)
+	validReport(t, filepath.Join(dir, "_reports"))
+	if code != 0 {
+		t.Errorf("exit %d, want 0:\n%s", code, tail(out, 50))
+	}
+	if !strings.Contains(out, "no --server-flag: batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2") {
+		t.Errorf("the default skew is not said:\n%s", tail(out, 50))
+	}
+	for _, tc := range rep.Tests {
+		if tc.Result != report.Passed {
+			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
+		}
+	}
+	if !rep.Success() || strings.Contains(out, "NOT TESTED") {
+		t.Errorf("profiles %+v", rep.Profiles)
+	}
+}
+
+// TestNewcomerIpmode: --profiles ipmode with no --dataplane tests the reference dataplane
+// instead of skipping every dataplane test.
+func TestNewcomerIpmode(t *testing.T) {
+	integration.Require(t)
+	_, newV := integration.Versions()
+	dir := t.TempDir()
+	out, code := runIn(t, dir, "conformance", "--versions", newV, "--profiles", "ipmode")
+	defer assertNoDataplaneLeft(t)
+	rep := readReport(t, filepath.Join(dir, "_reports"), out)
+	validReport(t, filepath.Join(dir, "_reports"))
+	if code != 0 {
+		t.Errorf("exit %d, want 0:\n%s", code, tail(out, 40))
+	}
+	if !strings.Contains(out, "--profiles ipmode without --dataplane: testing skewcheck's reference dataplane") || rep.Dataplane != "reference" {
+		t.Errorf("the default dataplane is not said or not used (report names %q):\n%s", rep.Dataplane, tail(out, 40))
+	}
+	for _, tc := range rep.Tests {
+		if tc.Result != report.Passed {
+			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
+		}
+	}
+}
+
+// runIn runs the CLI in dir, with its own state directory there, and returns combined
+// output and exit code; the report goes to the default --report-dir, dir/_reports.
+func runIn(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cli, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+filepath.Join(dir, "state"))
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+func validReport(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err == nil {
+		err = report.Validate(b)
+	}
+	if err != nil {
+		t.Errorf("report: %v", err)
+	}
+}
