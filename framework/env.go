@@ -1,11 +1,9 @@
 package framework
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 )
 
 // Timeouts bound every wait in the suites. They are in the report, so a run can be
@@ -67,32 +65,14 @@ type Env struct {
 	current Test
 }
 
-// Deviation runs the assertions a known upstream deviation covers (and nothing else: a
-// test's preconditions must fail normally). When the deviation applies to the target, a
-// failure inside f is recorded as the deviation, with the versions, and the test goes on;
-// otherwise f runs as any assertion does.
-func (e *Env) Deviation(f func()) {
-	tc := e.current
-	if !tc.DeviationApplies(e.Target) {
-		f()
-		return
-	}
-	d := tc.Deviation
-	if err := gomega.InterceptGomegaFailure(f); err != nil {
-		ginkgo.AddReportEntry(deviationEntry, fmt.Sprintf("%s (upstream Kubernetes %s). Observed: %s",
-			d.Summary, versionRange(d.Since, d.Until), abbreviate(err.Error(), 600)))
-		return
-	}
-	ginkgo.AddReportEntry("note", "known deviation not observed on this target: "+d.Summary)
-}
-
 // Measure records a figure the test took (seconds, counts) into the report.
 func (e *Env) Measure(name string, value float64) {
 	ginkgo.AddReportEntry(measurePrefix+name, value)
 }
 
 const (
-	measurePrefix  = "measure:"
-	deviationEntry = "known-deviation"
-	artifactsEntry = "artifacts"
+	measurePrefix       = "measure:"
+	deviationEntry      = "known-deviation"
+	deviationCheckEntry = "deviation-check"
+	artifactsEntry      = "artifacts"
 )

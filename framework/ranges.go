@@ -13,8 +13,8 @@ import (
 // RangeCheck is what real runs showed of one version range: a test's (the versions the
 // behaviour exists in) or a known deviation's (the versions upstream gets it wrong in).
 // A range is exercised when a run inside it and, for each bounded end, a run beyond that
-// end agree with it: a test passes inside and skips outside; a deviation may be seen
-// inside and the test passes without it outside.
+// end agree with it: a test passes inside and skips outside; a deviation is observed inside
+// and found absent outside (checkDeviationRange).
 type RangeCheck struct {
 	ID    string // the test's ID, or ID + " deviation"
 	Range string
@@ -25,6 +25,9 @@ type RangeCheck struct {
 	// Problems are runs that contradict the range: a failure inside it, a test that ran
 	// outside it, a failure outside a deviation's range.
 	Problems []string
+	// NoEvidence are a deviation's runs that say nothing of its range: the test passed
+	// without the deviation observed inside it, or without it looked for.
+	NoEvidence []string
 }
 
 // Exercised reports whether every side of the range has a run and none contradicts it.
@@ -73,6 +76,11 @@ func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
 	return c
 }
 
+// checkDeviationRange judges a deviation's range by what runs saw of it, never by a test
+// merely passing: each end is verified only by a run that observed the deviation at an
+// endpoint inside the range, or found it absent (the behaviour it covers checked and held)
+// at an endpoint beyond that end (report.DeviationCheck). A run that did neither, a report
+// from before the checks were recorded among them, is listed as no evidence.
 func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 	d := t.Deviation
 	c := RangeCheck{ID: t.ID + " deviation", Range: versionRange(d.Since, d.Until)}
@@ -82,22 +90,33 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 			continue
 		}
 		versions := endpointVersions(r)
-		seen := fmt.Sprintf("%s: %s", strings.Join(versions, " + "), outcome(res))
-		// A deviation applies when any endpoint is in its range (Test.DeviationApplies),
-		// so a run is outside only when none is.
-		side := "inside"
-		for _, s := range []string{"below", "above"} {
-			if allOn(versions, s, d.Since, d.Until) {
-				side = s
+		if res.Result == report.Failed {
+			// The allowance went to no observation the run made: whatever failed, the
+			// deviation's range did not cover it. Placed by its endpoints, as a test's run is.
+			seen := fmt.Sprintf("%s: %s", strings.Join(versions, " + "), outcome(res))
+			if side := sideOf(versions, d.Since, d.Until); side == "inside" {
+				c.add(side, seen, "failed inside the deviation's range")
+			} else {
+				c.add(side, seen, "failed outside the deviation's range (is the range too narrow?)")
 			}
+			continue
 		}
-		switch {
-		case res.Result != report.Failed:
-			c.add(side, seen, "")
-		case side == "inside":
-			c.add(side, seen, "failed inside the deviation's range")
-		default:
-			c.add(side, seen, "failed outside the deviation's range (is the range too narrow?)")
+		evidence := false
+		for _, dc := range res.DeviationChecks {
+			side := sideOf([]string{dc.Version}, d.Since, d.Until)
+			seen := fmt.Sprintf("%s at %s (run of %s)", dc.Seen, dc.Version, strings.Join(versions, " + "))
+			switch {
+			case dc.Seen == report.DeviationObserved && side != "inside":
+				c.add(side, seen, "observed outside the deviation's range (is the range too narrow?)")
+			case dc.Seen == report.DeviationObserved || side != "inside":
+				c.add(side, seen, "")
+			default:
+				continue // absent inside: upstream may show it by chance; evidence of nothing
+			}
+			evidence = true
+		}
+		if !evidence {
+			c.NoEvidence = append(c.NoEvidence, fmt.Sprintf("%s: %s, %s", strings.Join(versions, " + "), outcome(res), lookedFor(res)))
 		}
 	}
 	// Beyond an end the deviation shares with its test, the test itself skips: the test's
@@ -111,6 +130,14 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 	}
 	c.missing(since, until)
 	return c
+}
+
+// lookedFor says why a passed run is no evidence of its test's deviation range.
+func lookedFor(res report.Test) string {
+	if len(res.DeviationChecks) == 0 {
+		return "the deviation was not looked for (no deviation checks in the report)"
+	}
+	return "the deviation was absent inside its range"
 }
 
 // add records a run on one side of the range, and what it contradicts, if anything.
@@ -154,24 +181,6 @@ func sideOf(versions []string, since, until string) string {
 	return "inside"
 }
 
-// allOn reports whether every endpoint is below (or above) the range.
-func allOn(versions []string, side, since, until string) bool {
-	bound := since
-	want := -1
-	if side == "above" {
-		bound, want = until, 1
-	}
-	if bound == "" || len(versions) == 0 {
-		return false
-	}
-	for _, v := range versions {
-		if compareMinor(v, bound) != want {
-			return false
-		}
-	}
-	return true
-}
-
 // compareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1).
 func compareMinor(a, b string) int {
 	return semver.Compare(semver.MajorMinor(canonical(a)), semver.MajorMinor(canonical(b)))
@@ -210,7 +219,7 @@ func outcome(t report.Test) string {
 // RangesMarkdown is the table `skewcheck report ranges` prints: one row per range.
 func RangesMarkdown(checks []RangeCheck) string {
 	var b strings.Builder
-	b.WriteString("| range of | versions | inside | below | above | verdict |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| range of | versions | inside | below | above | no evidence | verdict |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range checks {
 		verdict := "exercised"
 		switch {
@@ -219,7 +228,7 @@ func RangesMarkdown(checks []RangeCheck) string {
 		case len(c.Missing) > 0:
 			verdict = "no run " + strings.Join(c.Missing, ", ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.ID, c.Range, cell(c.Inside), cell(c.Below), cell(c.Above), verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.ID, c.Range, cell(c.Inside), cell(c.Below), cell(c.Above), cell(c.NoEvidence), verdict)
 	}
 	b.WriteString("\n" + RangesSummary(checks) + "\n")
 	return b.String()

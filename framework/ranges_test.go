@@ -16,15 +16,24 @@ func run(id string, res report.Result, deviation string, versions ...string) *re
 	return c
 }
 
+// looked is run with the test's deviation checks: where it looked for the deviation
+// ("v1.34.4") and what it saw.
+func looked(r *report.Conformance, seen string, at ...string) *report.Conformance {
+	for _, v := range at {
+		r.Tests[0].DeviationChecks = append(r.Tests[0].DeviationChecks, report.DeviationCheck{Endpoint: "apiserver", Version: v, Seen: seen})
+	}
+	return r
+}
+
 func TestCheckRanges(t *testing.T) {
 	dev := &Deviation{Since: "1.33", Until: "1.34"}
 	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: dev}}
 	runs := []*report.Conformance{
 		run("T-1", report.Skipped, "", "v1.27.16", "v1.27.16"),                                                         // below the test
-		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),                                                          // inside the test, below the deviation
-		run("T-1", report.Passed, "seen", "v1.33.13", "v1.34.4"),                                                       // inside both
-		run("T-1", report.Passed, "", "v1.34.4", "v1.35.4"),                                                            // inside both (1.34 is in the deviation's)
-		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),                                                            // above the deviation
+		looked(run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"), report.DeviationAbsent, "v1.32.13"),              // below the deviation, absent
+		looked(run("T-1", report.Passed, "seen", "v1.33.13", "v1.34.4"), report.DeviationObserved, "v1.34.4"),          // inside, observed
+		looked(run("T-1", report.Passed, "", "v1.34.4", "v1.35.4"), report.DeviationAbsent, "v1.35.4"),                 // absent where the 1.35 server proxied
+		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),                                                            // not looked for: no evidence
 		{Endpoints: []report.Endpoint{{Version: "v1.36.3"}}, Tests: []report.Test{{ID: "T-1", Result: report.Passed}}}, // not upstream: the test's evidence only
 		run("OTHER", report.Failed, "", "v1.35.4"),                                                                     // another test
 		run("T-1", report.Skipped, "", "v1.35.4"),                                                                      // skipped inside: a missing feature
@@ -37,11 +46,36 @@ func TestCheckRanges(t *testing.T) {
 	if !test.Exercised() || len(test.Inside) != 5 || len(test.Below) != 1 || len(test.Above) != 0 {
 		t.Errorf("test range: %+v", test)
 	}
-	if !devc.Exercised() || len(devc.Inside) != 2 || len(devc.Below) != 1 || len(devc.Above) != 1 {
+	if !devc.Exercised() || len(devc.Inside) != 1 || len(devc.Below) != 1 || len(devc.Above) != 1 || len(devc.NoEvidence) != 1 {
 		t.Errorf("deviation range: %+v", devc)
 	}
 	if devc.Range != "1.33-1.34" || test.Range != "1.28+" {
 		t.Errorf("ranges %q, %q", test.Range, devc.Range)
+	}
+}
+
+// A deviation's range is not exercised by runs that merely passed: inside, the deviation
+// must have been observed; beyond an end, looked for and found absent.
+func TestDeviationRangeNeedsObservations(t *testing.T) {
+	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: &Deviation{Since: "1.33", Until: "1.34"}}}
+	runs := []*report.Conformance{
+		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),
+		run("T-1", report.Passed, "", "v1.33.13", "v1.34.4"),
+		run("T-1", report.Passed, "", "v1.35.4", "v1.36.3"),
+	}
+	c := CheckRanges(tests, runs)[1]
+	if c.Exercised() || strings.Join(c.Missing, ",") != "inside,below 1.33,above 1.34" {
+		t.Errorf("deviation range exercised by runs that never looked for it: missing %q, %+v", c.Missing, c)
+	}
+	// Absent inside is no evidence either (upstream may show it by chance), and observed
+	// beyond an end contradicts the range.
+	runs = []*report.Conformance{
+		looked(run("T-1", report.Passed, "", "v1.33.13", "v1.34.4"), report.DeviationAbsent, "v1.34.4"),
+		looked(run("T-1", report.Passed, "seen", "v1.34.4", "v1.35.4"), report.DeviationObserved, "v1.35.4"),
+	}
+	c = CheckRanges(tests, runs)[1]
+	if len(c.Inside) != 0 || len(c.NoEvidence) != 1 || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "observed outside") {
+		t.Errorf("deviation range: %+v", c)
 	}
 }
 
@@ -63,7 +97,7 @@ func TestCheckRangesFindsContradictionsAndGaps(t *testing.T) {
 	// A deviation that begins where its test does needs no run below it: the test skips
 	// there, and its own range says so.
 	same := CheckRanges([]Test{{ID: "T-2", Since: "1.28", Deviation: &Deviation{Since: "1.28"}}},
-		[]*report.Conformance{run("T-2", report.Passed, "seen", "v1.32.13")})
+		[]*report.Conformance{looked(run("T-2", report.Passed, "seen", "v1.32.13"), report.DeviationObserved, "v1.32.13")})
 	if !same[1].Exercised() {
 		t.Errorf("deviation sharing its test's lower end: missing %q", same[1].Missing)
 	}

@@ -163,6 +163,10 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 				}
 			case e.Name == deviationEntry:
 				rt.KnownDeviation = e.StringRepresentation()
+			case e.Name == deviationCheckEntry:
+				if c, ok := e.GetRawValue().(report.DeviationCheck); ok && !slices.Contains(rt.DeviationChecks, c) {
+					rt.DeviationChecks = append(rt.DeviationChecks, c)
+				}
 			case e.Name == artifactsEntry:
 				rt.Artifacts = strings.Split(e.StringRepresentation(), ",")
 			}

@@ -35,19 +35,6 @@ const (
 	FeaturePeerPath Feature = "PeerPath"
 )
 
-// Deviation is a way upstream Kubernetes is known to get a behaviour wrong, in a range of
-// versions. When the target is upstream and in that range, a failure of the assertions the
-// test wraps in Env.Deviation is reported as this deviation (with the versions) instead of
-// failing the run; a reference implementation gets no such allowance.
-//
-// Until is left open while the newest release still shows the deviation: it is the
-// version upstream fixed it in, minus one, once a fix is seen, not a guess at when the
-// last run happened to stop.
-type Deviation struct {
-	Since, Until string // minor versions, inclusive: "1.28", "1.36"; "" is open
-	Summary      string
-}
-
 // Test is one conformance test, as data: listing tests needs no cluster.
 type Test struct {
 	ID          string // stable: MVP-001; never reused for another meaning
@@ -176,17 +163,4 @@ func missingFeature(t *Target, f Feature) string {
 		}
 	}
 	return ""
-}
-
-// DeviationApplies reports whether the target may show the test's known deviation.
-func (t Test) DeviationApplies(target *Target) bool {
-	if t.Deviation == nil || !target.Upstream {
-		return false
-	}
-	for _, e := range target.Endpoints {
-		if inRange(e.Version, t.Deviation.Since, t.Deviation.Until) {
-			return true
-		}
-	}
-	return false
 }

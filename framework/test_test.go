@@ -193,32 +193,37 @@ func TestSkipReasonVersionBeforeFeatures(t *testing.T) {
 	}
 }
 
-func TestDeviationApplies(t *testing.T) {
-	dev := func(since, until string) *Deviation { return &Deviation{Since: since, Until: until, Summary: "s"} }
+// The allowance is decided per observation: the endpoint that showed the behaviour must be
+// in the range (not just any endpoint of the target), the target upstream, and the
+// observation the one the deviation names.
+func TestDeviationAllowance(t *testing.T) {
+	only401 := func(o Observation) bool { return o.Status == 401 }
+	dev := func(since, until string) *Deviation {
+		return &Deviation{Since: since, Until: until, Summary: "s", Allowed: "a 401", Allows: only401}
+	}
+	old, newer := fullEndpoint("apiserver-1", "v1.34.2", nil), fullEndpoint("apiserver-2", "v1.36.3", nil)
 	cases := []struct {
 		name      string
 		deviation *Deviation
 		upstream  bool
-		versions  []string
-		want      bool
+		obs       Observation
+		want      string // "" when allowed, else a word of the reason
 	}{
-		{"no deviation", nil, true, []string{"v1.36.3"}, false},
-		{"upstream in range", dev("1.28", "1.36"), true, []string{"v1.36.3"}, true},
-		{"not upstream", dev("1.28", "1.36"), false, []string{"v1.36.3"}, false},
-		{"upstream out of range", dev("1.28", "1.35"), true, []string{"v1.36.3"}, false},
-		{"one of several in range", dev("", "1.34"), true, []string{"v1.34.2", "v1.35.4", "v1.36.3"}, true},
-		{"none of several in range", dev("1.37", ""), true, []string{"v1.34.2", "v1.35.4", "v1.36.3"}, false},
-		{"open range", dev("", ""), true, []string{"v1.35.4"}, true},
-		{"no endpoints", dev("", ""), true, nil, false},
+		{"allowed", dev("1.28", "1.36"), true, Observation{At: newer, Status: 401}, ""},
+		{"no deviation", nil, true, Observation{At: newer, Status: 401}, "no known deviation"},
+		{"not upstream", dev("1.28", "1.36"), false, Observation{At: newer, Status: 401}, "only to upstream"},
+		{"seen at an endpoint out of range, another in it", dev("", "1.34"), true, Observation{At: newer, Status: 401}, "outside the deviation's range"},
+		{"seen at the endpoint in range", dev("", "1.34"), true, Observation{At: old, Status: 401}, ""},
+		{"another status", dev("", ""), true, Observation{At: newer, Status: 404}, "allows only a 401"},
+		{"no endpoint", dev("", ""), true, Observation{Status: 401}, "names no endpoint"},
+		{"no predicate", &Deviation{Summary: "s"}, true, Observation{At: newer, Status: 401}, "allows only"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			target := &Target{Upstream: tc.upstream}
-			for i, v := range tc.versions {
-				target.Endpoints = append(target.Endpoints, fullEndpoint("apiserver-"+string(rune('1'+i)), v, nil))
-			}
-			if got := (Test{Deviation: tc.deviation}).DeviationApplies(target); got != tc.want {
-				t.Errorf("DeviationApplies = %v, want %v", got, tc.want)
+			target := &Target{Upstream: tc.upstream, Kind: "reference:peerproxy", Endpoints: []*Endpoint{old, newer}}
+			ok, why := (Test{Deviation: tc.deviation}).allowance(target, tc.obs)
+			if ok != (tc.want == "") || !strings.Contains(why, tc.want) {
+				t.Errorf("allowance = %v %q, want %q", ok, why, tc.want)
 			}
 		})
 	}

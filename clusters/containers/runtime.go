@@ -19,11 +19,12 @@ var sweepOnce sync.Once
 // Connect reaches the Docker engine (DOCKER_HOST, or the default socket), and removes the
 // containers of dead skewcheck runs once per process.
 func Connect(ctx context.Context) (*Runtime, error) {
-	disableRyukUnlessAsked()
 	// testcontainers-go prints a banner and a line per step on the standard logger; skewcheck
 	// says what it does in its own progress lines.
 	tclog.SetDefault(tclog.NewNoopLogger())
-	p, err := testcontainers.NewDockerProvider()
+	var p *testcontainers.DockerProvider
+	var err error
+	withRyukOffUnlessAsked(func() { p, err = testcontainers.NewDockerProvider() })
 	if err == nil {
 		err = p.Health(ctx)
 	}

@@ -21,7 +21,7 @@ func (c *Cluster) WaitConverged(ctx context.Context) error {
 	case len(pending) > 0:
 		why := ""
 		if known := knownIncompatibility(c.runningVersions()); known != "" {
-			why = "; " + known
+			why = "\n" + known // a line of its own, which is how a nightly run recognizes it
 		}
 		return fmt.Errorf("the cluster did not converge within %v: these servers still answer 404 for GVRs a peer serves: %s (server logs under %s)%s",
 			c.cfg.ConvergeTimeout, strings.Join(pending, "; "), c.Dir, why)

@@ -127,7 +127,7 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 
 	fmt.Fprintf(os.Stderr, "== nightly: %s + %s: conformance %s\n", from, to, strings.Join(o.profiles, ","))
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
-	defect, err := runChild(ctx, self, "["+name+" conformance] ", append([]string{"conformance", "--versions", from + "," + to,
+	defect, err := runChild(ctx, self, "["+name+" conformance] ", []string{from, to}, append([]string{"conformance", "--versions", from + "," + to,
 		"--server-flag", "1=--runtime-config=batch/v1=false", "--profiles", strings.Join(o.profiles, ","),
 		"--seed", seed, "--report-dir", cdir}, binFlags...))
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
@@ -143,7 +143,7 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
-	defect, err = runChild(ctx, self, "["+name+" upgrade] ", append(args, binFlags...))
+	defect, err = runChild(ctx, self, "["+name+" upgrade] ", []string{from, to}, append(args, binFlags...))
 	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
 	if !p.Upgrade.Ran {
 		p.Upgrade.KnownDefect = defect
@@ -190,8 +190,10 @@ func childBinaryFlags(b binaries.Options) []string {
 // says which pair and run it comes from. Ctrl-C reaches the child as an interrupt, and it
 // gets a minute to heal faults and delete its cluster. When the child fails, defect is the
 // known upstream defect it named as the cause, if any (skewcheck names one only beside the
-// error it caused: a 1.33 or 1.34 server's nil-pointer crash, say).
-func runChild(ctx context.Context, self, prefix string, args []string) (defect string, err error) {
+// error it caused: a 1.33 or 1.34 server's nil-pointer crash, say): a line that is exactly
+// one of local.KnownDefects, for one of the pair's versions. Anything else, a line that
+// merely begins like one included, leaves the failure a failure.
+func runChild(ctx context.Context, self, prefix string, versions, args []string) (defect string, err error) {
 	c := exec.CommandContext(ctx, self, args...)
 	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 	c.WaitDelay = time.Minute
@@ -206,8 +208,8 @@ func runChild(ctx context.Context, self, prefix string, args []string) (defect s
 	why := prefixLines(os.Stderr, out, prefix)
 	if err := c.Wait(); err != nil {
 		for _, line := range why {
-			if strings.HasPrefix(line, local.KnownDefectPrefix) {
-				defect = strings.TrimPrefix(line, local.KnownDefectPrefix)
+			if d, ok := local.NamedDefect(line, versions...); ok {
+				defect = d.Text
 			}
 		}
 		if len(why) > 0 {

@@ -62,9 +62,11 @@ func rangesCommand() *cobra.Command {
 		Long: `Reads every conformance report (conformance-report.json) under the directories and sets each
 test's version range against the runs that included it, and each known deviation's against
 the runs of upstream Kubernetes: a range is exercised when a run inside it and one beyond
-each bounded end agree with it (a test passes inside and skips outside; a test passes
-without its deviation outside the deviation's range). Exit 1 when a run contradicts a range;
-a range no run reached on some side is listed, not failed.`,
+each bounded end agree with it (a test passes inside and skips outside). A deviation's end
+counts only by what a run saw of it: observed at an endpoint inside the range, or found
+absent (the behaviour it covers checked and held) at an endpoint beyond the end; a run that
+passed without either is listed as no evidence. Exit 1 when a run contradicts a range; a
+range no run reached on some side is listed, not failed.`,
 		Example: "  skewcheck report ranges _reports/nightly _reports/ranges --out _reports/ranges.md",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, dirs []string) error {

@@ -61,11 +61,30 @@ type Test struct {
 	// KnownDeviation is set when the test found upstream Kubernetes behaving as documented
 	// in upstream-facts but not as the feature promises: the versions and the effect.
 	KnownDeviation string `json:"knownDeviation,omitempty"`
+	// DeviationChecks are where the test looked for its known upstream deviation, and
+	// what it saw: the only evidence a deviation's version range is judged by.
+	DeviationChecks []DeviationCheck `json:"deviationChecks,omitempty"`
 	// Measurements are figures the test took (seconds, counts), by name.
 	Measurements map[string]float64 `json:"measurements,omitempty"`
 	// Artifacts are files of evidence collected on failure, relative to the report dir.
 	Artifacts []string `json:"artifacts,omitempty"`
 }
+
+// DeviationCheck is one look for a test's known upstream deviation, at the endpoint whose
+// code would show it.
+type DeviationCheck struct {
+	Endpoint string `json:"endpoint"`
+	Version  string `json:"version"`
+	// Seen is DeviationObserved (the allowance was used) or DeviationAbsent (the behaviour
+	// the deviation covers was checked and held).
+	Seen string `json:"seen"`
+}
+
+// What a DeviationCheck saw.
+const (
+	DeviationObserved = "observed"
+	DeviationAbsent   = "absent"
+)
 
 // Profile is the summary of one profile asked for.
 type Profile struct {

@@ -39,7 +39,7 @@ func sample() *Conformance {
 			{ID: "core-1", Profile: "core", Description: "get <pods> & more", Result: Failed, Duration: 2 * time.Second,
 				Failure: "want 3 items, got 2\n\x1b[31mred\x1b[0m", Artifacts: []string{"artifacts/core-1/diff.txt"}},
 			{ID: "watch-1", Profile: "watch", Description: "resumes", Result: Skipped, SkipReason: "no peer proxy",
-				KnownDeviation: "v1.34: watch cache lags"},
+				KnownDeviation: "v1.34: watch cache lags", DeviationChecks: []DeviationCheck{{Endpoint: "apiserver-b", Version: "v1.34.2", Seen: DeviationObserved}}},
 			{ID: "extra-1", Profile: "extra", Description: "not requested", Result: Passed},
 		},
 		Seed:         -9007199254740993, // beyond float64 precision: must survive YAML and JSON

@@ -57,6 +57,8 @@ type Outcome struct {
 	// Not503AfterFirst counts reads answered other than 503 after the first 503, while the
 	// fault lasted: for a silent peer that stays registered, each is a break in the 503.
 	Not503AfterFirst int `json:"not503AfterFirst503"`
+	// AfterFirst503 counts the reads after the first 503, while the fault lasted, by status.
+	AfterFirst503 map[int]int `json:"afterFirst503,omitempty"`
 	// Statuses counts read answers by HTTP status (0: no answer: a client error).
 	Statuses    map[int]int `json:"statuses"`
 	Reads       int         `json:"reads"`
@@ -67,14 +69,17 @@ type Outcome struct {
 	LostWrites int `json:"lostWrites"`
 	// Unrecovered says, when no 200 came within the recover bound after healing, so.
 	Unrecovered string `json:"unrecovered,omitempty"`
-	Seed        int64  `json:"seed"`
-	Error       string `json:"error,omitempty"`
+	// LastUnrecovered is the status of the last read before the recover bound ran out
+	// (0 when it recovered, or the read got no answer): what clients were still told.
+	LastUnrecovered int    `json:"lastUnrecovered,omitempty"`
+	Seed            int64  `json:"seed"`
+	Error           string `json:"error,omitempty"`
 }
 
 // Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
 // opts.For, heals f, and measures. The fault is healed whatever happens.
 func Measure(ctx context.Context, target string, route framework.Route, f faults.Fault, opts Options) Outcome {
-	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, Statuses: map[int]int{}}
+	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, Statuses: map[int]int{}, AfterFirst503: map[int]int{}}
 	list := route.GVR.Path() + "?limit=1"
 	if r := probe(ctx, route.Entry, framework.Request{Path: list}); r.Status != 200 {
 		o.Error = "before the fault the path did not work: " + r.String()
@@ -113,8 +118,11 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			mu.Lock()
 			o.Reads++
 			o.Statuses[r.Status]++
-			if o.TimeTo503 >= 0 && r.Status != 503 {
-				o.Not503AfterFirst++
+			if o.TimeTo503 >= 0 {
+				o.AfterFirst503[r.Status]++
+				if r.Status != 503 {
+					o.Not503AfterFirst++
+				}
 			}
 			if r.Status == 503 && o.TimeTo503 < 0 {
 				o.TimeTo503 = time.Since(injected).Seconds()
@@ -166,8 +174,9 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	if err := heal(ctx); err != nil {
 		o.Error = err.Error()
 	}
+	last := 0
 	for time.Since(healed) < opts.Recover {
-		if probe(ctx, route.Entry, framework.Request{Path: list}).Status == 200 {
+		if last = probe(ctx, route.Entry, framework.Request{Path: list}).Status; last == 200 {
 			o.TimeToRecover = time.Since(healed).Seconds()
 			if !first404.IsZero() && o.Window404 == 0 {
 				o.Window404 = time.Since(first404).Seconds()
@@ -177,7 +186,8 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		time.Sleep(100 * time.Millisecond)
 	}
 	if o.TimeToRecover == 0 {
-		o.Unrecovered = fmt.Sprintf("no 200 within %v of healing", opts.Recover)
+		o.Unrecovered = fmt.Sprintf("no 200 within %v of healing (the last answer: %d)", opts.Recover, last)
+		o.LastUnrecovered = last
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {

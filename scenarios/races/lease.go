@@ -2,12 +2,15 @@ package races
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // leaseWatch reads one identity lease through the entry every interval and remembers the
@@ -66,4 +69,54 @@ func (w *leaseWatch) Stood() float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.stood
+}
+
+// absenceWatch reads, every interval, whether the server behind an endpoint has an
+// identity lease, until the first read that finds one.
+type absenceWatch struct {
+	mu sync.Mutex
+	// absent is when (seconds on the race's timeline) the last read was sent that found no
+	// lease of the server: until then, nothing registered it, for the entry either.
+	absent float64
+}
+
+// watchAbsence starts reading the identity leases through cs for e's until ctx ends or one
+// is found. Before the first read, absence is -1: nothing is known.
+func watchAbsence(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint, tl *Timeline, interval time.Duration) *absenceWatch {
+	w := &absenceWatch{absent: -1}
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			sent := tl.Since()
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := identityLease(rctx, cs, e)
+			cancel()
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err == nil:
+				return // registered: absence ends here
+			case errors.Is(err, errNoLease):
+				w.mu.Lock()
+				w.absent = sent
+				w.mu.Unlock()
+			}
+			// any other error says nothing about the lease: read again
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// AbsentUntil is when the last read was sent that found no identity lease of the server,
+// -1 when no read did.
+func (w *absenceWatch) AbsentUntil() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.absent
 }

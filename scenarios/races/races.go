@@ -2,7 +2,9 @@ package races
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -48,13 +50,23 @@ type Env struct {
 
 func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
 
-// Registering: the peer that alone serves the GVR starts while requests arrive. Until the
-// entry has seen its identity lease and read its discovery the answer is 404 (readiness
-// does not mean the peers know you), possibly 503 in between; then 200. 404s after the
-// first 200 are counted as spurious.
+// Registering: the peer that alone serves the GVR starts while requests arrive. Its window
+// is asserted in three parts, by what the identity leases say. While the peer has no
+// identity lease (from 1.35 a graceful stop deletes it), nothing is registered to serve the
+// GVR: the answer is 404, and a 503 would tell clients to retry for something that does not
+// exist. From its lease until the entry has read its discovery (readiness does not mean the
+// peers know you: upstream's endpoint lease comes only after /readyz), 404 or 503. Then 200
+// within the bound, and nothing but 200 while the peer is watched serving: a 404 then is
+// the spurious one the proxy exists to prevent (no lease changes after the peer's own
+// creation, so upstream rebuilds no cache that could drop it), a 503 an outage.
 func Registering(ctx context.Context, env Env) Outcome {
-	o := Outcome{Race: "registering", Documented: "404 (or 503) until the entry knows the new peer, then 200 (later 404s counted)"}
+	o := Outcome{Race: "registering", Documented: "404 while the peer has no identity lease; 404 or 503 until the entry knows it; then 200 within the bound, and only 200 after"}
 	peer := env.Route.Peer
+	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	if err != nil {
+		o.Violations = append(o.Violations, err.Error())
+		return o
+	}
 	if err := peer.Node.Stop(30 * time.Second); err != nil {
 		o.Violations = append(o.Violations, "stopping the peer: "+err.Error())
 		return o
@@ -62,6 +74,7 @@ func Registering(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
+	absence := watchAbsence(pctx, cs, peer, tl, env.Interval)
 	started := tl.Since()
 	if err := peer.Node.Start(ctx); err != nil {
 		o.Violations = append(o.Violations, "starting the peer: "+err.Error())
@@ -76,17 +89,43 @@ func Registering(ctx context.Context, env Env) Outcome {
 	cancel()
 	points := tl.Points()
 	o.Seen = Summary(points)
-	if first >= 0 {
-		// Counted, not asserted: the entry rebuilds its peer cache whenever a lease
-		// changes, which upstream does not keep free of 404s (see SameIdentity).
-		o.Spurious404 = Counts(points, first, tl.Since())[404]
-	}
-	for _, s := range sortedStatuses(Counts(points, 0, tl.Since())) {
-		if s != 200 && s != 404 && s != 503 {
-			o.Violations = append(o.Violations, fmt.Sprintf("unexpected status %d", s))
+	v, spurious := judgeRegistering(points, absence.AbsentUntil(), first)
+	o.Violations, o.Spurious404 = append(o.Violations, v...), spurious
+	return o
+}
+
+// judgeRegistering sets a registration's answers against its documented window: 404 up to
+// absent (the last time the peer was seen without an identity lease; -1: never), 200, 404
+// or 503 until first (the first 200; -1: none came), 200 alone from then on. It returns the
+// violations, and the 404s after the first 200.
+func judgeRegistering(points []Point, absent, first float64) (violations []string, spurious404 int) {
+	end := math.Inf(1)
+	if absent >= 0 {
+		if c := Counts(points, 0, absent); c[404] != sum(c) {
+			violations = append(violations, fmt.Sprintf("answers other than 404 while the peer had no identity lease (until %.2fs): %v", absent, c))
 		}
 	}
-	return o
+	for _, s := range sortedStatuses(Counts(points, 0, end)) {
+		if s != 200 && s != 404 && s != 503 {
+			violations = append(violations, fmt.Sprintf("unexpected status %d", s))
+		}
+	}
+	if first >= 0 {
+		after := Counts(points, first, end)
+		spurious404 = after[404]
+		if after[200] != sum(after) {
+			violations = append(violations, fmt.Sprintf("answers other than 200 after the first 200 (at %.2fs), while the peer was registered and serving: %v", first, after))
+		}
+	}
+	return violations, spurious404
+}
+
+func sum(c map[int]int) int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
 }
 
 // StaleLease: the peer crashed; its identity lease stays (1.28-1.34 never delete it, and a
@@ -319,10 +358,13 @@ func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.En
 		}
 	}
 	if e.Hostname != "" {
-		return "", fmt.Errorf("no identity lease advertises %s or names host %s", strings.Join(addrs, " or "), e.Hostname)
+		return "", fmt.Errorf("%w advertises %s or names host %s", errNoLease, strings.Join(addrs, " or "), e.Hostname)
 	}
-	return "", fmt.Errorf("no identity lease advertises %s", strings.Join(addrs, " or "))
+	return "", fmt.Errorf("%w advertises %s", errNoLease, strings.Join(addrs, " or "))
 }
+
+// errNoLease is identityLease finding no lease of the server.
+var errNoLease = errors.New("no identity lease")
 
 // restore starts the peer again if a race left it down, and waits for convergence.
 func restore(ctx context.Context, env Env) {

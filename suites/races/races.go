@@ -34,7 +34,7 @@ const deadAddress = "127.77.250.250:6443"
 // (graceful stop deletes the lease, peer-aggregated discovery).
 var Tests = []framework.Test{
 	{ID: "RACE-001", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "a request arriving while the only peer serving its GVR registers gets 404 (or 503) until the entry knows the peer, then 200 within the converge bound; the window, and any 404 after the first 200, are measured",
+		Description: "a request arriving while the only peer serving its GVR registers gets 404 while the peer has no identity lease, 404 or 503 until the entry knows the peer, then 200 within the converge bound and nothing but 200 after it; the window is measured",
 		Run:         race(scenario.Registering)},
 	{ID: "RACE-002", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "while a crashed peer's identity lease is still valid, requests for what only it serves get 503, never 404",
