@@ -54,6 +54,9 @@ type Outcome struct {
 	// all answered 503: how long the proxy kept telling clients "unavailable" without a
 	// 404 (or anything else) in between.
 	Held503 float64 `json:"held503Seconds"`
+	// FaultHeld is seconds from injection to healing: the window every other figure of
+	// the fault speaks of, so a report says how long the outage lasted.
+	FaultHeld float64 `json:"faultHeldSeconds"`
 	// Not503AfterFirst counts reads answered other than 503 after the first 503, while the
 	// fault lasted: for a silent peer that stays registered, each is a break in the 503.
 	Not503AfterFirst int `json:"not503AfterFirst503"`
@@ -171,6 +174,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	}()
 	wg.Wait()
 	healed := time.Now()
+	o.FaultHeld = healed.Sub(injected).Seconds()
 	if err := heal(ctx); err != nil {
 		o.Error = err.Error()
 	}
