@@ -84,10 +84,12 @@ type Proxy struct {
 	// upgrade requests (transport.go).
 	identity, identityUpgrade http.RoundTripper
 	anon, anonUpgrade         http.RoundTripper
-	// asItself presents the control certificate: only FlawForwardAsItself uses it.
-	asItself http.RoundTripper
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// asItself presents the control certificate: only FlawForwardAsItself uses it, with
+	// its HTTP/1.1 twin for upgrades, so that an upgrade fails for whom it runs as and not
+	// because it cannot switch protocols.
+	asItself, asItselfUpgrade http.RoundTripper
+	cancel                    context.CancelFunc
+	done                      chan struct{}
 	// conns are the client connections, upgraded ones included, which Shutdown and Close
 	// end (upgraded.go).
 	conns *connTracker
@@ -139,6 +141,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 			return nil, fmt.Errorf("peerproxy: control client certificate: %w", err)
 		}
 		p.asItself = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, false)}
+		p.asItselfUpgrade = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, true)}
 	}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
