@@ -411,3 +411,23 @@ func TestSelectionVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A mutant's expected failure counts only when the test ran, failed, and said why.
+func TestMissedFailures(t *testing.T) {
+	c := Conformance{Tests: []Test{
+		{ID: "a", Result: Failed, Failure: "the upstream ran the request as the gateway"},
+		{ID: "b", Result: Failed, Failure: "something else"},
+		{ID: "c", Result: Passed},
+		{ID: "d", Result: Skipped, SkipReason: NotSelected},
+	}}
+	got := MissedFailures(c, map[string]string{"a": "as the gateway", "b": "as the gateway", "c": "x", "d": "x", "e": "x"})
+	want := []string{"b: failed, but not saying", "c: passed, want failed", "d: skipped (", "e: not in the report"}
+	if len(got) != len(want) {
+		t.Fatalf("MissedFailures: %q, want %d lines beginning %q", got, len(want), want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want it to begin %q", i, got[i], want[i])
+		}
+	}
+}

@@ -35,16 +35,27 @@ type Defects struct {
 	// carries the 100 streams kube-apiserver allows, it dials a new one for each request
 	// that finds them full.
 	GoTransport bool
+	// ImpersonationBeforeHopByHop: the client's impersonation is written on the incoming
+	// request, before ReverseProxy removes the headers the client's Connection names, and
+	// such a Connection is not refused: a client that names Impersonate-User and
+	// Impersonate-Group there reaches the upstreams as the gateway itself (the reference
+	// did this until issue 24).
+	ImpersonationBeforeHopByHop bool
+	// NoPolicyInternalError: a request no dispatch policy matches is answered 500
+	// InternalError instead of 403 Forbidden (the reference did this until issue 24).
+	NoPolicyInternalError bool
 }
 
 var defectNames = map[string]func(*Defects){
-	"negation-or":           func(d *Defects) { d.NegationOred = true },
-	"no-impersonation":      func(d *Defects) { d.NoImpersonation = true },
-	"ignore-discovery":      func(d *Defects) { d.IgnoreDiscovery = true },
-	"ignore-sni":            func(d *Defects) { d.IgnoreSNI = true },
-	"upgrade-as-itself":     func(d *Defects) { d.UpgradeAsItself = true },
-	"connection-per-client": func(d *Defects) { d.ConnectionPerClient = true },
-	"go-transport":          func(d *Defects) { d.GoTransport = true },
+	"negation-or":                     func(d *Defects) { d.NegationOred = true },
+	"no-impersonation":                func(d *Defects) { d.NoImpersonation = true },
+	"ignore-discovery":                func(d *Defects) { d.IgnoreDiscovery = true },
+	"ignore-sni":                      func(d *Defects) { d.IgnoreSNI = true },
+	"upgrade-as-itself":               func(d *Defects) { d.UpgradeAsItself = true },
+	"connection-per-client":           func(d *Defects) { d.ConnectionPerClient = true },
+	"go-transport":                    func(d *Defects) { d.GoTransport = true },
+	"impersonation-before-hop-by-hop": func(d *Defects) { d.ImpersonationBeforeHopByHop = true },
+	"no-policy-500":                   func(d *Defects) { d.NoPolicyInternalError = true },
 }
 
 // DefectNames lists what ParseDefects accepts.
@@ -72,5 +83,6 @@ func ParseDefects(names []string) (Defects, error) {
 
 // Any reports whether any defect is on.
 func (d Defects) Any() bool {
-	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient, d.GoTransport}, true)
+	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient, d.GoTransport,
+		d.ImpersonationBeforeHopByHop, d.NoPolicyInternalError}, true)
 }

@@ -16,8 +16,10 @@ import (
 // the request still counts as that upstream's. No call means none answered (the client
 // then got 503).
 func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *authn.User, targets []*upstream, answered func(*upstream)) {
-	if !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header)) {
+	impersonate := !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header))
+	if impersonate && g.cfg.Defects.ImpersonationBeforeHopByHop {
 		setImpersonation(r.Header, u)
+		impersonate = false
 	}
 	next := c.conn.rt
 	switch {
@@ -33,9 +35,14 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 			g.metrics.errors.WithLabelValues(c.name, up.endpoint).Inc()
 		}}
 	rp := &httputil.ReverseProxy{
+		// Rewrite runs after the hop-by-hop headers, and those the client's Connection
+		// names, are removed from the outgoing request: what is set here arrives.
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(targets[0].url)
 			pr.SetXForwarded() // the upstream's audit log records the client's address
+			if impersonate {
+				setImpersonation(pr.Out.Header, u)
+			}
 		},
 		FlushInterval: -1,
 		Transport:     rt,

@@ -12,10 +12,14 @@ import (
 )
 
 // ServeHTTP takes a request through the gateway, in order:
-//  1. the TLS server name (SNI) selects the UpstreamCluster;
+//  1. the TLS server name (SNI) selects the UpstreamCluster; a Connection header that
+//     names the identity headers is refused (400, identity.go);
 //  2. the client is authenticated (certificate, else bearer token, else anonymous) and
 //     its own Impersonate-* headers, if any, are authorized (impersonation.go);
-//  3. the first dispatch policy whose rules match takes it; none: refused (500);
+//  3. the first dispatch policy whose rules match takes it; none: refused with 403
+//     Forbidden naming what no policy matched. The request is the client's mistake (or
+//     the configuration's), not a server failure: a 5xx would make client-go and kubectl
+//     retry it in vain and count in every error-rate alert;
 //  4. the policy's flow-control schema admits it or answers 429 with Retry-After;
 //  5. it goes to a healthy server of the policy that serves what it asks for (balance.go),
 //     as the user (impersonation), retried elsewhere if idempotent and unanswered; no
@@ -31,6 +35,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clusterName = c.name
+	if named := protectedHopByHop(r.Header); named != "" && !g.cfg.Defects.ImpersonationBeforeHopByHop {
+		writeStatus(rec, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(
+			"%s: the Connection header names %s, a header the gateway sets or removes for the client's identity: naming it there asks every proxy on the way to drop it; remove it from Connection",
+			c, named), 0)
+		return
+	}
 	u, err := c.auth.Authenticate(r.Context(), r)
 	switch {
 	case errors.Is(err, authn.ErrInvalidToken):
@@ -51,7 +61,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := parseRequestInfo(r)
 	p := c.match(attributes{user: u.Name, groups: u.Groups, info: info})
 	if p == nil {
-		writeStatus(rec, http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf(
+		code, reason := http.StatusForbidden, metav1.StatusReasonForbidden
+		if g.cfg.Defects.NoPolicyInternalError {
+			code, reason = http.StatusInternalServerError, metav1.StatusReasonInternalError
+		}
+		writeStatus(rec, code, reason, fmt.Sprintf(
 			"%s: no dispatch policy matches this request (verb %q, %s, user %q); the gateway sends a request only where a policy says: add a policy with a rule that matches it, or a last catch-all policy (verbs, apiGroups, resources and nonResourceURLs all [\"*\"])",
 			c, info.Verb, describeTarget(info), u.Name), 0)
 		return

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
@@ -16,7 +18,7 @@ import (
 // ServeHTTP's side of authentication: a client without credentials goes on as
 // system:anonymous (authn leaves that to the gateway), a rejected token is the apiserver's
 // 401, and a review that fails is 503. A cluster without policies answers every request
-// that gets past authentication with a 500 naming the user (quoted in the JSON body).
+// that gets past authentication with a 403 naming the user (quoted in the JSON body).
 func TestServeHTTPAuthentication(t *testing.T) {
 	c := &cluster{name: "c", auth: &authn.Authenticator{Review: func(_ context.Context, token string) (*authn.User, error) {
 		switch token {
@@ -34,8 +36,8 @@ func TestServeHTTPAuthentication(t *testing.T) {
 		code       int
 		says       string
 	}{
-		{"no credentials", "", http.StatusInternalServerError, `user \"system:anonymous\"`},
-		{"a good token", "Bearer good", http.StatusInternalServerError, `user \"bob\"`},
+		{"no credentials", "", http.StatusForbidden, `user \"system:anonymous\"`},
+		{"a good token", "Bearer good", http.StatusForbidden, `user \"bob\"`},
 		{"a rejected token", "Bearer bad", http.StatusUnauthorized, "Unauthorized"},
 		{"a failed review", "Bearer fail", http.StatusServiceUnavailable, "could not authenticate the client: upstream unreachable"},
 	} {
@@ -47,6 +49,30 @@ func TestServeHTTPAuthentication(t *testing.T) {
 		g.ServeHTTP(w, r)
 		if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.says) {
 			t.Errorf("%s: %d %s, want %d saying %s", tc.name, w.Code, w.Body, tc.code, tc.says)
+		}
+	}
+}
+
+// A request no policy matches is the client's, refused with 403 Forbidden; the
+// NoPolicyInternalError defect answers it 500 as the reference once did.
+func TestNoPolicyMatchesIsForbidden(t *testing.T) {
+	for _, tc := range []struct {
+		defects Defects
+		code    int
+		reason  metav1.StatusReason
+	}{
+		{Defects{}, http.StatusForbidden, metav1.StatusReasonForbidden},
+		{Defects{NoPolicyInternalError: true}, http.StatusInternalServerError, metav1.StatusReasonInternalError},
+	} {
+		c := &cluster{name: "c", auth: &authn.Authenticator{}}
+		g := &Gateway{cfg: Config{DefaultServerName: "gw.test", Defects: tc.defects}, metrics: newMetrics()}
+		g.state.Store(&state{clusters: []*cluster{c}, bySNI: map[string]*cluster{"gw.test": c}})
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/secrets", nil))
+		var s metav1.Status
+		if err := json.Unmarshal(w.Body.Bytes(), &s); err != nil || w.Code != tc.code || s.Reason != tc.reason ||
+			!strings.Contains(s.Message, "no dispatch policy matches") || !strings.Contains(s.Message, `resource "secrets"`) {
+			t.Errorf("defects %+v: %d %s, want %d %s naming the request no policy matches", tc.defects, w.Code, w.Body, tc.code, tc.reason)
 		}
 	}
 }

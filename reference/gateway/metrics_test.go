@@ -116,8 +116,8 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("getting a missing secret through the gateway: HTTP %d, want 404 or 429", code)
 		}
 	}
-	if code := get(admin, "/version"); code != 500 {
-		t.Fatalf("/version, which no policy matches: HTTP %d, want 500", code)
+	if code := get(admin, "/version"); code != 403 {
+		t.Fatalf("/version, which no policy matches: HTTP %d, want 403", code)
 	}
 	if code := get(client("unknown.gateway.test"), "/version"); code != 503 {
 		t.Fatalf("a server name no cluster lists: HTTP %d, want 503", code)
@@ -131,7 +131,7 @@ func TestMetrics(t *testing.T) {
 		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "metrics", "policy": "1", "upstream": s1, "code": "200"}, 5},
 		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "metrics", "policy": "1", "upstream": s2, "code": "200"}, 5},
 		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "metrics", "policy": "0", "upstream": "none", "code": "429"}, float64(refused)},
-		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "metrics", "policy": "none", "upstream": "none", "code": "500"}, 1},
+		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "metrics", "policy": "none", "upstream": "none", "code": "403"}, 1},
 		{"skewcheck_gateway_requests_total", map[string]string{"cluster": "none", "policy": "none", "upstream": "none", "code": "503"}, 1},
 		{"skewcheck_gateway_flowcontrol_rejected_total", map[string]string{"cluster": "metrics", "policy": "0", "schema": "one-per-second", "kind": "TokenBucket"}, float64(refused)},
 		{"skewcheck_gateway_upstream_healthy", map[string]string{"cluster": "metrics", "upstream": s1}, 1},

@@ -3,6 +3,8 @@ package peerproxy
 import (
 	"net/http"
 	"strings"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // connectionTokens are the header names and options a request lists in Connection: what
@@ -25,13 +27,7 @@ func connectionTokens(h http.Header) []string {
 // no user, impersonation silently dropped, or a marked request marked no more. The proxy
 // refuses such a request rather than guess what the client meant.
 func protectedHopByHop(h http.Header) string {
-	for _, t := range connectionTokens(h) {
-		c := http.CanonicalHeaderKey(t)
-		if strings.HasPrefix(c, "X-Remote-") || strings.HasPrefix(c, "Impersonate-") || c == headerMarked {
-			return t
-		}
-	}
-	return ""
+	return authn.NamedHopByHop(h, "X-Remote-", "Impersonate-", headerMarked)
 }
 
 // isUpgrade reports whether the request asks to switch protocols (websocket, SPDY for

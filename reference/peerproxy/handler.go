@@ -108,6 +108,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, t
 // switch protocols over HTTP/2, and an HTTP/2 transport refuses SPDY's Upgrade header).
 func (p *Proxy) transportFor(authenticated, upgrade bool) http.RoundTripper {
 	switch {
+	case p.cfg.Flaw == FlawForwardAsItself && upgrade:
+		return p.asItselfUpgrade
 	case p.cfg.Flaw == FlawForwardAsItself:
 		return p.asItself
 	case authenticated && upgrade:

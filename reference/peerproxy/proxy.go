@@ -83,10 +83,15 @@ type Proxy struct {
 	// upgrade requests (transport.go).
 	identity, identityUpgrade http.RoundTripper
 	anon, anonUpgrade         http.RoundTripper
-	// asItself presents the control certificate: only FlawForwardAsItself uses it.
-	asItself http.RoundTripper
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// asItself presents the control certificate: only FlawForwardAsItself uses it, with
+	// its HTTP/1.1 twin for upgrades, so that an upgrade fails for whom it runs as and not
+	// because it cannot switch protocols.
+	asItself, asItselfUpgrade http.RoundTripper
+	cancel                    context.CancelFunc
+	done                      chan struct{}
+	// conns are the client connections, upgraded ones included, which Shutdown and Close
+	// end (upgraded.go).
+	conns *connTracker
 }
 
 // Start checks the configuration, registers the proxy and starts serving.
@@ -134,6 +139,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 			return nil, fmt.Errorf("peerproxy: control client certificate: %w", err)
 		}
 		p.asItself = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, false)}
+		p.asItselfUpgrade = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, true)}
 	}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
@@ -166,11 +172,17 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go p.reg.run(runCtx)
+	p.serve(l)
+	return p, nil
+}
+
+// serve serves clients on l until Shutdown or Close.
+func (p *Proxy) serve(l net.Listener) {
+	p.conns = trackConns(l)
 	go func() {
 		defer close(p.done)
-		p.server.ServeTLS(l, "", "")
+		p.server.ServeTLS(p.conns, "", "")
 	}()
-	return p, nil
 }
 
 // Peers is how many peers the proxy currently knows what they serve.
@@ -186,7 +198,9 @@ func (p *Proxy) URL() string { return "https://" + p.cfg.Listen }
 func (p *Proxy) Metrics() *prometheus.Registry { return p.metrics.registry }
 
 // Shutdown is a graceful stop: the lease is deleted first, so peers stop routing here at
-// once, then in-flight requests finish (until ctx ends).
+// once, then in-flight requests finish (until ctx ends). Upgraded connections (exec,
+// attach, port-forward, websocket watches) have no end to wait for: they are closed once
+// the ordinary requests are done, as the apiserver's own would be when it exits.
 func (p *Proxy) Shutdown(ctx context.Context) error {
 	p.cancel()
 	p.reg.deregister(ctx)
@@ -194,17 +208,20 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 		p.msrv.Close()
 	}
 	err := p.server.Shutdown(ctx)
+	p.conns.closeAll()
 	<-p.done
 	return err
 }
 
-// Close is a crash: connections drop and the lease is left to expire, as after SIGKILL.
+// Close is a crash: connections drop, upgraded ones too, and the lease is left to
+// expire, as after SIGKILL.
 func (p *Proxy) Close() error {
 	p.cancel()
 	if p.msrv != nil {
 		p.msrv.Close()
 	}
 	err := p.server.Close()
+	p.conns.closeAll()
 	<-p.done
 	return err
 }

@@ -83,8 +83,9 @@ func identitySeen(ctx context.Context, env *framework.Env) {
 }
 
 // spoofedHeaders: identity headers a client sends itself grant nothing: X-Remote-* (a
-// front proxy's) are not believed, and Impersonate-* is allowed only as the client's own
-// RBAC allows impersonation, which the unprivileged user's does not.
+// front proxy's) are not believed, Impersonate-* is allowed only as the client's own
+// RBAC allows impersonation, which the unprivileged user's does not, and naming them in
+// Connection takes no identity away (hopbyhop.go).
 func spoofedHeaders(ctx context.Context, env *framework.Env) {
 	g := env.Target.Gateway.Endpoint
 	direct := env.Target.Endpoints[0]
@@ -104,4 +105,5 @@ func spoofedHeaders(ctx context.Context, env *framework.Env) {
 	// Impersonation the client may do still works: admin impersonating the user is the user.
 	ui, _ = whoAmIThrough(ctx, g, framework.AsAdmin, map[string][]string{"Impersonate-User": {direct.UserName}})
 	Expect(ui.Username).To(Equal(direct.UserName), "admin impersonating %s through the gateway", direct.UserName)
+	hopByHopIdentity(ctx, env)
 }

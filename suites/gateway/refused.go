@@ -12,9 +12,12 @@ import (
 )
 
 // noPolicyMatches: KubeGateway's design sends a request only where a dispatch policy
-// says, so a request no policy matches has nowhere to go: the gateway answers it itself
-// with an error (≥ 400), and no apiserver ever sees it. (The design names no status code;
-// this asserts only what it implies.)
+// says, so a request no policy matches has nowhere to go: the gateway answers it itself,
+// and no apiserver ever sees it. The design names no status code; skewcheck's contract is
+// 403 with a metav1.Status of reason Forbidden (whose message should name what no policy
+// matched): the request is the client's (or the configuration's) to fix, as RBAC's
+// refusals are. A 5xx says the server failed: client-go and kubectl retry it in vain, and
+// it counts in every error-rate alert.
 func noPolicyMatches(ctx context.Context, env *framework.Env) {
 	c := base(env)
 	c.Spec.DispatchPolicies = []gw.DispatchPolicy{policy(nil, "", resourceRule(func(r *gw.DispatchPolicyRule) {
@@ -25,9 +28,11 @@ func noPolicyMatches(ctx context.Context, env *framework.Env) {
 	Expect(where[0]).NotTo(BeEmpty(), "the matched request reached no apiserver: %s", resps[0])
 	g := env.Target.Gateway.Endpoint
 	r := g.Do(ctx, listSecrets)
-	Expect(r.Status).To(BeNumerically(">=", 400), "secrets, which no policy matches: %s", r)
 	found := servedBy(ctx, env, []string{r.AuditID}, 2*time.Second)
 	Expect(found[r.AuditID]).To(BeEmpty(), "a request no policy matches reached %s: %s", found[r.AuditID], r)
+	Expect(r.Status).To(BeNumerically("<", 500),
+		"secrets, which no policy matches, answered with a server error: a request no policy admits is the client's, not a server failure; a 5xx makes client-go and kubectl retry it and counts in error-rate alerts. Answer 403 Forbidden naming the missing policy: %s", r)
+	Expect(r).To(framework.BeStatus(403, "Forbidden"), "secrets, which no policy matches: want 403 with a JSON Status of reason Forbidden, which kubectl shows")
 }
 
 // invalidRefused: documents the contract forbids are refused by the apply, with a message

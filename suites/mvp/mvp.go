@@ -74,7 +74,7 @@ var Tests = []framework.Test{
 		Description: "the peer's audit log shows the original user, groups and UID of a proxied request",
 		Run:         auditIdentity},
 	{ID: "MVP-044", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
-		Description: "identity headers a client sends itself (X-Remote-User, -Group, -Uid, -Extra-*) grant nothing through the proxy, nor does naming the proxy's own headers in Connection",
+		Description: "identity headers a client sends itself (X-Remote-User, -Group, -Uid, -Extra-*) grant nothing through the proxy, nor does naming the proxy's own headers, Authorization or the loop marker in Connection (for the user and anonymous)",
 		Run:         spoofedHeaders},
 	{ID: "MVP-046", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureAuditLog},
 		Description: "an unauthenticated request is never forwarded with anyone's credentials: the peer sees it as anonymous",

@@ -112,6 +112,24 @@ func StripIdentity(h http.Header, prefixes ...string) {
 	h.Del("Authorization")
 }
 
+// NamedHopByHop returns the first entry of the request's Connection header that names a
+// header beginning with one of prefixes (canonical: "Impersonate-"), whatever its case, or
+// "". Every proxy removes the headers Connection names from the request it forwards
+// (RFC 9110 section 7.6.1), so a client naming the headers a proxy sets for identity asks
+// to have them removed on the way out: a proxy that sets them before that removal then
+// forwards the request with its own credentials and nobody's identity.
+func NamedHopByHop(h http.Header, prefixes ...string) string {
+	for _, v := range h.Values("Connection") {
+		for _, t := range strings.Split(v, ",") {
+			c := http.CanonicalHeaderKey(strings.TrimSpace(t))
+			if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(c, p) }) {
+				return strings.TrimSpace(t)
+			}
+		}
+	}
+	return ""
+}
+
 // ErrInvalidToken: no apiserver accepts the client's bearer token. The client gets the
 // 401 the apiserver gives (a client-go credential plugin refreshes on it), never
 // anonymous access.

@@ -78,6 +78,30 @@ func TestStripIdentity(t *testing.T) {
 	}
 }
 
+// A Connection entry names a protected header when its canonical form begins with a
+// prefix, whatever the case, spacing and other entries; options like keep-alive and
+// upgrade and headers like Impersonation-Note do not.
+func TestNamedHopByHop(t *testing.T) {
+	prefixes := []string{"Impersonate-", "X-Remote-", "Authorization"}
+	for _, tc := range []struct {
+		connection []string
+		want       string
+	}{
+		{nil, ""},
+		{[]string{"keep-alive, Upgrade"}, ""},
+		{[]string{"Impersonation-Note, X-Remotely"}, ""},
+		{[]string{"Impersonate-User, Impersonate-Group"}, "Impersonate-User"},
+		{[]string{"keep-alive", " x-remote-group "}, "x-remote-group"},
+		{[]string{"upgrade,impersonate-extra-scopes"}, "impersonate-extra-scopes"},
+		{[]string{"AUTHORIZATION"}, "AUTHORIZATION"},
+	} {
+		h := http.Header{"Connection": tc.connection}
+		if got := NamedHopByHop(h, prefixes...); got != tc.want {
+			t.Errorf("Connection: %q: %q, want %q", tc.connection, got, tc.want)
+		}
+	}
+}
+
 // Set writes the user under the names it is given, the extra keys path-escaped.
 func TestHeadersSet(t *testing.T) {
 	hs := Headers{User: "Impersonate-User", Group: "Impersonate-Group", UID: "Impersonate-Uid", ExtraPrefix: "Impersonate-Extra-"}
