@@ -19,23 +19,6 @@ import (
 	"github.com/skewcheck/skewcheck/framework/discovery"
 )
 
-// Node is what a suite may do to the server behind an endpoint. Only targets skewcheck
-// runs itself (local clusters) have one; tests that need it declare FeatureNodeControl.
-type Node interface {
-	Stop(timeout time.Duration) error // graceful: SIGTERM
-	Kill() error                      // crash: SIGKILL
-	Freeze() error                    // SIGSTOP
-	Thaw() error                      // SIGCONT
-	Start(ctx context.Context) error  // after Stop or Kill
-}
-
-// PeerPathNode is a Node whose incoming traffic from the other servers passes a point the
-// suite can fault (scenarios/faults finds it), so network faults hit that traffic only.
-type PeerPathNode interface {
-	Node
-	HasPeerPath() bool
-}
-
 // Endpoint is one apiserver, or one proxy in front of one, that clients can talk to.
 type Endpoint struct {
 	Name string

@@ -11,7 +11,6 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/discovery"
-	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
 // Target describes the cluster for the suites: every node's apiserver is an endpoint the
@@ -117,4 +116,4 @@ func (c *Cluster) members() []discovery.Member {
 	return out
 }
 
-var _ faults.NetNode = (*nodeServer)(nil)
+var _ framework.NetNode = (*nodeServer)(nil)

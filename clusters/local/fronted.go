@@ -38,6 +38,10 @@ func (f *Fronted) Freeze() error { return f.Server.Freeze() }
 func (f *Fronted) HasPeerPath() bool { return f.Server.HasPeerPath() }
 func (f *Fronted) Thaw() error       { return f.Server.Thaw() }
 
+// IncomingPeerPath is the fronted server's peer path. A Fronted is no PeerDialer: its
+// peer traffic is the sidecar's, which an exact partition cannot tell apart.
+func (f *Fronted) IncomingPeerPath() *PeerPath { return f.Server.PeerPath }
+
 func (f *Fronted) Start(ctx context.Context) error {
 	if f.Server.State() == Stopped {
 		if err := f.Server.Start(ctx); err != nil {

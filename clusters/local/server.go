@@ -75,6 +75,14 @@ func (s *Server) AuditLog() string { return filepath.Join(s.Dir, "audit.log") }
 // HasPeerPath says whether peers reach this server through a forwarder faults can act on.
 func (s *Server) HasPeerPath() bool { return s.PeerPath != nil }
 
+// IncomingPeerPath is the forwarder peers reach this server through, or nil: the
+// capability network faults on the path act on (scenarios/faults).
+func (s *Server) IncomingPeerPath() *PeerPath { return s.PeerPath }
+
+// PeerDialer is the server itself: an apiserver that dials its peers from sockets of its
+// own (its network namespace, or its cgroup), which an exact partition acts on.
+func (s *Server) PeerDialer() *Server { return s }
+
 // PeerProxy reports whether this server runs with the mixed version proxy on.
 func (s *Server) PeerProxy() bool { return peerProxyEnabled(s.Version, s.Spec) }
 

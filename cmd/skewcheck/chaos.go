@@ -159,19 +159,8 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 	if err != nil {
 		return nil, err
 	}
-	var others []*local.PeerPath
-	for i, s := range c.Servers {
-		if i != server-1 {
-			others = append(others, s.PeerPath)
-		}
-	}
-	path := c.Servers[server-1].PeerPath
-	bypass := chaos.PathBypassed(ctx, route, faults.Refused(path))
-	subject := faults.Subject{Endpoint: route.Peer, Path: path, Others: others, Servers: c.Servers}
-	if tname == "upstream" {
-		// An exact partition cuts the faulted server from the entry of the load.
-		subject.Server, subject.Peer = c.Servers[server-1], serverOf(c, route.Entry)
-	}
+	bypass := chaos.PathBypassed(ctx, route, faults.Refused(c.Servers[server-1].PeerPath))
+	subject := faults.NewSubject(t.Endpoints, route.Peer, route.Entry)
 	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
 		if d := c.Disconnector(); d != nil && n == "partition" {
 			// The server's hosts cut it off themselves: the partition the provider has. The
@@ -233,7 +222,7 @@ func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, s
 	if err != nil {
 		return nil, err
 	}
-	subject := faults.Subject{Endpoint: route.Peer, Cluster: t.Endpoints, Entry: route.Entry}
+	subject := faults.NewSubject(t.Endpoints, route.Peer, route.Entry)
 	bypass := ""
 	if closed, err := faults.ByName("refused", subject); err != nil {
 		bypass = err.Error()
@@ -243,16 +232,6 @@ func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, s
 	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
 		return faults.ByName(n, subject)
 	}), nil
-}
-
-// serverOf is the local server behind an endpoint of the upstream target.
-func serverOf(c *local.Cluster, e *framework.Endpoint) *local.Server {
-	for _, s := range c.Servers {
-		if s.Name == e.Name {
-			return s
-		}
-	}
-	return nil
 }
 
 // soleRoute is a route into a creatable GVR that only server n serves.

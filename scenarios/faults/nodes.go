@@ -3,7 +3,6 @@ package faults
 import (
 	"fmt"
 	"net"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/knftables"
@@ -11,91 +10,99 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// NetNode is a server in a network namespace of its own that its peers dial at an address
-// of that namespace, from namespaces of their own: a kind node's kube-apiserver (host
-// network, in the node's container). Network faults on it are nftables rules in the
-// namespaces of the node and of its peers' nodes, never in this machine's, through which
-// the suites' own clients reach the nodes (published ports).
-type NetNode interface {
-	framework.Node
-	Name() string
-	// NetNS is the path of the node's network namespace (/proc/<pid>/ns/net).
-	NetNS() (string, error)
-	// PeerAddress is the ip:port peers dial: the node's address, the apiserver's port.
-	PeerAddress() (string, error)
+// netTarget is a NetNode as the rules of a fault on it are written: only packets between
+// the node's apiserver port and its peers' nodes match, so its own components (they dial
+// it inside the node), kind's load balancer and the suites' clients (published ports, in
+// this machine's namespace, where no rule goes) are not touched.
+type netTarget struct {
+	at    string   // the node and its peer address, for descriptions
+	ns    string   // its network namespace
+	peers []string // its peers' namespaces
+	entry string   // the entry of the load (the exact partitions cut it from that one only)
+	// in matches its peers' packets to it; out its answers to them; toPeers drops its own
+	// dials to its peers' apiservers.
+	in, out string
+	toPeers []string
 }
 
-// NetNodeFaults are the network faults a NetNode takes.
-var NetNodeFaults = []string{"blackhole", "half-open", "loss", "partition", "partition-one-way", "partition-pair", "partition-pair-one-way", "refused"}
-
-// onNetNode makes the named network fault on the NetNode behind s.Endpoint, whose peers
-// are the other NetNodes among s.Cluster. Only packets between the node's apiserver port
-// and its peers' nodes match: its own components (they dial it inside the node), kind's
-// load balancer and the suites' clients are not touched.
-func onNetNode(name string, s Subject) (Fault, error) {
-	if !slices.Contains(NetNodeFaults, name) {
-		return nil, fmt.Errorf("fault %s needs a peer path (a local cluster made with PeerPaths); on %s the network faults are %s", name, s.Endpoint.Name, strings.Join(NetNodeFaults, ", "))
-	}
-	target := s.Endpoint.Node.(NetNode)
-	ns, addr, err := netNodeAt(target)
+// onNetNode makes kind k on the NetNode n behind s.endpoint, whose peers are the other
+// NetNodes among s.cluster (for a fault on peer sockets, the entry's only).
+func onNetNode(k Kind, s Subject, n framework.NetNode) (Fault, error) {
+	ns, addr, err := netNodeAt(n)
 	if err != nil {
 		return nil, err
 	}
-	// An exact partition cuts the node from the entry's node only; the other faults from
-	// every peer's.
-	cluster := s.Cluster
-	if strings.HasPrefix(name, "partition-pair") {
-		if s.Entry == nil || s.Entry.Node == target {
-			return nil, fmt.Errorf("fault %s on %s: name the entry of the load, a node other than the faulted one, to cut it from", name, s.Endpoint.Name)
+	t := netTarget{ns: ns, at: n.Name() + " (" + addr + ")"}
+	cluster := s.cluster
+	if k.On == PeerSockets {
+		if s.entry == nil || s.entry.Node == n {
+			return nil, fmt.Errorf("fault %s on %s: name the entry of the load, a node other than the faulted one, to cut it from", k.Name, s.at())
 		}
-		cluster = []*framework.Endpoint{s.Entry}
+		cluster, t.entry = []*framework.Endpoint{s.entry}, s.entry.Name
 	}
-	var peers, peerIPs, toPeers []string
+	var peerIPs []string
 	for _, e := range cluster {
-		n, ok := e.Node.(NetNode)
-		if !ok || n == target {
+		p, ok := e.Node.(framework.NetNode)
+		if !ok || p == n {
 			continue
 		}
-		pns, paddr, err := netNodeAt(n)
+		pns, paddr, err := netNodeAt(p)
 		if err != nil {
 			return nil, err
 		}
 		ip, port, _ := net.SplitHostPort(paddr)
-		peers, peerIPs = append(peers, pns), append(peerIPs, ip)
-		toPeers = append(toPeers, knftables.Concat("ip daddr", ip, "tcp dport", port, "drop"))
+		t.peers, peerIPs = append(t.peers, pns), append(peerIPs, ip)
+		t.toPeers = append(t.toPeers, knftables.Concat("ip daddr", ip, "tcp dport", port, "drop"))
 	}
-	if len(peers) == 0 {
-		return nil, fmt.Errorf("fault %s on %s: no other node to fault its peer traffic from", name, s.Endpoint.Name)
+	if len(t.peers) == 0 {
+		return nil, fmt.Errorf("fault %s on %s: no other node to fault its peer traffic from", k.Name, s.at())
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	in := knftables.Concat("ip daddr", host, "tcp dport", port)                                                     // peers' packets to it
-	out := knftables.Concat("ip saddr", host, "tcp sport", port, "ip daddr", "{", strings.Join(peerIPs, ", "), "}") // its answers to them
-	at := target.Name() + " (" + addr + ")"
-	f := &packets{name: name}
-	switch name {
-	case "loss":
-		f.what, f.places = "30% of the packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" numgen random mod 100 < 30 drop")
-	case "partition-one-way":
-		f.what, f.places = "packets from its peers' nodes to "+at+" dropped (nftables)", each(peers, in+" drop")
-	case "partition-pair-one-way":
-		f.what, f.places = "packets from the entry's node "+s.Entry.Name+" to "+at+" dropped, its other peers untouched (nftables)", each(peers, in+" drop")
-	case "partition":
-		// Both ways: nothing from its peers' nodes reaches it, and its own dials to their
-		// apiservers (its peer proxy's) are dropped where they leave.
-		f.what, f.places = "packets between "+at+" and its peers' apiservers dropped both ways (nftables)", append(each(peers, in+" drop"), place{ns: ns, rules: toPeers})
-	case "partition-pair":
-		f.what, f.places = "packets between "+at+" and the entry's node "+s.Entry.Name+" dropped both ways, its other peers untouched (nftables)", append(each(peers, in+" drop"), place{ns: ns, rules: toPeers})
-	case "half-open":
-		// Requests arrive; the answers are dropped where they leave, in its own node.
-		f.what, f.places = "requests reach "+at+", its answers to its peers' nodes are dropped (nftables)", each([]string{ns}, out+" drop")
-	case "blackhole":
-		// Connections already open stay open and carry nothing; new ones never open.
-		f.what, f.places = "nothing passes between "+at+" and its peers' nodes, either way (nftables)", append(each(peers, in+" drop"), each([]string{ns}, out+" drop")...)
-	case "refused":
-		// As a closed listener: peers' connections are reset at once.
-		f.what, f.places = "connections from its peers' nodes to "+at+" reset (nftables)", each(peers, in+" reject with tcp reset")
-	}
+	t.in = knftables.Concat("ip daddr", host, "tcp dport", port)
+	t.out = knftables.Concat("ip saddr", host, "tcp sport", port, "ip daddr", "{", strings.Join(peerIPs, ", "), "}")
+	f := &packets{name: k.Name}
+	f.what, f.places = k.OnNetNS(t)
 	return f, nil
+}
+
+func netLoss(t netTarget) (string, []place) {
+	return "30% of the packets from its peers' nodes to " + t.at + " dropped (nftables)", each(t.peers, t.in+" numgen random mod 100 < 30 drop")
+}
+
+func netPartitionOneWay(t netTarget) (string, []place) {
+	return "packets from its peers' nodes to " + t.at + " dropped (nftables)", each(t.peers, t.in+" drop")
+}
+
+func netPartitionPairOneWay(t netTarget) (string, []place) {
+	return "packets from the entry's node " + t.entry + " to " + t.at + " dropped, its other peers untouched (nftables)", each(t.peers, t.in+" drop")
+}
+
+// netPartition: nothing from its peers' nodes reaches it, and its own dials to their
+// apiservers (its peer proxy's) are dropped where they leave.
+func netPartition(t netTarget) (string, []place) {
+	return "packets between " + t.at + " and its peers' apiservers dropped both ways (nftables)",
+		append(each(t.peers, t.in+" drop"), place{ns: t.ns, rules: t.toPeers})
+}
+
+func netPartitionPair(t netTarget) (string, []place) {
+	return "packets between " + t.at + " and the entry's node " + t.entry + " dropped both ways, its other peers untouched (nftables)",
+		append(each(t.peers, t.in+" drop"), place{ns: t.ns, rules: t.toPeers})
+}
+
+// netHalfOpen: requests arrive; the answers are dropped where they leave, in its own node.
+func netHalfOpen(t netTarget) (string, []place) {
+	return "requests reach " + t.at + ", its answers to its peers' nodes are dropped (nftables)", each([]string{t.ns}, t.out+" drop")
+}
+
+// netBlackhole: connections already open stay open and carry nothing; new ones never open.
+func netBlackhole(t netTarget) (string, []place) {
+	return "nothing passes between " + t.at + " and its peers' nodes, either way (nftables)",
+		append(each(t.peers, t.in+" drop"), each([]string{t.ns}, t.out+" drop")...)
+}
+
+// netRefused: as a closed listener, peers' connections are reset at once.
+func netRefused(t netTarget) (string, []place) {
+	return "connections from its peers' nodes to " + t.at + " reset (nftables)", each(t.peers, t.in+" reject with tcp reset")
 }
 
 // each is the same rule in each of the namespaces.
@@ -107,7 +114,7 @@ func each(namespaces []string, rule string) []place {
 	return out
 }
 
-func netNodeAt(n NetNode) (ns, addr string, err error) {
+func netNodeAt(n framework.NetNode) (ns, addr string, err error) {
 	if ns, err = n.NetNS(); err != nil {
 		return "", "", err
 	}

@@ -41,7 +41,7 @@ func TestNetNodeFaultPlaces(t *testing.T) {
 		"blackhole": {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/13/ns/net", []string{in + " drop"}}, {"/proc/12/ns/net", []string{out}}},
 		"refused":   {{"/proc/11/ns/net", []string{in + " reject with tcp reset"}}, {"/proc/13/ns/net", []string{in + " reject with tcp reset"}}},
 	} {
-		f, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes})
+		f, err := ByName(name, NewSubject(nodes, nodes[1], nil))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -55,7 +55,7 @@ func TestNetNodeFaultPlaces(t *testing.T) {
 		"partition-pair":         {{"/proc/11/ns/net", []string{in + " drop"}}, {"/proc/12/ns/net", []string{"ip daddr 172.20.0.4 tcp dport 6443 drop"}}},
 		"partition-pair-one-way": {{"/proc/11/ns/net", []string{in + " drop"}}},
 	} {
-		f, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes, Entry: nodes[0]})
+		f, err := ByName(name, NewSubject(nodes, nodes[1], nodes[0]))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -63,14 +63,14 @@ func TestNetNodeFaultPlaces(t *testing.T) {
 		if !slices.EqualFunc(got, want, func(a, b place) bool { return a.ns == b.ns && slices.Equal(a.rules, b.rules) }) {
 			t.Errorf("%s: places\n%+v\nwant\n%+v", name, got, want)
 		}
-		if _, err := ByName(name, Subject{Endpoint: nodes[1], Cluster: nodes}); err == nil || !strings.Contains(err.Error(), "name the entry") {
+		if _, err := ByName(name, NewSubject(nodes, nodes[1], nil)); err == nil || !strings.Contains(err.Error(), "name the entry") {
 			t.Errorf("%s without an entry: %v", name, err)
 		}
 	}
-	if _, err := ByName("latency", Subject{Endpoint: nodes[1], Cluster: nodes}); err == nil || !strings.Contains(err.Error(), "blackhole, half-open") {
+	if _, err := ByName("latency", NewSubject(nodes, nodes[1], nil)); err == nil || !strings.Contains(err.Error(), "blackhole, half-open") {
 		t.Errorf("latency on a node: %v; want an error naming the faults a node takes", err)
 	}
-	if _, err := ByName("blackhole", Subject{Endpoint: nodes[1], Cluster: nodes[1:2]}); err == nil {
+	if _, err := ByName("blackhole", NewSubject(nodes[1:2], nodes[1], nil)); err == nil {
 		t.Error("blackhole with no other node: no error")
 	}
 }

@@ -172,7 +172,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // faultDuring injects o.Fault into the named server now and heals it after o.FaultFor, in
 // the background; the span arrives on the channel once healed.
 func faultDuring(ctx context.Context, target *framework.Target, server string, o Options, l *load) (<-chan FaultSpan, error) {
-	f, err := faults.ByName(o.Fault, faults.Subject{Endpoint: target.Endpoint(server)})
+	f, err := faults.ByName(o.Fault, faults.NewSubject(target.Endpoints, target.Endpoint(server), nil))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,83 @@
+package faults
+
+import (
+	"fmt"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Capability is what a fault acts on, as the node behind an endpoint declares it: a fault
+// type-asserts the interface and never asks which provider made the node.
+type Capability string
+
+const (
+	// Process is control of the server's process: framework.Node (every provider's).
+	Process Capability = "process control"
+	// PeerPath is a forwarder of the harness in front of the server's peer address, which
+	// every connection from its peers passes and nothing else: PathNode (local and
+	// containers clusters made with PeerPaths).
+	PeerPath Capability = "a peer path"
+	// PeerSockets are the sockets two apiservers dial each other from, told apart by a
+	// network namespace or a cgroup of their own: DialerNode, of the faulted server and of
+	// the entry of the load (local and containers clusters, upstream target).
+	PeerSockets Capability = "peer sockets"
+	// NetNS is a network namespace of the server's own that its peers dial into:
+	// framework.NetNode (kind). A network fault with a NetNS variant acts on it where the
+	// node has no peer path.
+	NetNS Capability = "a network namespace"
+)
+
+// PathNode is a node whose peers reach its server through a peer path.
+type PathNode interface {
+	framework.Node
+	IncomingPeerPath() *local.PeerPath
+}
+
+// DialerNode is a node that is itself an apiserver dialling its peers from sockets of its
+// own. A proxy in front of one (a sidecar, the reference) is not: its peer traffic leaves
+// from the proxy.
+type DialerNode interface {
+	framework.Node
+	PeerDialer() *local.Server
+}
+
+// Missing is the error of a fault whose subject's node does not declare what the fault
+// acts on: the caller skips the fault, naming the capability; it does not fail.
+type Missing struct {
+	Fault      string
+	Capability Capability
+	// At is the endpoint the fault was for; Why says what would have the capability.
+	At, Why string
+}
+
+func (m *Missing) Error() string {
+	at := "the subject"
+	if m.At != "" {
+		at = m.At
+	}
+	return fmt.Sprintf("fault %s acts on %s, which %s does not have: %s", m.Fault, m.Capability, at, m.Why)
+}
+
+// PeerPathOf is the peer path into the server behind an endpoint (the apiserver's own, or
+// the one behind a sidecar), or nil.
+func PeerPathOf(e *framework.Endpoint) *local.PeerPath {
+	if e == nil {
+		return nil
+	}
+	if n, ok := e.Node.(PathNode); ok {
+		return n.IncomingPeerPath()
+	}
+	return nil
+}
+
+// dialerOf is the apiserver behind e when it dials its peers itself, or nil.
+func dialerOf(e *framework.Endpoint) *local.Server {
+	if e == nil {
+		return nil
+	}
+	if n, ok := e.Node.(DialerNode); ok {
+		return n.PeerDialer()
+	}
+	return nil
+}

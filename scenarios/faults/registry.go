@@ -1,0 +1,175 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Kind is one kind of fault: a row of the registry. Adding a kind is a row here and its
+// making in a file of its own; every question about a fault's name (Check, Silent,
+// OnPeerPath, IsProcess, the catalogue) is answered from the row.
+type Kind struct {
+	Name string
+	// On is what it acts on; a subject whose node lacks it gets a Missing error.
+	On Capability
+	// Silent: it leaves the server registered but answering nothing, for as long as it
+	// lasts: a proxy must answer 503 for what the server serves, and keep doing so past
+	// every timeout and refresh of its own, never 404.
+	Silent bool
+	// Description says what it does, for the catalogue.
+	Description string
+	// Make makes it for a subject that has On.
+	Make func(Subject) Fault
+	// OnNetNS, when set, is what it does on a NetNode instead, where the subject has no On
+	// (kind): nftables rules in the node's and its peers' namespaces (nodes.go).
+	OnNetNS func(netTarget) (what string, places []place)
+}
+
+var registry = []Kind{
+	{Name: "crash", On: Process, Description: "the server killed (SIGKILL), restarted on heal",
+		Make: func(s Subject) Fault { return Crash(s.endpoint) }},
+	{Name: "stop", On: Process, Description: "the server stopped gracefully (SIGTERM), restarted on heal",
+		Make: func(s Subject) Fault { return Stop(s.endpoint) }},
+	{Name: "freeze", On: Process, Silent: true, Description: "the server frozen (SIGSTOP), thawed on heal",
+		Make: func(s Subject) Fault { return Freeze(s.endpoint) }},
+	{Name: "refused", On: PeerPath, Description: "connections from its peers refused (the peer path's listener closed)",
+		Make: func(s Subject) Fault { return Refused(s.path) }, OnNetNS: netRefused},
+	{Name: "reset", On: PeerPath, Description: "connections from its peers reset (TCP RST)",
+		Make: func(s Subject) Fault { return Reset(s.path) }},
+	{Name: "blackhole", On: PeerPath, Silent: true, Description: "connections from its peers open, no data either way",
+		Make: func(s Subject) Fault { return Blackhole(s.path) }, OnNetNS: netBlackhole},
+	{Name: "half-open", On: PeerPath, Silent: true, Description: "its peers' requests arrive, its answers never come back",
+		Make: func(s Subject) Fault { return HalfOpen(s.path) }, OnNetNS: netHalfOpen},
+	{Name: "latency", On: PeerPath, Description: "1000 ms added each way on its peer path",
+		Make: func(s Subject) Fault { return Latency(s.path, 1000) }},
+	{Name: "bandwidth", On: PeerPath, Description: "its answers to its peers limited to 1 KB/s",
+		Make: func(s Subject) Fault { return Bandwidth(s.path, 1) }},
+	{Name: "slow-close", On: PeerPath, Description: "closing its peers' connections delayed 5 s",
+		Make: func(s Subject) Fault { return SlowClose(s.path, 5000) }},
+	{Name: "loss", On: PeerPath, Description: "30% of the packets from its peers dropped (nftables)",
+		Make: func(s Subject) Fault { return Loss(s.path, 30, s.servers...) }, OnNetNS: netLoss},
+	{Name: "partition", On: PeerPath, Description: "cut off from its peers, both ways (nftables)",
+		Make: func(s Subject) Fault {
+			return Partition(append([]*local.PeerPath{s.path}, s.others...), s.servers...)
+		}, OnNetNS: netPartition},
+	{Name: "partition-one-way", On: PeerPath, Description: "nothing from its peers reaches it; its own dials pass (nftables)",
+		Make: func(s Subject) Fault {
+			f := Partition([]*local.PeerPath{s.path}, s.servers...).(*packets)
+			f.name = "partition-one-way"
+			return f
+		}, OnNetNS: netPartitionOneWay},
+	{Name: "partition-pair", On: PeerSockets, Description: "cut apart from the entry's server both ways, its other peers untouched (nftables)",
+		Make: func(s Subject) Fault { return PartitionPair(s.server, s.peer, false) }, OnNetNS: netPartitionPair},
+	{Name: "partition-pair-one-way", On: PeerSockets, Description: "the entry's server cannot reach it, its other peers untouched (nftables)",
+		Make: func(s Subject) Fault { return PartitionPair(s.peer, s.server, true) }, OnNetNS: netPartitionPairOneWay},
+}
+
+// ActsOn is every capability the kind acts on, the first it can: On, then NetNS when it
+// has a variant there.
+func (k Kind) ActsOn() []Capability {
+	if k.OnNetNS != nil {
+		return []Capability{k.On, NetNS}
+	}
+	return []Capability{k.On}
+}
+
+// Kinds is the catalogue: every kind of fault, sorted by name.
+func Kinds() []Kind {
+	k := slices.Clone(registry)
+	slices.SortFunc(k, func(a, b Kind) int { return strings.Compare(a.Name, b.Name) })
+	return k
+}
+
+// Names lists every fault by name, sorted.
+func Names() []string {
+	var n []string
+	for _, k := range Kinds() {
+		n = append(n, k.Name)
+	}
+	return n
+}
+
+func lookup(name string) (Kind, bool) {
+	i := slices.IndexFunc(registry, func(k Kind) bool { return k.Name == name })
+	if i < 0 {
+		return Kind{}, false
+	}
+	return registry[i], true
+}
+
+// Check says whether name is a fault, before anything exists to inject it into.
+func Check(name string) error {
+	if _, ok := lookup(name); !ok {
+		return fmt.Errorf("unknown fault %q: the faults are %s", name, strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
+// Silent reports whether the named fault leaves the server registered but answering
+// nothing (Kind.Silent).
+func Silent(name string) bool { k, _ := lookup(name); return k.Silent }
+
+// OnPeerPath reports whether the named fault acts on a peer path (not on a process, nor
+// on the sockets of two servers): a target whose peer traffic goes around the path cannot
+// be measured by it.
+func OnPeerPath(name string) bool { k, _ := lookup(name); return k.On == PeerPath }
+
+// IsProcess reports whether the named fault acts on a server's process.
+func IsProcess(name string) bool { k, _ := lookup(name); return k.On == Process }
+
+// ByName makes the named fault for subject, on what it acts on; on a NetNode without it,
+// its NetNS variant. A subject without either gets a *Missing error.
+func ByName(name string, s Subject) (Fault, error) {
+	k, ok := lookup(name)
+	if !ok {
+		return nil, Check(name)
+	}
+	why := s.lacks(k.On)
+	if why == "" {
+		return k.Make(s), nil
+	}
+	if s.endpoint != nil {
+		if n, ok := s.endpoint.Node.(framework.NetNode); ok {
+			if k.OnNetNS == nil {
+				return nil, &Missing{Fault: name, Capability: k.On, At: s.at(),
+					Why: "a node's network namespace takes only the network faults " + strings.Join(netNodeFaults(), ", ")}
+			}
+			return onNetNode(k, s, n)
+		}
+	}
+	return nil, &Missing{Fault: name, Capability: k.On, At: s.at(), Why: why}
+}
+
+// lacks says what the subject would need to have c, or "" when it has it.
+func (s Subject) lacks(c Capability) string {
+	switch c {
+	case Process:
+		if s.endpoint == nil || s.endpoint.Node == nil {
+			return "a server skewcheck runs (a local, containers or kind cluster)"
+		}
+	case PeerPath:
+		if s.path == nil {
+			return "a local or containers cluster made with PeerPaths, or for some network faults a kind cluster"
+		}
+	case PeerSockets:
+		if s.server == nil || s.peer == nil {
+			return "two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers), the faulted one and the entry of the load; traffic from a proxy inside skewcheck's own process (the reference) cannot be"
+		}
+	}
+	return ""
+}
+
+// netNodeFaults are the faults a NetNode takes.
+func netNodeFaults() []string {
+	var n []string
+	for _, k := range Kinds() {
+		if k.OnNetNS != nil {
+			n = append(n, k.Name)
+		}
+	}
+	return n
+}

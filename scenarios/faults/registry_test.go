@@ -1,0 +1,144 @@
+package faults
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// The providers' nodes declare the capabilities faults act on (checked here, where the
+// interfaces are, so the providers need not import faults).
+var (
+	_ PathNode   = (*local.Server)(nil)
+	_ DialerNode = (*local.Server)(nil)
+	_ PathNode   = (*local.Fronted)(nil)
+)
+
+// localCluster is three servers skewcheck runs, each with a peer path, as endpoints.
+func localCluster() []*framework.Endpoint {
+	var out []*framework.Endpoint
+	for i, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+		s := &local.Server{Name: "apiserver-" + string(rune('1'+i)), IP: ip, Port: 6443,
+			PeerPath: &local.PeerPath{Address: "127.77.0." + string(rune('1'+i)) + ":6443"}}
+		out = append(out, &framework.Endpoint{Name: s.Name, Node: s})
+	}
+	return out
+}
+
+// The registry is the one source: every name it lists resolves through ByName to a fault
+// of that name, and Silent, OnPeerPath and IsProcess say what its row says.
+func TestRegistryIsTheCatalogue(t *testing.T) {
+	cluster := localCluster()
+	s := NewSubject(cluster, cluster[1], cluster[0])
+	names := Names()
+	if !slices.IsSorted(names) || len(names) != len(registry) {
+		t.Fatalf("Names() = %v: want every row, sorted", names)
+	}
+	for _, k := range Kinds() {
+		if err := Check(k.Name); err != nil {
+			t.Errorf("Check(%s): %v", k.Name, err)
+		}
+		f, err := ByName(k.Name, s)
+		if err != nil {
+			t.Errorf("ByName(%s) on a local cluster: %v", k.Name, err)
+			continue
+		}
+		if f.Name() != k.Name {
+			t.Errorf("ByName(%s) made %s", k.Name, f.Name())
+		}
+		if Silent(k.Name) != k.Silent || OnPeerPath(k.Name) != (k.On == PeerPath) || IsProcess(k.Name) != (k.On == Process) {
+			t.Errorf("%s: Silent %v OnPeerPath %v IsProcess %v disagree with its row %+v", k.Name, Silent(k.Name), OnPeerPath(k.Name), IsProcess(k.Name), k)
+		}
+		if k.Description == "" || k.Make == nil {
+			t.Errorf("%s: a row needs a description and a constructor", k.Name)
+		}
+	}
+	if Check("nope") == nil || Silent("nope") || OnPeerPath("nope") || IsProcess("nope") {
+		t.Error("an unknown name passes for a fault")
+	}
+	if _, err := ByName("nope", s); err == nil {
+		t.Error("ByName(nope): no error")
+	}
+}
+
+// What the name switches the registry replaced said, kept: the silent faults, the process
+// faults, and the faults not on a peer path.
+func TestRegistryKeepsTheSwitches(t *testing.T) {
+	var silent, process, notOnPath []string
+	for _, n := range Names() {
+		if Silent(n) {
+			silent = append(silent, n)
+		}
+		if IsProcess(n) {
+			process = append(process, n)
+		}
+		if !OnPeerPath(n) {
+			notOnPath = append(notOnPath, n)
+		}
+	}
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"silent", silent, []string{"blackhole", "freeze", "half-open"}},
+		{"process", process, []string{"crash", "freeze", "stop"}},
+		{"not on a peer path", notOnPath, []string{"crash", "freeze", "partition-pair", "partition-pair-one-way", "stop"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	for _, k := range Kinds() {
+		if on := k.ActsOn(); slices.Contains(netNodeFaults(), k.Name) != slices.Contains(on, NetNS) {
+			t.Errorf("%s acts on %v, but a NetNode takes %v", k.Name, on, netNodeFaults())
+		}
+	}
+	if got := netNodeFaults(); !slices.Equal(got, []string{"blackhole", "half-open", "loss", "partition", "partition-one-way", "partition-pair", "partition-pair-one-way", "refused"}) {
+		t.Errorf("the faults a NetNode takes: %v", got)
+	}
+}
+
+// NewSubject finds every part through the nodes' capabilities: on a local cluster the
+// faulted server's peer path, the others', the servers that dial their peers, and the
+// entry's server; behind sidecars (Fronted) the peer paths only, and a fault on the
+// servers' own sockets is Missing them.
+func TestNewSubject(t *testing.T) {
+	cluster := localCluster()
+	s := NewSubject(cluster, cluster[1], cluster[0])
+	srv := func(e *framework.Endpoint) *local.Server { return e.Node.(*local.Server) }
+	if s.path != srv(cluster[1]).PeerPath || len(s.others) != 2 || len(s.servers) != 3 ||
+		s.server != srv(cluster[1]) || s.peer != srv(cluster[0]) {
+		t.Errorf("subject on a local cluster: %+v", s)
+	}
+	var fronted []*framework.Endpoint
+	for _, e := range cluster {
+		fronted = append(fronted, &framework.Endpoint{Name: e.Name, Node: &local.Fronted{Server: srv(e)}})
+	}
+	s = NewSubject(fronted, fronted[1], fronted[0])
+	if s.path != srv(cluster[1]).PeerPath || len(s.others) != 2 || len(s.servers) != 0 || s.server != nil || s.peer != nil {
+		t.Errorf("subject behind sidecars: %+v", s)
+	}
+	var missing *Missing
+	if _, err := ByName("partition-pair", s); !errors.As(err, &missing) || missing.Capability != PeerSockets || missing.At != "apiserver-2" {
+		t.Errorf("partition-pair behind sidecars: %v; want Missing %s at apiserver-2", err, PeerSockets)
+	}
+	if _, err := ByName("blackhole", s); err != nil {
+		t.Errorf("blackhole behind sidecars: %v", err)
+	}
+}
+
+// A node that declares nothing (a target skewcheck does not run) gets every fault as a
+// Missing error naming the capability, which the suites turn into a skip.
+func TestMissingCapability(t *testing.T) {
+	bare := []*framework.Endpoint{{Name: "a"}, {Name: "b"}}
+	s := NewSubject(bare, bare[1], bare[0])
+	for _, k := range Kinds() {
+		var missing *Missing
+		if _, err := ByName(k.Name, s); !errors.As(err, &missing) || missing.Capability != k.On || missing.Fault != k.Name {
+			t.Errorf("%s on a bare endpoint: %v; want Missing %s", k.Name, err, k.On)
+		}
+	}
+}
