@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
