@@ -59,8 +59,9 @@ SKEWCHECK_SERVER_NAME        the server name of the cluster skewcheck's clients 
 SKEWCHECK_GATEWAY_CONFIG     directory of the UpstreamCluster documents (upstreamclusters.yaml)
 SKEWCHECK_APISERVERS         the apiservers' URLs, comma-separated
 SKEWCHECK_APISERVER_CA       CA of the apiservers' serving certificates
-SKEWCHECK_APISERVER_SERVER_NAME  a DNS name every apiserver's serving certificate carries (kubernetes),
-                             for a gateway that verifies upstreams by a name rather than the URL's IP
+SKEWCHECK_APISERVER_SERVER_NAME
+                             a DNS name every apiserver's serving certificate carries (kubernetes), for a
+                             gateway that verifies upstreams by a name rather than by the URLs' IPs
 SKEWCHECK_GATEWAY_CERT       the gateway's own client identity (may impersonate), and its key in
 SKEWCHECK_GATEWAY_KEY`
 
