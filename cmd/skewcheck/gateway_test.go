@@ -22,8 +22,9 @@ import (
 // discovery) fails exactly the tests about them, and so does the reference with the
 // defects of UIDs, upgrades, SNI and connections (a token user's UID dropped, upgrades
 // forwarded as itself, the server name ignored, upstream connections per client) on the
-// tests about those; a gateway command
-// that dies fails the run with the end of its log. No gateway process outlives a run.
+// tests about those; with the apiservers' own proxy on, a gateway that ignores discovery is
+// reported so, its requests credited to the servers it chose; a gateway command that dies
+// fails the run with the end of its log. No gateway process outlives a run.
 func TestGatewayProfile(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
@@ -87,7 +88,7 @@ func TestGatewayProfile(t *testing.T) {
 		"GW-032": "must authorize the user, not the gateway",                                  // upgrade-as-itself
 		"GW-070": "selects the UpstreamCluster of",                                            // ignore-sni
 		"GW-071": "which no UpstreamCluster lists",                                            // ignore-sni
-		"GW-072": "the gateway must refuse it",                                                // ignore-sni
+		"GW-072": "which name two different UpstreamClusters",                                 // ignore-sni
 		"GW-080": "converge on a few HTTP/2 connections",                                      // connection-per-client
 	}
 	if code == 0 {
@@ -107,6 +108,21 @@ func TestGatewayProfile(t *testing.T) {
 		t.Errorf("reference with UID, upgrade, SNI and connection defects: no result for %v", mustFail)
 	}
 	t.Logf("reference with UID, upgrade, SNI and connection defects fails them all (%v)", time.Since(start).Round(time.Second))
+
+	// The apiservers' own proxy kept on behind a gateway that ignores discovery: GW-001
+	// passes (the peer proxy rescues what the gateway sent to the wrong server), and each
+	// request is credited to the server the gateway chose, so the report says it does not
+	// route by discovery.
+	dir = t.TempDir()
+	out, _ = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference", "--gateway-defect", "ignore-discovery",
+		"--gateway-keep-peer-proxy", "--focus", "GW-001", "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep = readReport(t, dir, out)
+	for _, r := range rep.Tests {
+		if r.ID == "GW-001" && (r.Result != report.Passed || r.Measurements["rescued_by_peer_proxy"] == 0 || r.Measurements["routed_by_discovery"] != 0) {
+			t.Errorf("a gateway ignoring discovery, the peer proxy on: GW-001 %s %s, measured %v; want passed, some requests rescued by the peer proxy, not routed by discovery", r.Result, r.Failure, r.Measurements)
+		}
+	}
 
 	// A gateway that dies at once: the run fails with the end of its log.
 	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "dies",
