@@ -12,8 +12,11 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
+	"weak"
 
 	"k8s.io/client-go/rest"
 )
@@ -95,7 +98,7 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 			Evidence.add(resp)
 		}
 	}()
-	client, err := rest.HTTPClientFor(cfg)
+	client, err := httpClientFor(cfg)
 	if err != nil {
 		resp.Err = err.Error()
 		return resp
@@ -136,6 +139,35 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 	resp.Status, resp.ContentType, resp.Header = r.StatusCode, r.Header.Get("Content-Type"), r.Header
 	resp.BodyText = string(resp.Body)
 	return resp
+}
+
+// dialClients keeps the HTTP client of each config with a Dial function, for as long as
+// the config lives: client-go caches transports by their TLS settings, but a config's
+// Dial makes a key of its own on every call, so each request would dial a new
+// connection (and keep it idle) without this.
+var dialClients sync.Map // weak.Pointer[rest.Config] -> *http.Client
+
+func httpClientFor(cfg *rest.Config) (*http.Client, error) {
+	if cfg.Dial == nil {
+		return rest.HTTPClientFor(cfg)
+	}
+	key := weak.Make(cfg)
+	if c, ok := dialClients.Load(key); ok {
+		return c.(*http.Client), nil
+	}
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := dialClients.LoadOrStore(key, c); loaded {
+		return old.(*http.Client), nil
+	}
+	runtime.AddCleanup(cfg, func(k weak.Pointer[rest.Config]) {
+		if c, ok := dialClients.LoadAndDelete(k); ok {
+			c.(*http.Client).CloseIdleConnections()
+		}
+	}, key)
+	return c, nil
 }
 
 func newRequest(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
@@ -218,7 +250,7 @@ func abbreviate(s string, n int) string {
 // StreamRequest is a client and a GET request for a long-lived stream (a watch) through e
 // as the admin, for callers that read the body as it comes instead of through Do.
 func StreamRequest(ctx context.Context, e *Endpoint, path string) (*http.Client, *http.Request, error) {
-	client, err := rest.HTTPClientFor(e.Admin)
+	client, err := httpClientFor(e.Admin)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,19 +53,29 @@ SKEWCHECK_LISTEN             ip:port to serve clients on (TLS)
 SKEWCHECK_SERVING_CERT       serving certificate (the server names below and the listen IP), and its key in
 SKEWCHECK_SERVING_KEY
 SKEWCHECK_CLIENT_CA          CA of client certificates (as kube-apiserver's --client-ca-file)
-SKEWCHECK_SERVER_NAME        the server name (SNI) of the cluster skewcheck's clients use; for clients
-                             that send none
+SKEWCHECK_SERVER_NAME        the server name of the cluster skewcheck's clients use: they send it both as
+                             the TLS server name (SNI) and as the Host header (with the port), as kubectl
+                             does; for clients that send no SNI too
 SKEWCHECK_GATEWAY_CONFIG     directory of the UpstreamCluster documents (upstreamclusters.yaml)
 SKEWCHECK_APISERVERS         the apiservers' URLs, comma-separated
 SKEWCHECK_APISERVER_CA       CA of the apiservers' serving certificates
+SKEWCHECK_APISERVER_SERVER_NAME
+                             a DNS name every apiserver's serving certificate carries (kubernetes), for a
+                             gateway that verifies upstreams by a name rather than by the URLs' IPs
 SKEWCHECK_GATEWAY_CERT       the gateway's own client identity (may impersonate), and its key in
 SKEWCHECK_GATEWAY_KEY`
 
 // ServerDomain holds the server names the gateway's certificate covers (*.gateway.test);
-// ServerName is the one of the cluster skewcheck configures first.
+// ServerName is the one of the cluster skewcheck configures first. Clients send it as both
+// the TLS server name and the Host header and dial the listen address (no resolver knows
+// the name): a gateway may select the cluster by either, as long as they agree.
+// APIServerName is a name on every apiserver's serving certificate; Identity is who the
+// gateway's client certificate is to the apiservers.
 const (
-	ServerDomain = "gateway.test"
-	ServerName   = "skewcheck." + ServerDomain
+	ServerDomain  = "gateway.test"
+	ServerName    = "skewcheck." + ServerDomain
+	APIServerName = "kubernetes"
+	Identity      = "skewcheck:gateway"
 )
 
 // ConfigFile is the file in $SKEWCHECK_GATEWAY_CONFIG that holds every document.
@@ -78,7 +88,8 @@ type Gateway struct {
 	env     []string
 	confDir string
 	log     string
-	url     string
+	addr    string // ip:port the gateway listens on
+	url     string // https://ServerName:port
 	admin   *rest.Config
 	proc    running
 	pid     int
@@ -135,11 +146,9 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		g.stop()
 		return nil, nil, fmt.Errorf("gateway %s: applying the first configuration: %w", cfg.Name, err)
 	}
-	user := c.RestConfig(c.Servers[0], local.Unprivileged)
-	user.Host, user.TLSClientConfig.ServerName = g.url, ServerName
-	e := &framework.Endpoint{Name: "gateway", URL: g.url, Admin: g.admin, User: user, Log: g.log}
+	e := &framework.Endpoint{Name: "gateway", URL: g.url, Admin: g.admin, User: g.client(local.Unprivileged), Log: g.log}
 	t.Gateway = &framework.Gateway{Name: cfg.Name, Endpoint: e, ServerName: ServerName, ServerDomain: ServerDomain,
-		Template: template, Apply: g.Apply, Connections: g.connections}
+		Address: g.addr, Identity: Identity, Template: template, Apply: g.Apply, Connections: g.connections}
 	serversConverged := t.Converge
 	t.Converge = func(ctx context.Context) error {
 		if err := serversConverged(ctx); err != nil {
@@ -164,7 +173,7 @@ func (g *Gateway) prepare() ([]byte, error) {
 	}
 	// The gateway's own identity: system:masters, so it may impersonate anyone and review
 	// tokens and access; a gateway that forwarded as itself would grant everyone that.
-	identity, err := c.PKI.ClientCert("gateway-identity", "skewcheck:gateway", []string{"system:masters"})
+	identity, err := c.PKI.ClientCert("gateway-identity", Identity, []string{"system:masters"})
 	if err != nil {
 		return nil, err
 	}
@@ -172,19 +181,30 @@ func (g *Gateway) prepare() ([]byte, error) {
 	for _, s := range c.Servers {
 		urls = append(urls, s.URL())
 	}
-	addr := fmt.Sprintf("%s:%d", listen, c.Servers[0].Port)
-	g.url = "https://" + addr
-	g.admin = c.RestConfig(c.Servers[0], local.Admin)
-	g.admin.Host, g.admin.TLSClientConfig.ServerName = g.url, ServerName
+	port := strconv.Itoa(c.Servers[0].Port)
+	g.addr = net.JoinHostPort(listen, port)
+	g.url = "https://" + net.JoinHostPort(ServerName, port)
+	g.admin = g.client(local.Admin)
 	g.env = []string{
-		"SKEWCHECK_ID=" + g.cfg.Name, "SKEWCHECK_LISTEN=" + addr,
+		"SKEWCHECK_ID=" + g.cfg.Name, "SKEWCHECK_LISTEN=" + g.addr,
 		"SKEWCHECK_SERVING_CERT=" + serving.CertFile, "SKEWCHECK_SERVING_KEY=" + serving.KeyFile,
 		"SKEWCHECK_CLIENT_CA=" + c.PKI.CA.CertFile, "SKEWCHECK_SERVER_NAME=" + ServerName,
 		"SKEWCHECK_GATEWAY_CONFIG=" + g.confDir,
 		"SKEWCHECK_APISERVERS=" + strings.Join(urls, ","), "SKEWCHECK_APISERVER_CA=" + c.PKI.CA.CertFile,
+		"SKEWCHECK_APISERVER_SERVER_NAME=" + APIServerName,
 		"SKEWCHECK_GATEWAY_CERT=" + identity.CertFile, "SKEWCHECK_GATEWAY_KEY=" + identity.KeyFile,
 	}
 	return template(urls, c.PKI.CA.CertFile, identity.CertFile, identity.KeyFile, serving.CertFile, serving.KeyFile), nil
+}
+
+// client is the cluster's identity id reaching the gateway as kubectl does with a
+// kubeconfig whose server is https://ServerName:port: the name goes out as both SNI and
+// Host, and the connection goes to the listen address.
+func (g *Gateway) client(id local.Identity) *rest.Config {
+	cfg := g.cluster.RestConfig(g.cluster.Servers[0], id)
+	cfg.Host, cfg.TLSClientConfig.ServerName = g.url, ""
+	cfg.Dial = framework.ConnectTo(g.addr)
+	return cfg
 }
 
 // template is the first UpstreamCluster, written as YAML by hand: clusters/ knows the
@@ -216,40 +236,6 @@ func (g *Gateway) start(ctx context.Context) error {
 	}
 	g.proc, g.pid = p, cmd.Process.Pid
 	return g.waitServing(ctx)
-}
-
-// waitServing waits until the gateway answers /version through the cluster's server name,
-// or fails at once with the end of its log when it exits first.
-func (g *Gateway) waitServing(ctx context.Context) error {
-	client, err := rest.HTTPClientFor(g.admin)
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(g.cfg.ReadyTimeout)
-	last := "no answer yet"
-	for time.Now().Before(deadline) {
-		if exited, how := g.proc.Exited(); exited {
-			return fmt.Errorf("gateway %s exited (%s); its log %s ends with:\n%s", g.cfg.Name, how, g.log, framework.LogTail(g.log, 15))
-		}
-		req, _ := http.NewRequestWithContext(ctx, "GET", g.url+"/version", nil)
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("gateway %s did not answer %s/version (server name %s) within %s (last: %s); its log %s ends with:\n%s",
-		g.cfg.Name, g.url, ServerName, g.cfg.ReadyTimeout, last, g.log, framework.LogTail(g.log, 15))
 }
 
 func (g *Gateway) stop() {

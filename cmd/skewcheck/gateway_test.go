@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -19,12 +20,14 @@ import (
 // 404): the reference gateway passes every test; the same reference given as a vendor's
 // command with deliberate defects (negations OR-ed, forwarding as itself, routing without
 // discovery) fails exactly the tests about them, and so does the reference with the
-// defects of hop-by-hop identity, upgrades, SNI, connections and refusals (impersonation
-// set before the headers a client names in Connection are removed, upgrades forwarded as
-// itself, the server name ignored, upstream connections per client, 500 for a request no
-// policy matches) on the tests about those; every test expected to fail must have run and
-// failed with its reason; a gateway command
-// that dies fails the run with the end of its log. No gateway process outlives a run.
+// defects of hop-by-hop identity, UIDs, upgrades, SNI, connections and refusals
+// (impersonation set before the headers a client names in Connection are removed, a token
+// user's UID dropped, upgrades forwarded as itself, the server name ignored, upstream
+// connections per client, 500 for a request no policy matches) on the tests about those;
+// every test expected to fail must have run and failed with its reason; with the
+// apiservers' own proxy on, a gateway that ignores discovery is reported so, its requests
+// credited to the servers it chose; a gateway command that dies fails the run with the end
+// of its log. No gateway process outlives a run.
 func TestGatewayProfile(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
@@ -35,8 +38,8 @@ func TestGatewayProfile(t *testing.T) {
 	out, code := run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference", "--report-dir", dir)
 	assertNoGatewayLeft(t)
 	rep := readReport(t, dir, out)
-	if code != 0 || rep.Target != "gateway:reference" || len(rep.Tests) != 24 {
-		t.Errorf("reference gateway: exit %d, target %q, %d tests (want 0, gateway:reference, 24):\n%s", code, rep.Target, len(rep.Tests), tail(out, 40))
+	if code != 0 || rep.Target != "gateway:reference" || len(rep.Tests) != gatewayTests {
+		t.Errorf("reference gateway: exit %d, target %q, %d tests (want 0, gateway:reference, %d):\n%s", code, rep.Target, len(rep.Tests), gatewayTests, tail(out, 40))
 	}
 	for _, r := range rep.Tests {
 		if r.Result != report.Passed {
@@ -76,34 +79,52 @@ func TestGatewayProfile(t *testing.T) {
 	slices.Sort(failed)
 	t.Logf("broken gateway fails %v (%v)", failed, time.Since(start).Round(time.Second))
 
-	// The tests of hop-by-hop identity, upgrades, SNI, connections and refusals, each
-	// against the defect it is about.
+	// The tests of hop-by-hop identity, UIDs, upgrades, SNI, connections and refusals,
+	// each against the defect it is about.
+	const defects = "hop-by-hop, UID, upgrade, SNI, connection and refusal defects"
 	dir = t.TempDir()
 	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference",
-		"--gateway-defect", "impersonation-before-hop-by-hop,upgrade-as-itself,ignore-sni,connection-per-client,no-policy-500",
-		"--focus", `GW-0(31|32|60|70|71|80)`, "--report-dir", dir)
+		"--gateway-defect", "impersonation-before-hop-by-hop,drop-uid,upgrade-as-itself,ignore-sni,connection-per-client,no-policy-500",
+		"--focus", `GW-0(30|31|32|60|70|71|72|80)`, "--report-dir", dir)
 	assertNoGatewayLeft(t)
 	rep = readReport(t, dir, out)
 	mustFail = map[string]string{
-		"GW-031": "and the upstream ran the request as",      // impersonation-before-hop-by-hop
-		"GW-032": "must authorize the user, not the gateway", // upgrade-as-itself
-		"GW-060": "answered with a server error",             // no-policy-500
-		"GW-070": "selects the UpstreamCluster of",           // ignore-sni
-		"GW-071": "which no UpstreamCluster lists",           // ignore-sni
-		"GW-080": "converge on a few HTTP/2 connections",     // connection-per-client
+		"GW-030": "UID the upstream sees through the gateway for the service account's token", // drop-uid
+		"GW-031": "and the upstream ran the request as",                                       // impersonation-before-hop-by-hop
+		"GW-032": "must authorize the user, not the gateway",                                  // upgrade-as-itself
+		"GW-060": "answered with a server error",                                              // no-policy-500
+		"GW-070": "selects the UpstreamCluster of",                                            // ignore-sni
+		"GW-071": "which no UpstreamCluster lists",                                            // ignore-sni
+		"GW-072": "which name two different UpstreamClusters",                                 // ignore-sni
+		"GW-080": "converge on a few HTTP/2 connections",                                      // connection-per-client
 	}
 	if code == 0 {
-		t.Errorf("reference with hop-by-hop, upgrade, SNI, connection and refusal defects: exit 0, it must fail:\n%s", tail(out, 40))
+		t.Errorf("reference with %s: exit 0, it must fail:\n%s", defects, tail(out, 40))
 	}
 	for _, missed := range report.MissedFailures(rep, mustFail) {
-		t.Errorf("reference with hop-by-hop, upgrade, SNI, connection and refusal defects: %s", missed)
+		t.Errorf("reference with %s: %s", defects, missed)
 	}
 	for _, r := range rep.Tests {
 		if _, ok := mustFail[r.ID]; !ok && r.Result != report.Skipped {
-			t.Errorf("reference with hop-by-hop, upgrade, SNI, connection and refusal defects: %s %s, want skipped (not focused)", r.ID, r.Result)
+			t.Errorf("reference with %s: %s %s, want skipped (not focused)", defects, r.ID, r.Result)
 		}
 	}
-	t.Logf("reference with hop-by-hop, upgrade, SNI, connection and refusal defects fails them all (%v)", time.Since(start).Round(time.Second))
+	t.Logf("reference with %s fails them all (%v)", defects, time.Since(start).Round(time.Second))
+
+	// The apiservers' own proxy kept on behind a gateway that ignores discovery: GW-001
+	// passes (the peer proxy rescues what the gateway sent to the wrong server), and each
+	// request is credited to the server the gateway chose, so the report says it does not
+	// route by discovery.
+	dir = t.TempDir()
+	out, _ = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway", "reference", "--gateway-defect", "ignore-discovery",
+		"--gateway-keep-peer-proxy", "--focus", "GW-001", "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep = readReport(t, dir, out)
+	for _, r := range rep.Tests {
+		if r.ID == "GW-001" && (r.Result != report.Passed || r.Measurements["rescued_by_peer_proxy"] == 0 || r.Measurements["routed_by_discovery"] != 0) {
+			t.Errorf("a gateway ignoring discovery, the peer proxy on: GW-001 %s %s, measured %v; want passed, some requests rescued by the peer proxy, not routed by discovery", r.Result, r.Failure, r.Measurements)
+		}
+	}
 
 	// A gateway that dies at once: the run fails with the end of its log.
 	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "dies",
@@ -114,6 +135,56 @@ func TestGatewayProfile(t *testing.T) {
 	}
 	if out, code := run(t, t.TempDir(), "conformance", "--gateway-command", "true"); code == 0 || !strings.Contains(out, "need --gateway-apply-command") {
 		t.Errorf("--gateway-command without an apply command must be refused: exit %d\n%s", code, out)
+	}
+	t.Logf("wall time %v", time.Since(start).Round(time.Second))
+}
+
+// gatewayTests is how many tests the gateway profile has.
+const gatewayTests = 25
+
+// TestGatewayHostRouting certifies a gateway the way a vendor does, through
+// --gateway-command and --gateway-apply-command: the reference in --host-routing mode (it
+// picks the UpstreamCluster by the Host header, as KubeGateway does), configured from a
+// store of its own that docs/examples/gateway-adapter.sh translates skewcheck's documents
+// into. It passes every test. The same gateway whose store lost the server name answers
+// /version from its own handlers: the run stops at readiness saying so, not with 25
+// failures.
+func TestGatewayHostRouting(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	versions := oldV + "," + newV
+	start := time.Now()
+	adapter, err := filepath.Abs("../../docs/examples/gateway-adapter.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateway := "exec " + cli + ` reference gateway --host-routing --listen "$SKEWCHECK_LISTEN" --config-dir "$GATEWAY_STORE"` +
+		` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`
+	reload := `export GATEWAY_RELOAD='` + cli + ` reference gateway wait --config-dir "$GATEWAY_STORE"'; `
+
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "host-routing",
+		"--gateway-command", "exec sh "+adapter+" start '"+gateway+"'", "--gateway-apply-command", reload+"exec sh "+adapter+" apply", "--report-dir", dir)
+	assertNoGatewayLeft(t)
+	rep := readReport(t, dir, out)
+	if code != 0 || rep.Target != "gateway:host-routing" || len(rep.Tests) != gatewayTests {
+		t.Errorf("host-routing gateway: exit %d, target %q, %d tests (want 0, gateway:host-routing, %d):\n%s", code, rep.Target, len(rep.Tests), gatewayTests, tail(out, 40))
+	}
+	for _, r := range rep.Tests {
+		if r.Result != report.Passed {
+			t.Errorf("host-routing gateway: %s %s: %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
+		}
+	}
+	t.Logf("host-routing gateway through the adapter: %s (%v)", report.ClosingLine(&rep), time.Since(start).Round(time.Second))
+
+	// Its store lost the server name: every request selects no cluster, and /version is
+	// the gateway's own.
+	lost := `mkdir -p "$GATEWAY_STORE" && sed 's/` + clustersgateway.ServerName + `/lost.` + clustersgateway.ServerDomain + `/' "$SKEWCHECK_GATEWAY_CONFIG/upstreamclusters.yaml" > "$GATEWAY_STORE/lost.yaml" && ` + gateway
+	out, code = run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "lost", "--gateway-ready-timeout", "10s",
+		"--gateway-command", `export GATEWAY_STORE="$SKEWCHECK_GATEWAY_CONFIG/../store"; `+lost, "--gateway-apply-command", "true", "--report-dir", t.TempDir())
+	assertNoGatewayLeft(t)
+	if want := "the gateway answers but proxies nothing to the apiservers (its /version says v0.0.0-skewcheck-reference-gateway"; code == 0 || !strings.Contains(out, want) {
+		t.Errorf("a gateway answering /version itself must stop the run saying %q: exit %d\n%s", want, code, tail(out, 20))
 	}
 	t.Logf("wall time %v", time.Since(start).Round(time.Second))
 }

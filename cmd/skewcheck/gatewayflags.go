@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,8 @@ func (g *gatewayFlags) add(cmd *cobra.Command) {
 	f.StringVar(&g.cfg.Image, "gateway-image", "", "your API gateway as an image in the local Docker engine (never pulled), run once on the host's network with the environment of --gateway-command, its files mounted read-only and $SKEWCHECK_GATEWAY_CONFIG read-write; the apply command finds the container's name in $"+clustersgateway.ContainerEnv+" (docker exec ...); logs in <report-dir>/gateway/")
 	f.StringVar(&g.cfg.ApplyShell, "gateway-apply-command", "", "with --gateway-command or --gateway-image: run after every change of the UpstreamCluster documents in $SKEWCHECK_GATEWAY_CONFIG; exit 0 once your gateway serves by them, non-zero (saying why) when it refuses them")
 	f.StringVar(&g.cfg.Name, "gateway-name", "", "with --gateway-command or --gateway-image: your gateway's name in the report")
+	f.DurationVar(&g.cfg.ReadyTimeout, "gateway-ready-timeout", 60*time.Second, "how long your gateway may take, once started and after every node operation, until an apiserver answers GET /version through it")
+	f.DurationVar(&g.cfg.ApplyTimeout, "gateway-apply-timeout", 60*time.Second, "how long one run of --gateway-apply-command may take")
 	f.BoolVar(&g.keepPeerProxy, "gateway-keep-peer-proxy", false, "keep the apiservers' own mixed version proxy on behind the gateway (default off, so only the gateway's routing keeps a skewed GVR from 404)")
 }
 

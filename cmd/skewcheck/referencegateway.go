@@ -25,7 +25,9 @@ func referenceGatewayCommand() *cobra.Command {
 		Long: `Serves TLS on --listen in front of the apiservers that the UpstreamCluster documents
 (proxy.kubegateway.io/v1alpha1, KubeGateway's API) in --config-dir describe. The server name
 a client asks for (SNI) selects the cluster; --default-server-name is for clients that send
-none. Clients are authenticated (certificates signed by the cluster's client CA, bearer
+none. With --host-routing the Host header selects it instead, as in KubeGateway, and the
+server name only picks the certificate and client CA. A request whose Host and server name
+name two different clusters is refused (421 Misdirected Request). Clients are authenticated (certificates signed by the cluster's client CA, bearer
 tokens through a TokenReview) and the upstreams are reached as the gateway's own identity
 (spec.clientConfig) with Impersonate-* headers, so the upstream authorizes the real user.
 The first dispatch policy whose rules match picks the servers; a GVR only some of them
@@ -70,6 +72,7 @@ reads. An invalid configuration at start is an error (exit 1).`,
 	f.StringVar(&c.ServingKey, "tls-key", "", "its key")
 	f.StringVar(&c.ClientCA, "client-ca", "", "CA of client certificates, for clusters that bring none (as kube-apiserver's --client-ca-file)")
 	f.StringVar(&c.DefaultServerName, "default-server-name", "", "the cluster for clients that send no server name (they connect to an IP address)")
+	f.BoolVar(&c.RouteByHost, "host-routing", false, "select the UpstreamCluster by the request's Host header (KubeGateway's design), not by the TLS server name")
 	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
 	f.DurationVar(&c.UpstreamTimeout, "upstream-timeout", 2*time.Second, "bound on dialing, TLS handshakes and HTTP/2 pings to an upstream: a frozen one is given up within about twice this")
 	f.DurationVar(&c.HealthEvery, "health-every", time.Second, "how often each upstream's /readyz is checked")

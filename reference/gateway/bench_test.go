@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
-
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -111,7 +109,7 @@ func BenchmarkGateway(b *testing.B) {
 				}
 			}()
 			errs := make(chan error, 200)
-			tlsConfig, err := rest.TLSConfigFor(t.Gateway.Endpoint.Admin)
+			base, err := t.Gateway.Transport(t.Gateway.Endpoint.Admin)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -121,7 +119,7 @@ func BenchmarkGateway(b *testing.B) {
 					defer wg.Done()
 					// Each client its own transport (client-go would share one): 200
 					// client connections to the gateway.
-					tr := &http.Transport{TLSClientConfig: tlsConfig.Clone(), ForceAttemptHTTP2: true}
+					tr := base.Clone()
 					defer tr.CloseIdleConnections()
 					client := &http.Client{Transport: tr}
 					for range 10 {

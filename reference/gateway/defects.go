@@ -20,9 +20,12 @@ type Defects struct {
 	// them serve gets 404 from the others.
 	IgnoreDiscovery bool
 	// IgnoreSNI: the cluster is chosen without looking at the server name the client
-	// asked for: every connection is served by the default server name's cluster (else
-	// the first document's).
+	// asked for, nor its Host: every request is served by the default server name's
+	// cluster (else the first document's).
 	IgnoreSNI bool
+	// DropUID: the user's UID is not passed on (no Impersonate-Uid), so a service
+	// account's requests run upstream without the UID its token carries.
+	DropUID bool
 	// UpgradeAsItself: upgrade requests (exec, attach, port-forward, websocket watches)
 	// reach the upstreams as the gateway itself, as the requests of k8s.io/apiserver's
 	// upgrade-aware proxy reach a peer without the user's identity headers.
@@ -56,6 +59,7 @@ var defectNames = map[string]func(*Defects){
 	"go-transport":                    func(d *Defects) { d.GoTransport = true },
 	"impersonation-before-hop-by-hop": func(d *Defects) { d.ImpersonationBeforeHopByHop = true },
 	"no-policy-500":                   func(d *Defects) { d.NoPolicyInternalError = true },
+	"drop-uid":                        func(d *Defects) { d.DropUID = true },
 }
 
 // DefectNames lists what ParseDefects accepts.
@@ -84,5 +88,5 @@ func ParseDefects(names []string) (Defects, error) {
 // Any reports whether any defect is on.
 func (d Defects) Any() bool {
 	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient, d.GoTransport,
-		d.ImpersonationBeforeHopByHop, d.NoPolicyInternalError}, true)
+		d.ImpersonationBeforeHopByHop, d.NoPolicyInternalError, d.DropUID}, true)
 }

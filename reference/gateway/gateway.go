@@ -1,6 +1,6 @@
 // Package gateway is skewcheck's reference API gateway: one TLS listener in front of
 // several sets of kube-apiservers (UpstreamClusters, chosen by the server name a client
-// asks for), configured with KubeGateway's UpstreamCluster documents read from a
+// asks for, or by its Host header as KubeGateway chooses), configured with KubeGateway's UpstreamCluster documents read from a
 // directory and reloaded when it changes. It implements the contract of the gateway
 // profile (suites/gateway) and goes beyond KubeGateway where that is weak: routing by
 // each upstream's own discovery (a skewed GVR only goes to upstreams that serve it), a
@@ -45,6 +45,10 @@ type Config struct {
 	// DefaultServerName selects the cluster for clients that send no server name (they
 	// connect to an IP address).
 	DefaultServerName string
+	// RouteByHost selects the cluster by the request's Host header, as KubeGateway does,
+	// instead of the TLS server name, which then only picks the certificate and client CA
+	// (selection.go).
+	RouteByHost bool
 	// MetricsListen, if set, serves Prometheus metrics at /metrics there.
 	MetricsListen string
 	// UpstreamTimeout bounds dialing, TLS handshakes and HTTP/2 pings to an upstream: a

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -12,8 +11,10 @@ import (
 )
 
 // ServeHTTP takes a request through the gateway, in order:
-//  1. the TLS server name (SNI) selects the UpstreamCluster; a Connection header that
-//     names the identity headers is refused (400, identity.go);
+//  1. the TLS server name (SNI), or with RouteByHost the Host header, selects the
+//     UpstreamCluster; a Host that names another cluster than the SNI is refused (421,
+//     selection.go); a Connection header that names the identity headers is refused
+//     (400, identity.go);
 //  2. the client is authenticated (certificate, else bearer token, else anonymous) and
 //     its own Impersonate-* headers, if any, are authorized (impersonation.go);
 //  3. the first dispatch policy whose rules match takes it; none: refused with 403
@@ -29,8 +30,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	clusterName, policyName, answered := "none", "none", "none"
 	defer func() { g.metrics.request(clusterName, policyName, answered, rec.code()) }()
 
-	c, serverName := g.clusterFor(r)
-	if c == nil {
+	c, serverName, misdirected := g.clusterFor(r)
+	switch {
+	case misdirected != "":
+		writeStatus(rec, http.StatusMisdirectedRequest, "Misdirected", misdirected, 0)
+		return
+	case c == nil:
 		g.serveUnselected(rec, r, serverName)
 		return
 	}
@@ -85,40 +90,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
 		return
 	}
+	if g.cfg.Defects.DropUID && u.UID != "" {
+		dropped := *u
+		dropped.UID = ""
+		u = &dropped
+	}
 	g.forward(rec, r, c, u, targets, func(up *upstream) { answered = up.endpoint })
-}
-
-// clusterFor is the cluster the connection's server name selects, and that name.
-func (g *Gateway) clusterFor(r *http.Request) (*cluster, string) {
-	name := ""
-	if r.TLS != nil {
-		name = strings.ToLower(r.TLS.ServerName)
-	}
-	if name == "" {
-		name = g.cfg.DefaultServerName
-	}
-	st := g.state.Load()
-	if g.cfg.Defects.IgnoreSNI {
-		if c := st.bySNI[g.cfg.DefaultServerName]; c != nil {
-			return c, name
-		}
-		return st.clusters[0], name
-	}
-	return st.bySNI[name], name
-}
-
-// serveUnselected answers a connection whose server name selects no cluster: the
-// gateway's own health endpoints, else 503 as KubeGateway answers ("not being proxied").
-func (g *Gateway) serveUnselected(w http.ResponseWriter, r *http.Request, serverName string) {
-	switch r.URL.Path {
-	case "/healthz", "/livez", "/readyz":
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok"))
-		return
-	}
-	writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, fmt.Sprintf(
-		"the TLS server name %q selects no UpstreamCluster (known: %s); connect with one of those names (SNI: a host name in the URL, or tls-server-name in a kubeconfig)",
-		serverName, strings.Join(g.state.Load().serverNames(), ", ")), 0)
 }
 
 // impersonate returns whom the request acts as: the client, or whom the client asked to

@@ -11,7 +11,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -75,7 +74,7 @@ func http2Converges(ctx context.Context, env *framework.Env) {
 		}
 	}()
 	start := time.Now()
-	failures := load(ctx, g.Endpoint.Admin)
+	failures := load(ctx, g)
 	close(stop)
 	<-sampled
 	elapsed := time.Since(start)
@@ -97,9 +96,11 @@ func http2Converges(ctx context.Context, env *framework.Env) {
 }
 
 // load runs the clients, each with a transport of its own (so a connection of its own to
-// the gateway), and returns what went wrong, at most 5 items.
-func load(ctx context.Context, admin *rest.Config) []string {
-	tlsConfig, err := rest.TLSConfigFor(admin)
+// the gateway, which it reaches by the server name, as SNI and Host), and returns what
+// went wrong, at most 5 items.
+func load(ctx context.Context, g *framework.Gateway) []string {
+	admin := g.Endpoint.Admin
+	base, err := g.Transport(admin)
 	Expect(err).NotTo(HaveOccurred())
 	var mu sync.Mutex
 	var failures []string
@@ -116,7 +117,7 @@ func load(ctx context.Context, admin *rest.Config) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := &http.Transport{TLSClientConfig: tlsConfig.Clone(), ForceAttemptHTTP2: true}
+			t := base.Clone()
 			defer t.CloseIdleConnections()
 			client := &http.Client{Transport: t, Timeout: 30 * time.Second}
 			<-begin
