@@ -159,35 +159,35 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 	if err != nil {
 		return nil, err
 	}
-	bypass := chaos.PathBypassed(ctx, route, faults.Refused(c.Servers[server-1].PeerPath))
-	subject := faults.NewSubject(t.Endpoints, route.Peer, route.Entry)
-	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
+	r := chaos.NewRunner(t, route)
+	r.Make = func(n string) (faults.Fault, error) {
 		if d := c.Disconnector(); d != nil && n == "partition" {
 			// The server's hosts cut it off themselves: the partition the provider has. The
 			// nftables faults (loss, partition-one-way, partition-pair*) act in each
 			// server's own network namespace there.
 			return faults.Disconnect(c.Servers[server-1], d), nil
 		}
-		return faults.ByName(n, subject)
-	}), nil
+		return faults.ByName(n, r.Subject)
+	}
+	return runFaults(ctx, tname, t, r, faultNames, opts, hold), nil
 }
 
-// runFaults measures each named fault (made by fault) on route in turn, converging the
-// target after each. Network faults are skipped with bypass when it is not "".
-func runFaults(ctx context.Context, tname string, t *framework.Target, route framework.Route, faultNames []string,
-	opts chaos.Options, hold time.Duration, bypass string, fault func(name string) (faults.Fault, error)) []chaos.Outcome {
+// runFaults measures each named fault (made by r) on r's route in turn, converging the
+// target after each. A fault r skips, or cannot make, is an outcome skipped with the reason.
+func runFaults(ctx context.Context, tname string, t *framework.Target, r *chaos.Runner, faultNames []string,
+	opts chaos.Options, hold time.Duration) []chaos.Outcome {
 	var outcomes []chaos.Outcome
 	for _, n := range faultNames {
-		f, err := fault(n)
-		skip := func(desc, reason string) {
-			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: reason})
-		}
+		f, skip, err := r.Fault(ctx, n)
 		if err != nil {
-			skip("", err.Error())
-			continue
+			skip = err.Error()
 		}
-		if bypass != "" && faults.OnPeerPath(n) {
-			skip(f.Description(), bypass)
+		if skip != "" {
+			desc := ""
+			if f != nil {
+				desc = f.Description()
+			}
+			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: skip})
 			continue
 		}
 		o := opts
@@ -196,7 +196,7 @@ func runFaults(ctx context.Context, tname string, t *framework.Target, route fra
 			o.For, o.EndAfter503 = max(opts.For, framework.DefaultTimeouts().Unavailable)+hold, hold
 		}
 		fmt.Fprintf(os.Stderr, "%s: %s for up to %v (seed %d)\n", tname, f.Description(), o.For, opts.Seed)
-		outcomes = append(outcomes, chaos.Measure(ctx, tname, route, f, o))
+		outcomes = append(outcomes, chaos.Measure(ctx, tname, r.Route, f, o))
 		if ctx.Err() != nil {
 			break
 		}
@@ -222,16 +222,7 @@ func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, s
 	if err != nil {
 		return nil, err
 	}
-	subject := faults.NewSubject(t.Endpoints, route.Peer, route.Entry)
-	bypass := ""
-	if closed, err := faults.ByName("refused", subject); err != nil {
-		bypass = err.Error()
-	} else {
-		bypass = chaos.PathBypassed(ctx, route, closed)
-	}
-	return runFaults(ctx, tname, t, route, faultNames, opts, hold, bypass, func(n string) (faults.Fault, error) {
-		return faults.ByName(n, subject)
-	}), nil
+	return runFaults(ctx, tname, t, chaos.NewRunner(t, route), faultNames, opts, hold), nil
 }
 
 // soleRoute is a route into a creatable GVR that only server n serves.

@@ -7,7 +7,6 @@ package chaos
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -178,19 +177,13 @@ func observed(entry *framework.Endpoint, o scenario.Outcome, recovery bool) fram
 // fails on what any fault must not do: an error, a lost write.
 func measure(ctx context.Context, env *framework.Env, name string, opts scenario.Options) (scenario.Outcome, faults.Fault, *framework.Endpoint) {
 	route := soleRoute(env.Target)
-	subject := faults.NewSubject(env.Target.Endpoints, route.Peer, route.Entry)
-	f, err := faults.ByName(name, subject)
-	skipIfMissing(err)
+	// A target whose nodes lack what the fault acts on, or whose peer traffic goes around
+	// the peer path it acts on (upstream's does here), cannot be measured by it: that is a
+	// skip with the reason, not a pass.
+	f, skip, err := scenario.NewRunner(env.Target, route).Fault(ctx, name)
 	Expect(err).NotTo(HaveOccurred())
-	if faults.OnPeerPath(name) {
-		// A target whose peer traffic goes around the path (upstream's does here) cannot be
-		// measured by a fault on it: that is a skip with the reason, not a pass.
-		closed, err := faults.ByName("refused", subject)
-		skipIfMissing(err)
-		Expect(err).NotTo(HaveOccurred())
-		if why := scenario.PathBypassed(ctx, route, closed); why != "" {
-			ginkgo.Skip(why)
-		}
+	if skip != "" {
+		ginkgo.Skip(skip)
 	}
 	if env.Target.Converge != nil {
 		ginkgo.DeferCleanup(func(ctx context.Context) {
@@ -211,15 +204,6 @@ func measure(ctx context.Context, env *framework.Env, name string, opts scenario
 	Expect(o.Error).To(BeEmpty(), "%s: %s", f.Description(), o.Error)
 	Expect(o.LostWrites).To(BeZero(), "%s: %d of %d acknowledged writes are missing afterwards", f.Description(), o.LostWrites, o.AckedWrites)
 	return o, f, route.Entry
-}
-
-// skipIfMissing skips the test when a fault's subject lacks what the fault acts on (a
-// capability of the node the target's provider did not give it), naming it.
-func skipIfMissing(err error) {
-	var missing *faults.Missing
-	if errors.As(err, &missing) {
-		ginkgo.Skip(missing.Error())
-	}
 }
 
 // assertRegistered: the peer is still registered during the fault, so 503 is the only

@@ -1,0 +1,26 @@
+package chaos
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+// A target whose nodes declare nothing (one skewcheck does not run) has every fault
+// skipped, naming what the fault acts on, and none failed.
+func TestRunnerSkipsWhatTheNodesLack(t *testing.T) {
+	target := &framework.Target{Endpoints: []*framework.Endpoint{{Name: "a"}, {Name: "b"}}}
+	r := NewRunner(target, framework.Route{Entry: target.Endpoints[0], Peer: target.Endpoints[1]})
+	for _, k := range faults.Kinds() {
+		f, skip, err := r.Fault(context.Background(), k.Name)
+		if err != nil || f != nil || !strings.Contains(skip, string(k.On)) {
+			t.Errorf("%s on bare endpoints: fault %v, skip %q, error %v; want a skip naming %q", k.Name, f, skip, err, k.On)
+		}
+	}
+	if _, _, err := r.Fault(context.Background(), "nope"); err == nil {
+		t.Error("an unknown fault: no error")
+	}
+}
