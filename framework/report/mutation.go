@@ -20,8 +20,8 @@ const (
 	CellFailed  Cell = "failed"
 	CellPassed  Cell = "passed"
 	CellSkipped Cell = "skipped"
-	// CellNotRun: the run's profiles do not hold the test, --focus left it out, or the run
-	// left no report.
+	// CellNotRun: the run's profiles do not hold the test, --focus left it out (the report
+	// has it skipped as not selected), or the run left no report.
 	CellNotRun Cell = "not run"
 )
 
@@ -164,7 +164,7 @@ func cellOf(r *MutationRun, id, profile string) Cell {
 		return CellNotRun
 	}
 	for _, t := range r.Report.Tests {
-		if t.ID == id {
+		if t.ID == id && t.SkipReason != NotSelected {
 			switch t.Result {
 			case Failed:
 				return CellFailed

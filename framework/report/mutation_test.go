@@ -153,11 +153,12 @@ func TestMutationProblemsAndReasons(t *testing.T) {
 	}
 }
 
-// With a focus, a test no run ran is not in the matrix: it was not asked for.
+// With a focus, a test no run ran is not in the matrix: it was not asked for. The reports
+// list such a test as skipped, not selected.
 func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
 	m := &Mutation{Focus: `\[T-1\]`, Runs: []MutationRun{
-		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Passed}, "")},
-		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Failed}, "")},
+		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Passed, "T-2": Skipped}, NotSelected)},
+		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Failed, "T-2": Skipped}, NotSelected)},
 	}}
 	m.Build(matrixTests(), MutationReasons{})
 	if len(m.Tests) != 1 || m.Tests[0].ID != "T-1" || len(m.Problems()) != 0 {
