@@ -31,6 +31,7 @@ type mutationOptions struct {
 	seed      int64
 	reportDir string
 	list      bool
+	rebuild   bool
 	bin       binaries.Options
 }
 
@@ -66,6 +67,9 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 				printMutationPlan(plan)
 				return nil
 			}
+			if o.rebuild {
+				return rebuildMutation(o, plan)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runMutation(ctx, o, plan)
@@ -78,6 +82,7 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the matrix, so it can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/mutation", "where mutation.json, mutation.md and every run's report go")
 	f.BoolVar(&o.list, "list", false, "list the runs the matrix would make, with their flags, and exit")
+	f.BoolVar(&o.rebuild, "rebuild", false, "run nothing: build the matrix again from the runs' reports in --report-dir (after an edit of the reasons table)")
 	addBinaryFlags(cmd, &o.bin)
 	return cmd
 }
@@ -169,7 +174,10 @@ func runMutation(ctx context.Context, o mutationOptions, runs []report.MutationR
 		// missing report is an error of the run.
 		_, runErr := runChild(ctx, self, "["+r.Name+"] ", append(args, childBinaryFlags(o.bin)...))
 		r.Seconds = time.Since(began).Seconds()
-		if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err == nil {
+		if ctx.Err() != nil {
+			// An interrupted run's report has its tests failed as interrupted: no evidence.
+			r.Error = "interrupted"
+		} else if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err == nil {
 			r.Report = c
 		} else {
 			r.Error = fmt.Sprintf("%v; %v", runErr, err)
@@ -179,15 +187,50 @@ func runMutation(ctx context.Context, o mutationOptions, runs []report.MutationR
 			return err
 		}
 	}
-	fmt.Println(m.Summary())
-	fmt.Println("matrix:", filepath.Join(o.reportDir, report.MutationMarkdownFile))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return concludeMutation(o.reportDir, m)
+}
+
+// concludeMutation prints the closing line and fails on the matrix's problems.
+func concludeMutation(dir string, m *report.Mutation) error {
+	fmt.Println(m.Summary())
+	fmt.Println("matrix:", filepath.Join(dir, report.MutationMarkdownFile))
 	if p := m.Problems(); len(p) > 0 {
 		return fmt.Errorf("the mutation matrix has %d problems:\n  %s", len(p), strings.Join(p, "\n  "))
 	}
 	return nil
+}
+
+// rebuildMutation builds the matrix again from the reports a run of it left, keeping the
+// date, seed and times its mutation.json recorded.
+func rebuildMutation(o mutationOptions, runs []report.MutationRun) error {
+	m := &report.Mutation{Date: time.Now(), Versions: o.versions, Focus: o.focus}
+	if b, err := os.ReadFile(filepath.Join(o.reportDir, report.MutationJSONFile)); err == nil {
+		if err := json.Unmarshal(b, m); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(o.reportDir, report.MutationJSONFile), err)
+		}
+	}
+	seconds := map[string]float64{}
+	for _, r := range m.Runs {
+		seconds[r.Name] = r.Seconds
+	}
+	m.Runs = runs
+	for i := range m.Runs {
+		r := &m.Runs[i]
+		r.Seconds = seconds[r.Name]
+		c, err := report.Read(filepath.Join(o.reportDir, r.Dir, report.JSONFile))
+		if err != nil {
+			r.Error = fmt.Sprintf("no report to rebuild from: %v", err)
+			continue
+		}
+		r.Report = c
+	}
+	if err := writeMutation(o.reportDir, m); err != nil {
+		return err
+	}
+	return concludeMutation(o.reportDir, m)
 }
 
 // writeMutation builds the matrix from the runs so far and writes it.
