@@ -92,8 +92,8 @@ func TestRecordedRunThatPassed(t *testing.T) {
 	if s.failed() {
 		t.Errorf("a run that passed counts as failed:\n%s", out)
 	}
-	if !strings.HasSuffix(out, "== ok: 2 packages, 2 skipped tests\n") {
-		t.Errorf("the summary of a run that passed does not end with ok:\n%s", out)
+	if !strings.HasSuffix(out, "== ok: 2 packages, 2 skipped tests\ntests: 3 passed, 0 failed, 1 skipped\n") {
+		t.Errorf("the summary of a run that passed does not end with ok and the plain count of top-level tests:\n%s", out)
 	}
 }
 
