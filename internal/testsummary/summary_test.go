@@ -75,8 +75,9 @@ func TestRecordedRun(t *testing.T) {
 		"== time per package: 0.5s in all\n     0.4s example.com/sample/ok (pass)\n")
 	// The last lines say FAIL, with the failed tests and packages.
 	if !strings.HasSuffix(out, "== FAIL\n--- FAIL: TestFails (example.com/sample/bad)\n--- FAIL: TestSubFails/broken (example.com/sample/bad)\n"+
-		"--- FAIL: TestSubFails (example.com/sample/bad)\nFAIL\texample.com/sample/bad\t0.053s\nFAIL\texample.com/sample/broken [build failed]\n") {
-		t.Errorf("the summary does not end with the failures:\n%s", out)
+		"--- FAIL: TestSubFails (example.com/sample/bad)\nFAIL\texample.com/sample/bad\t0.053s\nFAIL\texample.com/sample/broken [build failed]\n"+
+		"tests: 5 passed, 2 failed, 1 skipped\n") {
+		t.Errorf("the summary does not end with the failures and the plain count of top-level tests:\n%s", out)
 	}
 }
 
