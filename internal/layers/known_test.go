@@ -17,8 +17,6 @@ var knownWrongWay = map[edge]string{
 	{"reference/gateway", "framework/discovery"}:   "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
 	// The reference dataplane's Spec (spec.go) implements clusters/dataplane's interface.
 	{"reference/ipmode", "clusters/dataplane"}: "issue 26 step 3: the reference dataplane's spec moves out of reference/ipmode",
-	// The gateway profile writes UpstreamCluster documents with the reference's API types.
-	{"suites/gateway", "reference/gateway"}: "issue 26 step 3: the gateway API types move to a neutral package",
 	// kind's node asserts it is a faults.NetNode (target.go), so faults know kind's nodes.
 	{"clusters/kind", "scenarios/faults"}: "issue 26 step 4: faults act on the capabilities a node declares",
 }
