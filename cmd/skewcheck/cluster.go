@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 func clusterCommand() *cobra.Command {
@@ -226,7 +226,7 @@ func superviseCommand() *cobra.Command {
 			rec := recordOf(c)
 			if p.Reference == "peerproxy" {
 				fmt.Println("starting a reference peer proxy in front of every apiserver")
-				t, stop, err := peerproxy.Front(ctx, c, p.PeerTimeout)
+				t, stop, err := front.PeerProxy(ctx, c, p.PeerTimeout)
 				if err != nil {
 					return err
 				}

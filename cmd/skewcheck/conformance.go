@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
@@ -266,7 +266,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	}
 	if f.reference.name == "peerproxy" {
 		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
-		t, stop, err := peerproxy.Front(ctx, c, f.reference.peerTimeout)
+		t, stop, err := front.PeerProxy(ctx, c, f.reference.peerTimeout)
 		if err != nil {
 			cleanup()
 			return nil, nil, nil, err

@@ -7,10 +7,6 @@ type edge struct{ from, to string }
 // check fails on any wrong-way import not listed here, and on a listed one that is gone:
 // the list only shrinks, and stays true. Delete a line in the commit that removes its import.
 var knownWrongWay = map[edge]string{
-	// The reference peer proxy's Front (front.go) puts it in front of a *local.Cluster and
-	// hands back a framework.Target: a harness job done inside a reference.
-	{"reference/peerproxy", "clusters/local"}: "issue 26 step 2: the front moves to clusters/front",
-	{"reference/peerproxy", "framework"}:      "issue 26 step 2: the front moves to clusters/front",
 	// The references read each upstream's nopeer discovery through the harness's helper
 	// (peers.go, upstream.go).
 	{"reference/peerproxy", "framework/discovery"}: "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
