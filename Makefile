@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test unit docs conformance conformance-kind node-images chaos nightly ranges bench clean
+.PHONY: all build deps binaries test unit docs conformance conformance-kind node-images chaos nightly mutation ranges bench clean
 
 all: build
 
@@ -95,12 +95,21 @@ chaos: deps binaries
 	$(SKEWCHECK) chaos --versions $(VERSIONS) --fault all --targets upstream,reference --for 10s --report-dir $(REPORT_DIR)/chaos
 
 # The version matrix, as a nightly upgrade-skew job runs it: for every adjacent pair, the
-# conformance profiles and a rolling upgrade of 3 servers with a crash during every step.
+# conformance profiles and a rolling upgrade of 3 servers with a crash during every step;
+# then the mutation matrix (below) on the newest pair.
 # Builds each kube-apiserver it lacks first (about 5 minutes each on 2 cores, cached).
 # Opens with _reports/nightly/index.html; exit 1 on any failure.
 NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37
 nightly: deps build
 	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --report-dir $(REPORT_DIR)/nightly
+
+# The mutation matrix (docs/mutation.md): every flawed variant of the references (the peer
+# proxy's flaws, the gateway's defects, the dataplane ignoring ipMode) against the profiles
+# that must catch it, each on a cluster of its own, one after another: about 30 minutes.
+# Writes _reports/mutation/mutation.md and mutation.json; exit 1 when a test no mutant fails,
+# or a mutant no test catches, has no reason in suites/mutation.go. The nightly runs it too.
+mutation: deps binaries
+	$(SKEWCHECK) mutation --versions $(VERSIONS) --report-dir $(REPORT_DIR)/mutation
 
 # The version ranges' other ends, which the matrix of adjacent supported pairs never
 # reaches: 1.27 (before the proxy's gate: mvp and chaos must skip), 1.28 and 1.32 (the

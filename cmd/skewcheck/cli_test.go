@@ -87,6 +87,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown dataplane", []string{"conformance", "--profiles", "ipmode", "--dataplane", "kube-proxy-ebpf"}, "the dataplanes are kube-proxy-nftables"},
 		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
 		{"chaos on kind with the reference", []string{"chaos", "--provider", "kind"}, "give --targets upstream"},
+		{"flaw without the reference", []string{"conformance", "--reference-flaw", "hedge-reads"}, "goes with --reference peerproxy"},
+		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
 	}
 	for _, tc := range cases {

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 )
@@ -34,6 +33,7 @@ type plan struct {
 	Port        int                `json:"port"`
 	Binaries    binaries.Options   `json:"binaries"`
 	Reference   string             `json:"reference,omitempty"`
+	Flaw        string             `json:"flaw,omitempty"`
 	PeerTimeout time.Duration      `json:"peerTimeout,omitempty"`
 }
 
@@ -81,7 +81,7 @@ func createCommand() *cobra.Command {
 			if err := claimName(name); err != nil {
 				return err
 			}
-			b, _ := json.Marshal(plan{Servers: specs, Port: sf.port, Binaries: bin, Reference: ref.name, PeerTimeout: ref.peerTimeout})
+			b, _ := json.Marshal(plan{Servers: specs, Port: sf.port, Binaries: bin, Reference: ref.name, Flaw: ref.flaw, PeerTimeout: ref.peerTimeout})
 			if err := os.WriteFile(planPath(name), b, 0o600); err != nil {
 				registry.Remove(name)
 				return err
@@ -226,7 +226,8 @@ func superviseCommand() *cobra.Command {
 			rec := recordOf(c)
 			if p.Reference == "peerproxy" {
 				fmt.Println("starting a reference peer proxy in front of every apiserver")
-				t, stop, err := front.PeerProxy(ctx, c, p.PeerTimeout)
+				ref := referenceFlags{name: p.Reference, flaw: p.Flaw, peerTimeout: p.PeerTimeout}
+				t, stop, err := ref.front(ctx, c)
 				if err != nil {
 					return err
 				}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
@@ -139,6 +138,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	}
 	if f.provider.name == providerContainers && (f.kubeconfig != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
 		return fmt.Errorf("--provider %s runs the upstream apiservers, or --reference peerproxy in front of them, so far: --kubeconfig, sidecars, gateways and dataplanes run on the local provider", f.provider.name)
+	}
+	if err := f.reference.validate(); err != nil {
+		return err
 	}
 	if err := f.dataplane.validate(ctx); err != nil {
 		return err
@@ -266,7 +268,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	}
 	if f.reference.name == "peerproxy" {
 		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
-		t, stop, err := front.PeerProxy(ctx, c, f.reference.peerTimeout)
+		t, stop, err := f.reference.front(ctx, c)
 		if err != nil {
 			cleanup()
 			return nil, nil, nil, err

@@ -20,8 +20,15 @@ import (
 	"github.com/skewcheck/skewcheck/reference/ipmode"
 )
 
-// dataplaneNames are the service dataplanes --dataplane knows.
-var dataplaneNames = []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode", "exec", "image"}
+// dataplaneNames are the service dataplanes --dataplane knows: the reference's flawed
+// variants come from its own registry (ipmode.Flawed).
+var dataplaneNames = func() []string {
+	names := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference"}
+	for _, s := range ipmode.Flawed() {
+		names = append(names, s.Name())
+	}
+	return append(names, "exec", "image")
+}()
 
 type dataplaneFlags struct {
 	name, command, image, label, version string
@@ -77,8 +84,6 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
 	case "reference":
 		return ipmode.Spec{}, nil
-	case "reference-ignoring-ipmode":
-		return ipmode.Spec{IgnoreIPMode: true}, nil
 	case "exec":
 		if f.command == "" {
 			return nil, dataplane.ErrNoCommand
@@ -89,6 +94,11 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 			return nil, fmt.Errorf("--dataplane image needs --dataplane-image, the image of your dataplane in the local Docker engine")
 		}
 		return dataplane.Image{Label: f.label, Ref: f.image}, nil
+	}
+	for _, s := range ipmode.Flawed() {
+		if s.Name() == f.name {
+			return s, nil
+		}
 	}
 	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
 }

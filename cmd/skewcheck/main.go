@@ -25,7 +25,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand(), imagesCommand(), etcdCommand())
+	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand(), mutationCommand(), imagesCommand(), etcdCommand())
 	flagsFromContractEnv(root)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)

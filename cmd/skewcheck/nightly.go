@@ -33,6 +33,7 @@ type nightlyOptions struct {
 	fault     string
 	seed      int64
 	reportDir string
+	mutation  bool
 	bin       binaries.Options
 }
 
@@ -46,9 +47,12 @@ func nightlyCommand() *cobra.Command {
   - conformance --profiles against a local cluster of the pair (batch/v1 off on the older
     server, so the skew includes a resource with a subresource);
   - upgrade --from older --to newer with --servers and --fault, under a seeded load.
+Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
+flawed reference against its profiles, under --report-dir/mutation/.
 Every report goes under --report-dir/<from>-<to>/, and index.html there has one row per pair:
 the result of each profile, the upgrade's verdict and timeline, links to every report, and
-the seed. Exit 1 when anything failed; the last line is the summary.`,
+the seed, and the matrix's closing line. Exit 1 when anything failed; the last line is the
+summary.`,
 		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -63,6 +67,7 @@ the seed. Exit 1 when anything failed; the last line is the summary.`,
 	f.StringVar(&o.fault, "fault", "crash", "process fault (crash, stop, freeze) hitting the next server during every upgrade step; empty for none")
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/nightly", "where every report and index.html go")
+	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair (about 30 minutes): every test must fail against some flawed reference")
 	addBinaryFlags(cmd, &o.bin)
 	return cmd
 }
@@ -104,6 +109,13 @@ func runNightly(ctx context.Context, o nightlyOptions) error {
 		n.Pairs = append(n.Pairs, runPair(ctx, self, o, resolved[i], resolved[i+1]))
 		n.Duration = time.Since(start).Seconds()
 		if err := writeNightly(o.reportDir, n); err != nil { // after every pair: a killed night still has its page
+			return err
+		}
+	}
+	if o.mutation && ctx.Err() == nil {
+		n.Mutation = runNightlyMutation(ctx, self, o, resolved[len(resolved)-2], resolved[len(resolved)-1])
+		n.Duration = time.Since(start).Seconds()
+		if err := writeNightly(o.reportDir, n); err != nil {
 			return err
 		}
 	}
@@ -150,6 +162,28 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 	}
 	p.Seconds = time.Since(began).Seconds()
 	return p
+}
+
+// runNightlyMutation runs the mutation matrix on one pair as a child skewcheck, and reads
+// back what the index shows of it.
+func runNightlyMutation(ctx context.Context, self string, o nightlyOptions, from, to string) *report.NightlyMutation {
+	fmt.Fprintf(os.Stderr, "== nightly: %s + %s: mutation matrix\n", from, to)
+	m := &report.NightlyMutation{Dir: "mutation"}
+	dir := filepath.Join(o.reportDir, m.Dir)
+	os.Remove(filepath.Join(dir, report.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
+	_, err := runChild(ctx, self, "[mutation] ", nil, append([]string{"mutation", "--versions", from + "," + to,
+		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
+	b, rerr := os.ReadFile(filepath.Join(dir, report.MutationJSONFile))
+	var matrix report.Mutation
+	if rerr == nil {
+		rerr = json.Unmarshal(b, &matrix)
+	}
+	if rerr != nil {
+		m.Error = fmt.Sprintf("%v; %v", err, rerr)
+		return m
+	}
+	m.Summary, m.Problems = matrix.Summary(), matrix.Problems()
+	return m
 }
 
 // readUpgrade fills in what the index shows of a rolling upgrade from its upgrade.json.

@@ -20,6 +20,17 @@ type Nightly struct {
 	// Ranges is the closing line of RangesFile: the night's runs set against every test's
 	// and known deviation's version range.
 	Ranges string `json:"ranges,omitempty"`
+	// Mutation is the night's mutation matrix, on the newest pair, when it ran one.
+	Mutation *NightlyMutation `json:"mutation,omitempty"`
+}
+
+// NightlyMutation is what the index shows of the night's mutation matrix.
+type NightlyMutation struct {
+	Dir      string   `json:"dir"` // relative to the index
+	Summary  string   `json:"summary,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+	// Error says why the matrix left no mutation.json.
+	Error string `json:"error,omitempty"`
 }
 
 // RangesFile is the table of version ranges a nightly run writes beside index.html.
@@ -84,6 +95,14 @@ func (n *Nightly) Failures() []string {
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
 		case !p.Upgrade.Passed:
 			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s", pair, len(p.Upgrade.Violations), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
+		}
+	}
+	if m := n.Mutation; m != nil {
+		if m.Error != "" {
+			out = append(out, "mutation matrix: no matrix: "+m.Error)
+		}
+		for _, p := range m.Problems {
+			out = append(out, "mutation matrix: "+p)
 		}
 	}
 	return out
@@ -185,6 +204,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 <h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
 <p>{{.Summary}}</p>
 {{with .N.Ranges}}<p>Version ranges: {{.}} (<a href="ranges.md">ranges.md</a>)</p>{{end}}
+{{with .N.Mutation}}<p>Mutation matrix: {{if .Error}}no matrix: {{.Error}}{{else}}{{.Summary}}{{end}} (<a href="{{.Dir}}/mutation.md">mutation.md</a>)</p>{{end}}
 {{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>

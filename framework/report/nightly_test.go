@@ -75,3 +75,26 @@ func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
 		t.Errorf("failures %q, want the upgrade that did not run", f)
 	}
 }
+
+// The night's mutation matrix shows in the page, and its problems fail the night.
+func TestNightlyMutation(t *testing.T) {
+	n := &Nightly{Date: time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC), Seed: 7,
+		Mutation: &NightlyMutation{Dir: "mutation", Summary: "mutation matrix 2026-11-24: 60 tests, 16 mutants",
+			Problems: []string{"mutant gateway/go-transport: no test catches it"}}}
+	if f := n.Failures(); len(f) != 1 || f[0] != "mutation matrix: mutant gateway/go-transport: no test catches it" {
+		t.Errorf("failures %q", f)
+	}
+	page, err := n.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Mutation matrix: mutation matrix 2026-11-24: 60 tests, 16 mutants", `href="mutation/mutation.md"`} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("index.html lacks %q", w)
+		}
+	}
+	n.Mutation = &NightlyMutation{Dir: "mutation", Error: "exit status 1; no mutation.json"}
+	if f := n.Failures(); len(f) != 1 || !strings.Contains(f[0], "no matrix: exit status 1") {
+		t.Errorf("failures %q", f)
+	}
+}

@@ -19,6 +19,11 @@ type Spec struct{ IgnoreIPMode bool }
 
 const runEnv = "SKEWCHECK_REFERENCE_IPMODE"
 
+// Flawed lists the reference's deliberately wrong variants, each a dataplane the ipmode
+// profile must fail: the registry --dataplane selects them from by Name, and the mutants
+// of `skewcheck mutation`. A variant added here joins both with no other edit.
+func Flawed() []Spec { return []Spec{{IgnoreIPMode: true}} }
+
 func (s Spec) Name() string {
 	if s.IgnoreIPMode {
 		return "reference-ignoring-ipmode"

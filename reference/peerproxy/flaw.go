@@ -2,6 +2,7 @@ package peerproxy
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -31,6 +32,30 @@ const (
 	// the answer thrown away: a "hedged request" that doubles the peers' load and audit.
 	FlawHedgeReads Flaw = "hedge-reads"
 )
+
+// flaws is every flaw, in the order they were added: the registry the CLI's
+// --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
+// joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
+// each constant above is listed).
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads}
+
+// Flaws lists every deliberate flaw, NoFlaw aside.
+func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
+
+// ParseFlaw reads a flaw's name (see Flaws); "" is NoFlaw.
+func ParseFlaw(name string) (Flaw, error) {
+	if name == "" {
+		return NoFlaw, nil
+	}
+	var names []string
+	for _, f := range flaws {
+		if string(f) == name {
+			return f, nil
+		}
+		names = append(names, string(f))
+	}
+	return NoFlaw, fmt.Errorf("unknown peer proxy flaw %q: the flaws are %s", name, strings.Join(names, ", "))
+}
 
 // hedges says whether a request of this method is also sent to a second peer.
 func (f Flaw) hedges(method string) bool { return f == FlawHedgeReads && idempotent(method) }

@@ -1,9 +1,14 @@
 package peerproxy
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
@@ -37,5 +42,41 @@ func TestFlawApply(t *testing.T) {
 		if kept := r.Header.Get("Impersonate-User") != "" && r.Header.Get("Impersonate-Extra-Scopes") != ""; kept != tt.wantImpersonate {
 			t.Errorf("%q: Impersonate-* kept %v, want %v", tt.flaw, kept, tt.wantImpersonate)
 		}
+	}
+}
+
+// Every Flaw constant declared in flaw.go is in the registry: a flaw left out would be
+// neither selectable by --reference-flaw nor a mutant of `skewcheck mutation`.
+func TestEveryFlawIsRegistered(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "flaw.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := 0
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			v := spec.(*ast.ValueSpec)
+			for i, name := range v.Names {
+				lit, ok := v.Values[i].(*ast.BasicLit)
+				if !ok || name.Name == "NoFlaw" {
+					continue
+				}
+				declared++
+				value, _ := strconv.Unquote(lit.Value)
+				if got, err := ParseFlaw(value); err != nil || got != Flaw(value) {
+					t.Errorf("%s (%q) is declared but not in the registry (flaws): ParseFlaw = %q, %v", name.Name, value, got, err)
+				}
+			}
+		}
+	}
+	if declared != len(Flaws()) || declared == 0 {
+		t.Errorf("flaw.go declares %d flaws, the registry lists %d", declared, len(Flaws()))
+	}
+	if _, err := ParseFlaw("nosuch"); err == nil || !strings.Contains(err.Error(), string(FlawHedgeReads)) {
+		t.Errorf("an unknown flaw should be refused naming the flaws; got %v", err)
 	}
 }

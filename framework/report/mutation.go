@@ -1,0 +1,378 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// What `skewcheck mutation` writes in its report directory.
+const (
+	MutationJSONFile     = "mutation.json"
+	MutationMarkdownFile = "mutation.md"
+)
+
+// Cell is one test's result in one run of the mutation matrix.
+type Cell string
+
+const (
+	CellFailed  Cell = "failed"
+	CellPassed  Cell = "passed"
+	CellSkipped Cell = "skipped"
+	// CellNotRun: the run's profiles do not hold the test, --focus left it out (the report
+	// has it skipped as not selected), or the run left no report.
+	CellNotRun Cell = "not run"
+)
+
+// MutationRun is one conformance run of the matrix: a reference as shipped (its family's
+// baseline) or one of its deliberately wrong variants (a mutant).
+type MutationRun struct {
+	// Name is "<family>/<mutant>", or the family alone for its baseline.
+	Name     string   `json:"name"`
+	Family   string   `json:"family"`
+	Mutant   string   `json:"mutant,omitempty"`
+	Profiles []string `json:"profiles"`
+	// Args are the `skewcheck conformance` flags of the run, to replay it alone.
+	Args []string `json:"args"`
+	// Dir holds the run's conformance report, relative to the matrix's directory.
+	Dir     string  `json:"dir"`
+	Seconds float64 `json:"durationSeconds"`
+	// Error says why the run left no report.
+	Error  string       `json:"error,omitempty"`
+	Report *Conformance `json:"-"`
+	// CaughtBy lists the tests the mutant fails that pass against its baseline.
+	CaughtBy []string `json:"caughtBy,omitempty"`
+	// Reason says why no test catches the mutant (a mutant only, when CaughtBy is
+	// empty); Explained is true when it comes from the reasons table, not from the run.
+	Reason    string `json:"reason,omitempty"`
+	Explained bool   `json:"explained,omitempty"`
+}
+
+// Baseline reports whether the run is its family's reference as shipped.
+func (r *MutationRun) Baseline() bool { return r.Mutant == "" }
+
+// MutationTest is one row of the matrix.
+type MutationTest struct {
+	ID          string `json:"id"`
+	Profile     string `json:"profile"`
+	Description string `json:"description"`
+	// Cells hold the test's result in every run, by run name.
+	Cells map[string]Cell `json:"cells"`
+	// FailedBy lists the mutants that make it fail while it passes against their baseline.
+	FailedBy []string `json:"failedBy,omitempty"`
+	// Reason says why no mutant fails it (when FailedBy is empty); Explained is true when
+	// it comes from the reasons table.
+	Reason    string `json:"reason,omitempty"`
+	Explained bool   `json:"explained,omitempty"`
+}
+
+// MutationReasons say why a test no mutant can fail, or a mutant no test can catch, is
+// so, by test ID and by mutant run name ("gateway/go-transport").
+type MutationReasons struct {
+	Tests   map[string]string
+	Mutants map[string]string
+}
+
+// Mutation is the matrix of tests against mutants: the evidence that every test can
+// fail, and that every deliberate flaw of the references is caught.
+type Mutation struct {
+	Date     time.Time      `json:"date"`
+	Versions []string       `json:"versions"`
+	Seed     int64          `json:"seed"`
+	Focus    string         `json:"focus,omitempty"`
+	Duration float64        `json:"durationSeconds"`
+	Runs     []MutationRun  `json:"runs"`
+	Tests    []MutationTest `json:"tests"`
+	// Stale lists reasons of the table given for a test a mutant now fails, or a mutant a
+	// test now catches: the table must say only what is true.
+	Stale []string `json:"stale,omitempty"`
+}
+
+// Build fills the matrix from the runs' reports: a cell per test and run, and for each
+// test the mutants that fail it, for each mutant the tests that catch it, with reasons
+// where there are none. A mutant's failure counts only where its baseline passed: a test
+// that fails the reference as shipped tells nothing about a flaw. With a focus, tests no
+// run ran are left out of the matrix.
+func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons) {
+	baselines := map[string]*MutationRun{}
+	for i := range m.Runs {
+		if m.Runs[i].Baseline() {
+			baselines[m.Runs[i].Family] = &m.Runs[i]
+		}
+	}
+	m.Tests, m.Stale = nil, nil
+	for _, t := range tests {
+		t.Cells, t.FailedBy = map[string]Cell{}, nil
+		ran := false
+		for _, r := range m.Runs {
+			t.Cells[r.Name] = cellOf(&r, t.ID, t.Profile)
+			ran = ran || t.Cells[r.Name] != CellNotRun
+		}
+		if m.Focus != "" && !ran {
+			continue
+		}
+		for _, r := range m.Runs {
+			if b := baselines[r.Family]; !r.Baseline() && b != nil && t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed {
+				t.FailedBy = append(t.FailedBy, r.Name)
+			}
+		}
+		t.Reason, t.Explained = "", false
+		why, known := reasons.Tests[t.ID]
+		switch {
+		case len(t.FailedBy) > 0 && known:
+			m.Stale = append(m.Stale, fmt.Sprintf("test %s: the reasons table says %q, but %s fails it", t.ID, why, strings.Join(t.FailedBy, ", ")))
+		case len(t.FailedBy) > 0:
+		case known:
+			t.Reason, t.Explained = why, true
+		default:
+			t.Reason = survivorCause(t, m.Runs, baselines)
+		}
+		m.Tests = append(m.Tests, t)
+	}
+	for i := range m.Runs {
+		r := &m.Runs[i]
+		r.CaughtBy, r.Reason, r.Explained = nil, "", false
+		if r.Baseline() {
+			continue
+		}
+		for _, t := range m.Tests {
+			if slices.Contains(t.FailedBy, r.Name) {
+				r.CaughtBy = append(r.CaughtBy, t.ID)
+			}
+		}
+		why, known := reasons.Mutants[r.Name]
+		switch {
+		case len(r.CaughtBy) > 0 && known:
+			m.Stale = append(m.Stale, fmt.Sprintf("mutant %s: the reasons table says %q, but %s catches it", r.Name, why, strings.Join(r.CaughtBy, ", ")))
+		case len(r.CaughtBy) > 0:
+		case known:
+			r.Reason, r.Explained = why, true
+		case r.Error != "":
+			r.Reason = "its run left no report"
+		case baselines[r.Family] == nil || baselines[r.Family].Report == nil:
+			r.Reason = "its family's baseline left no report, so no failure can count"
+		default:
+			r.Reason = "every test it runs passes or skips, or fails against the baseline too"
+		}
+	}
+}
+
+// cellOf is the test's result in one run.
+func cellOf(r *MutationRun, id, profile string) Cell {
+	if r.Report == nil || !slices.Contains(r.Profiles, profile) {
+		return CellNotRun
+	}
+	for _, t := range r.Report.Tests {
+		if t.ID == id && t.SkipReason != NotSelected {
+			switch t.Result {
+			case Failed:
+				return CellFailed
+			case Passed:
+				return CellPassed
+			case Skipped:
+				return CellSkipped
+			}
+		}
+	}
+	return CellNotRun
+}
+
+// survivorCause says, from the runs alone, why no mutant fails a test.
+func survivorCause(t MutationTest, runs []MutationRun, baselines map[string]*MutationRun) string {
+	var base *MutationRun
+	for _, b := range baselines {
+		if slices.Contains(b.Profiles, t.Profile) {
+			base = b
+		}
+	}
+	switch {
+	case base == nil:
+		return "no family of mutants runs profile " + t.Profile
+	case base.Report == nil:
+		return "the baseline " + base.Name + " left no report"
+	}
+	switch t.Cells[base.Name] {
+	case CellFailed:
+		return "fails against the unmutated reference (" + base.Name + ") too, so no mutant's failure counts"
+	case CellSkipped:
+		for _, rt := range base.Report.Tests {
+			if rt.ID == t.ID {
+				return "skipped against the unmutated reference: " + rt.SkipReason
+			}
+		}
+	case CellNotRun:
+		return "the unmutated reference's run (" + base.Name + ") did not run it"
+	}
+	return "no mutant makes it fail"
+}
+
+// Problems are what makes the matrix fail: runs that left no report, tests that fail
+// the references as shipped, tests no mutant fails and mutants no test catches without a
+// reason in the table, and stale reasons.
+func (m *Mutation) Problems() []string {
+	var out []string
+	for _, r := range m.Runs {
+		if r.Error != "" {
+			out = append(out, fmt.Sprintf("run %s left no report: %s", r.Name, r.Error))
+		}
+	}
+	for _, t := range m.Tests {
+		broken := false
+		for _, r := range m.Runs {
+			if r.Baseline() && t.Cells[r.Name] == CellFailed {
+				out = append(out, fmt.Sprintf("test %s fails against the unmutated reference %s (%s/)", t.ID, r.Name, r.Dir))
+				broken = true
+			}
+		}
+		if len(t.FailedBy) == 0 && !t.Explained && !broken {
+			out = append(out, fmt.Sprintf("test %s: no mutant fails it (%s); ship a mutant that does, or give the reason in the table", t.ID, t.Reason))
+		}
+	}
+	for _, r := range m.Runs {
+		if !r.Baseline() && len(r.CaughtBy) == 0 && !r.Explained {
+			out = append(out, fmt.Sprintf("mutant %s: no test catches it (%s); add a test that does, or give the reason in the table", r.Name, r.Reason))
+		}
+	}
+	return append(out, m.Stale...)
+}
+
+// MutationTotals are the matrix's figures.
+type MutationTotals struct {
+	Tests, Mutants, TestsFailed, MutantsCaught int
+}
+
+func (m *Mutation) Totals() MutationTotals {
+	var n MutationTotals
+	n.Tests = len(m.Tests)
+	for _, t := range m.Tests {
+		if len(t.FailedBy) > 0 {
+			n.TestsFailed++
+		}
+	}
+	for _, r := range m.Runs {
+		if !r.Baseline() {
+			n.Mutants++
+			if len(r.CaughtBy) > 0 {
+				n.MutantsCaught++
+			}
+		}
+	}
+	return n
+}
+
+// Summary is the matrix's closing line.
+func (m *Mutation) Summary() string {
+	n := m.Totals()
+	verdict := "no problems"
+	if p := len(m.Problems()); p > 0 {
+		verdict = fmt.Sprintf("%d problems", p)
+	}
+	return fmt.Sprintf("mutation matrix %s: %d tests, %d mutants; %d tests failed by at least one mutant, %d mutants caught; %s",
+		m.Date.Format("2006-01-02"), n.Tests, n.Mutants, n.TestsFailed, n.MutantsCaught, verdict)
+}
+
+// cellMark is a cell in the markdown table: a failure that counts is bold.
+func cellMark(t MutationTest, run string) string {
+	switch c := t.Cells[run]; {
+	case slices.Contains(t.FailedBy, run):
+		return "**FAIL**"
+	case c == CellFailed:
+		return "fail"
+	case c == CellPassed:
+		return "pass"
+	case c == CellSkipped:
+		return "skip"
+	}
+	return "·"
+}
+
+// Markdown is the matrix for people: the totals, what has no mutant or no test, then
+// the whole table, runs numbered as columns.
+func (m *Mutation) Markdown() string {
+	var b strings.Builder
+	n := m.Totals()
+	fmt.Fprintf(&b, "# Mutation matrix\n\n%s, versions %s, seed %d, %s", m.Date.Format("2006-01-02 15:04 MST"),
+		strings.Join(m.Versions, ", "), m.Seed, (time.Duration(m.Duration) * time.Second).String())
+	if m.Focus != "" {
+		fmt.Fprintf(&b, ", focus `%s`", m.Focus)
+	}
+	fmt.Fprintf(&b, "\n\n| tests | mutants | tests failed by at least one mutant | mutants caught |\n|---|---|---|---|\n| %d | %d | %d | %d |\n\n%s\n",
+		n.Tests, n.Mutants, n.TestsFailed, n.MutantsCaught, m.Summary())
+	if p := m.Problems(); len(p) > 0 {
+		b.WriteString("\n## Problems\n\n")
+		for _, s := range p {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	b.WriteString("\n## Tests no mutant fails\n\n")
+	none := true
+	for _, t := range m.Tests {
+		if len(t.FailedBy) == 0 {
+			if none {
+				b.WriteString("| test | profile | reason | from |\n|---|---|---|---|\n")
+				none = false
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.ID, t.Profile, mdEscape(t.Reason), source(t.Explained))
+		}
+	}
+	if none {
+		b.WriteString("None: every test fails against at least one mutant.\n")
+	}
+	b.WriteString("\n## Mutants no test catches\n\n")
+	none = true
+	for _, r := range m.Runs {
+		if !r.Baseline() && len(r.CaughtBy) == 0 {
+			if none {
+				b.WriteString("| mutant | reason | from |\n|---|---|---|\n")
+				none = false
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, mdEscape(r.Reason), source(r.Explained))
+		}
+	}
+	if none {
+		b.WriteString("None: every mutant is caught by at least one test.\n")
+	}
+	b.WriteString("\n## Runs\n\n| column | run | profiles | caught by | time | report |\n|---|---|---|---|---|---|\n")
+	for i, r := range m.Runs {
+		caught := strings.Join(r.CaughtBy, ", ")
+		if r.Baseline() {
+			caught = "(baseline: the reference as shipped)"
+		}
+		if r.Error != "" {
+			caught = "no report: " + mdEscape(firstLine(r.Error))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | [%s](%s/) |\n", i+1, r.Name, strings.Join(r.Profiles, ", "), caught,
+			(time.Duration(r.Seconds) * time.Second).String(), r.Dir, r.Dir)
+	}
+	b.WriteString("\n## Matrix\n\n**FAIL**: fails against the mutant and passes against its baseline (the mutant is caught); " +
+		"fail: fails, but not against a mutant whose baseline it passes; pass, skip; ·: not run.\n\n| test |")
+	for i := range m.Runs {
+		fmt.Fprintf(&b, " %d |", i+1)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Runs)) + "\n")
+	for _, t := range m.Tests {
+		fmt.Fprintf(&b, "| %s |", t.ID)
+		for _, r := range m.Runs {
+			fmt.Fprintf(&b, " %s |", cellMark(t, r.Name))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func source(explained bool) string {
+	if explained {
+		return "reasons table"
+	}
+	return "the runs (not explained)"
+}
+
+func mdEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

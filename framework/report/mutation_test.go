@@ -1,0 +1,167 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// results is a run's report with the given result per test ID.
+func results(profile string, byID map[string]Result, skipReason string) *Conformance {
+	c := &Conformance{}
+	for _, id := range []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6", "G-1"} {
+		if r, ok := byID[id]; ok {
+			t := Test{ID: id, Profile: profile, Result: r}
+			if r == Skipped {
+				t.SkipReason = skipReason
+			}
+			c.Tests = append(c.Tests, t)
+		}
+	}
+	return c
+}
+
+func matrixTests() []MutationTest {
+	var out []MutationTest
+	for _, id := range []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6"} {
+		out = append(out, MutationTest{ID: id, Profile: "p"})
+	}
+	return append(out, MutationTest{ID: "G-1", Profile: "g"})
+}
+
+// A family "a" of profile p: its baseline and three mutants; a family "b" of profile g
+// whose mutant's run left no report.
+func matrix() *Mutation {
+	base := map[string]Result{"T-1": Passed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}
+	return &Mutation{Runs: []MutationRun{
+		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", base, "needs a dataplane")},
+		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"},
+			Report: results("p", map[string]Result{"T-1": Failed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}, "needs a dataplane")},
+		{Name: "a/m2", Family: "a", Mutant: "m2", Profiles: []string{"p"},
+			Report: results("p", map[string]Result{"T-1": Failed, "T-2": Skipped, "T-3": Failed, "T-4": Failed, "T-5": Passed, "T-6": Failed}, "x")},
+		{Name: "a/m3", Family: "a", Mutant: "m3", Profiles: []string{"p"},
+			Report: results("p", map[string]Result{"T-1": Passed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}, "needs a dataplane")},
+		{Name: "b", Family: "b", Profiles: []string{"g"}, Report: results("g", map[string]Result{"G-1": Passed}, "")},
+		{Name: "b/m4", Family: "b", Mutant: "m4", Profiles: []string{"g"}, Error: "exit status 1: cluster did not start"},
+	}}
+}
+
+func TestMutationCellsAndKills(t *testing.T) {
+	m := matrix()
+	m.Build(matrixTests(), MutationReasons{})
+	row := func(id string) MutationTest {
+		for _, tc := range m.Tests {
+			if tc.ID == id {
+				return tc
+			}
+		}
+		t.Fatalf("no row %s", id)
+		return MutationTest{}
+	}
+	cases := []struct {
+		id       string
+		cells    map[string]Cell
+		failedBy []string
+		reason   string
+	}{
+		{"T-1", map[string]Cell{"a": CellPassed, "a/m1": CellFailed, "a/m2": CellFailed, "b": CellNotRun, "b/m4": CellNotRun}, []string{"a/m1", "a/m2"}, ""},
+		// Failing against the baseline, no mutant's failure counts.
+		{"T-3", map[string]Cell{"a": CellFailed, "a/m1": CellFailed}, nil, "fails against the unmutated reference (a) too"},
+		// Skipped against the baseline: a mutant that fails it still does not count.
+		{"T-4", map[string]Cell{"a": CellSkipped, "a/m2": CellFailed}, nil, "skipped against the unmutated reference: needs a dataplane"},
+		{"T-5", map[string]Cell{"a/m3": CellPassed}, nil, "no mutant makes it fail"},
+		{"T-6", nil, []string{"a/m2"}, ""},
+		{"G-1", map[string]Cell{"b": CellPassed, "b/m4": CellNotRun, "a/m1": CellNotRun}, nil, "no mutant makes it fail"},
+	}
+	for _, tc := range cases {
+		r := row(tc.id)
+		for run, want := range tc.cells {
+			if r.Cells[run] != want {
+				t.Errorf("%s in %s: %q, want %q", tc.id, run, r.Cells[run], want)
+			}
+		}
+		if !slices.Equal(r.FailedBy, tc.failedBy) {
+			t.Errorf("%s failed by %v, want %v", tc.id, r.FailedBy, tc.failedBy)
+		}
+		if !strings.Contains(r.Reason, tc.reason) || (tc.reason == "") != (r.Reason == "") || r.Explained {
+			t.Errorf("%s reason %q (explained %v), want one containing %q from the runs", tc.id, r.Reason, r.Explained, tc.reason)
+		}
+	}
+	caught := map[string][]string{}
+	for _, r := range m.Runs {
+		caught[r.Name] = r.CaughtBy
+	}
+	if !slices.Equal(caught["a/m1"], []string{"T-1"}) || !slices.Equal(caught["a/m2"], []string{"T-1", "T-6"}) || caught["a/m3"] != nil || caught["b/m4"] != nil {
+		t.Errorf("caught by: %v", caught)
+	}
+	if got, want := m.Totals(), (MutationTotals{Tests: 7, Mutants: 4, TestsFailed: 2, MutantsCaught: 2}); got != want {
+		t.Errorf("totals %+v, want %+v", got, want)
+	}
+}
+
+// Without reasons, every survivor and uncaught mutant is a problem, as are the baseline's
+// failure and the run without a report; the table's reasons explain survivors, and a
+// reason for what is caught now is stale.
+func TestMutationProblemsAndReasons(t *testing.T) {
+	m := matrix()
+	m.Build(matrixTests(), MutationReasons{})
+	problems := strings.Join(m.Problems(), "\n")
+	for _, want := range []string{
+		"run b/m4 left no report: exit status 1",
+		"test T-3 fails against the unmutated reference a",
+		"test T-4: no mutant fails it (skipped against the unmutated reference: needs a dataplane)",
+		"test T-5: no mutant fails it (no mutant makes it fail)",
+		"test G-1: no mutant fails it",
+		"mutant a/m3: no test catches it (every test it runs passes or skips",
+		"mutant b/m4: no test catches it (its run left no report)",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems lack %q:\n%s", want, problems)
+		}
+	}
+	if strings.Contains(problems, "test T-3: no mutant") || strings.Contains(problems, "T-1") || strings.Contains(problems, "a/m1") {
+		t.Errorf("a baseline failure is one problem, and what is caught is none:\n%s", problems)
+	}
+
+	m.Build(matrixTests(), MutationReasons{
+		Tests:   map[string]string{"T-4": "needs a dataplane the matrix lacks", "T-5": "measurement only", "G-1": "needs a fault the mutants lack", "T-1": "was never failed"},
+		Mutants: map[string]string{"a/m3": "equivalent: changes nothing the profile promises", "b/m4": "x", "a/m1": "never caught"},
+	})
+	problems = strings.Join(m.Problems(), "\n")
+	for _, gone := range []string{"T-4", "T-5", "G-1: no mutant", "mutant a/m3"} {
+		if strings.Contains(problems, gone) {
+			t.Errorf("%s is explained by the table, yet a problem:\n%s", gone, problems)
+		}
+	}
+	for _, want := range []string{
+		`test T-1: the reasons table says "was never failed", but a/m1, a/m2 fails it`,
+		`mutant a/m1: the reasons table says "never caught", but T-1 catches it`,
+		"run b/m4 left no report",
+		"test T-3 fails against the unmutated reference",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems lack %q:\n%s", want, problems)
+		}
+	}
+	md := m.Markdown()
+	for _, want := range []string{"| 7 | 4 | 2 | 2 |", "| T-5 | p | measurement only | reasons table |",
+		"| a/m3 | equivalent: changes nothing the profile promises | reasons table |", "| T-1 | pass | **FAIL** | **FAIL** | pass | · | · |",
+		"| T-3 | fail | fail | fail | fail | · | · |", "| 6 | b/m4 | g | no report: exit status 1: cluster did not start |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// With a focus, a test no run ran is not in the matrix: it was not asked for. The reports
+// list such a test as skipped, not selected.
+func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
+	m := &Mutation{Focus: `\[T-1\]`, Runs: []MutationRun{
+		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Passed, "T-2": Skipped}, NotSelected)},
+		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Failed, "T-2": Skipped}, NotSelected)},
+	}}
+	m.Build(matrixTests(), MutationReasons{})
+	if len(m.Tests) != 1 || m.Tests[0].ID != "T-1" || len(m.Problems()) != 0 {
+		t.Errorf("tests %+v, problems %v; want T-1 alone, failed by a/m1, and no problem", m.Tests, m.Problems())
+	}
+}

@@ -1,0 +1,60 @@
+package suites
+
+import "github.com/skewcheck/skewcheck/framework/report"
+
+// lacks is the reason of a test only a fault no shipped mutant has can fail: the fault a
+// new flaw of the reference would need for the test to fail.
+func lacks(fault string) string { return "needs a fault the mutants lack: " + fault }
+
+// apiserverOnly is the reason of a test of the apiserver's own API, which no variant of a
+// dataplane touches.
+const apiserverOnly = "tests the apiserver's validation and defaulting of ipMode, which no dataplane changes: only an apiserver could fail it"
+
+// MutationReasons say why a test of the mutation matrix (`skewcheck mutation`) is failed
+// by no shipped mutant, or a mutant caught by no test: without a reason here, either is a
+// problem of the matrix. Keys are test IDs and mutant names ("<family>/<variant>"); a
+// reason for what a mutant fails, or a test catches, is stale and a problem too. Measured
+// in docs/mutation.md.
+var MutationReasons = report.MutationReasons{
+	Tests: map[string]string{
+		"MVP-001":  lacks("a proxy that forwards a request its own apiserver serves"),
+		"MVP-010":  lacks("a proxy that answers a peer's GVR itself (404) or from a server that does not serve it"),
+		"MVP-011":  lacks("a proxy that does not forward writes, or changes them on the way"),
+		"MVP-013":  lacks("a proxy that routes a subresource (status) other than its resource"),
+		"MVP-020":  lacks("a proxy that answers a group-version no server serves other than 404 text/plain"),
+		"MVP-021":  lacks("a proxy that answers an unknown resource other than a 404 Status"),
+		"MVP-022":  lacks("a proxy that answers 404, or hangs, when the only peer serving a GVR has crashed"),
+		"MVP-030":  lacks("a proxy that forwards a request already marked x-kubernetes-peer-proxied"),
+		"MVP-031":  lacks("a proxy that forwards non-resource requests"),
+		"MVP-041":  lacks("a proxy that forwards a user with fewer rights (as anonymous): every identity flaw shipped gives more"),
+		"MVP-048":  lacks("a proxy that serves a request whose bearer token the apiservers reject as anonymous"),
+		"DISC-002": lacks("a proxy that merges its peers into profile=nopeer discovery"),
+		"DISC-003": lacks("a proxy that merges its peers into the legacy discovery documents"),
+		"IPM-001":  apiserverOnly,
+		"IPM-002":  apiserverOnly,
+		"IPM-003":  apiserverOnly,
+		"IPM-004":  apiserverOnly,
+		"IPM-005":  apiserverOnly,
+		"IPM-006":  apiserverOnly,
+		"IPM-101":  lacks("a dataplane that never short-circuits, sending VIP traffic through the load balancer"),
+		"IPM-102":  lacks("a dataplane that does not short-circuit an ingress written with only ip"),
+		"IPM-104":  lacks("a dataplane whose NodePort does not serve clients outside the node"),
+		"IPM-106":  lacks("a dataplane that short-circuits a hostname-only ingress"),
+		"GW-010":   lacks("a gateway whose rules ignore verbs"),
+		"GW-011":   lacks("a gateway that matches the core group \"\" or subresources wrongly"),
+		"GW-012":   lacks("a gateway that lets resourceNames match a list"),
+		"GW-013":   lacks("a gateway that ignores users, serviceAccounts or userGroups"),
+		"GW-014":   lacks("a gateway that matches nonResourceURLs wrongly (a prefix without *, URL rules on resources)"),
+		"GW-016":   lacks("a gateway that takes a later matching policy, not the first"),
+		"GW-020":   lacks("a gateway that sends a policy's requests outside its upstreamSubset"),
+		"GW-021":   lacks("a gateway that chooses a disabled server"),
+		"GW-022":   lacks("a gateway that balances unevenly (every request to the first server)"),
+		"GW-040":   lacks("a gateway without MaxRequestsInflight, or that counts watches against it"),
+		"GW-041":   lacks("a gateway without the token bucket"),
+		"GW-042":   lacks("a gateway that refuses exempt requests"),
+		"GW-050":   lacks("a gateway that keeps a killed upstream in the rotation"),
+		"GW-060":   lacks("a gateway that forwards a request no dispatch policy matches"),
+		"GW-061":   lacks("a gateway that applies an invalid UpstreamCluster"),
+	},
+	Mutants: map[string]string{},
+}
