@@ -11,8 +11,6 @@ var knownWrongWay = map[edge]string{
 	// (peers.go, upstream.go).
 	{"reference/peerproxy", "framework/discovery"}: "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
 	{"reference/gateway", "framework/discovery"}:   "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
-	// The reference dataplane's Spec (spec.go) implements clusters/dataplane's interface.
-	{"reference/ipmode", "clusters/dataplane"}: "issue 26 step 3: the reference dataplane's spec moves out of reference/ipmode",
 	// kind's node asserts it is a faults.NetNode (target.go), so faults know kind's nodes.
 	{"clusters/kind", "scenarios/faults"}: "issue 26 step 4: faults act on the capabilities a node declares",
 }
