@@ -53,7 +53,6 @@ var MutationReasons = report.MutationReasons{
 		"GW-041":   lacks("a gateway without the token bucket"),
 		"GW-042":   lacks("a gateway that refuses exempt requests"),
 		"GW-050":   lacks("a gateway that keeps a killed upstream in the rotation"),
-		"GW-060":   lacks("a gateway that forwards a request no dispatch policy matches"),
 		"GW-061":   lacks("a gateway that applies an invalid UpstreamCluster"),
 	},
 	Mutants: map[string]string{},

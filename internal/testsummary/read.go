@@ -73,14 +73,24 @@ func (s *summary) takeTestEvent(e event) {
 	case "pass":
 		t.done = true
 		s.ran(t, e.Elapsed)
+		s.count(t, &s.passed)
 	case "fail":
 		t.done = true
 		s.ran(t, e.Elapsed)
+		s.count(t, &s.failedN)
 		s.failedTests = append(s.failedTests, t)
 		s.write(strings.Join(t.output, ""))
 	case "skip":
 		t.done = true
+		s.count(t, &s.skipped)
 		s.skips = append(s.skips, skip{pkg: t.pkg, name: t.name, reason: skipReason(t.output)})
+	}
+}
+
+// count adds a finished top-level test to n: subtests are part of their parent's result.
+func (s *summary) count(t *test, n *int) {
+	if !strings.Contains(t.name, "/") {
+		*n++
 	}
 }
 

@@ -19,6 +19,8 @@ type summary struct {
 	timed       []timing // top-level tests that passed or failed
 	failedTests []*test
 	buildFailed []string
+	// counts of top-level tests by result, for the plain closing line any CI reads
+	passed, failedN, skipped int
 }
 
 type pkg struct {
@@ -101,6 +103,9 @@ func (s *summary) print() {
 		s.println(fmt.Sprintf("%9s %s (%s)", round(p.took), p.name, result))
 	}
 
+	// The last line is the plain count of top-level tests, which CI systems read whatever
+	// the test runner.
+	defer func() { s.println(fmt.Sprintf("tests: %d passed, %d failed, %d skipped", s.passed, s.failedN, s.skipped)) }()
 	if !s.failed() {
 		s.println(fmt.Sprintf("== ok: %d packages, %d skipped tests", len(s.pkgs), len(s.skips)))
 		return

@@ -75,8 +75,9 @@ func TestRecordedRun(t *testing.T) {
 		"== time per package: 0.5s in all\n     0.4s example.com/sample/ok (pass)\n")
 	// The last lines say FAIL, with the failed tests and packages.
 	if !strings.HasSuffix(out, "== FAIL\n--- FAIL: TestFails (example.com/sample/bad)\n--- FAIL: TestSubFails/broken (example.com/sample/bad)\n"+
-		"--- FAIL: TestSubFails (example.com/sample/bad)\nFAIL\texample.com/sample/bad\t0.053s\nFAIL\texample.com/sample/broken [build failed]\n") {
-		t.Errorf("the summary does not end with the failures:\n%s", out)
+		"--- FAIL: TestSubFails (example.com/sample/bad)\nFAIL\texample.com/sample/bad\t0.053s\nFAIL\texample.com/sample/broken [build failed]\n"+
+		"tests: 5 passed, 2 failed, 1 skipped\n") {
+		t.Errorf("the summary does not end with the failures and the plain count of top-level tests:\n%s", out)
 	}
 }
 
@@ -92,8 +93,8 @@ func TestRecordedRunThatPassed(t *testing.T) {
 	if s.failed() {
 		t.Errorf("a run that passed counts as failed:\n%s", out)
 	}
-	if !strings.HasSuffix(out, "== ok: 2 packages, 2 skipped tests\n") {
-		t.Errorf("the summary of a run that passed does not end with ok:\n%s", out)
+	if !strings.HasSuffix(out, "== ok: 2 packages, 2 skipped tests\ntests: 3 passed, 0 failed, 1 skipped\n") {
+		t.Errorf("the summary of a run that passed does not end with ok and the plain count of top-level tests:\n%s", out)
 	}
 }
 

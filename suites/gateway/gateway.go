@@ -94,6 +94,6 @@ var Tests = []framework.Test{
 		Description: "a Host and a TLS server name that name two different UpstreamClusters reach no apiserver: the gateway refuses the request (421 Misdirected Request), whichever of the two it routes by",
 		Run:         hostAndSNIDisagree},
 	{ID: "GW-080", Profile: Profile, Since: "1.28", Features: needs,
-		Description: "HTTP/2 convergence: 200 clients, each on its own connection, send 10 GETs each at once; the gateway holds at most 6 TCP connections to each upstream at the peak (measured; 200 requests in flight at one upstream need 2 of kube-apiserver's 100-stream connections)",
+		Description: "HTTP/2 convergence: 200 clients, each on its own connection, send 10 GETs each at once; the gateway holds at most 10 TCP connections to each upstream at the peak (measured; 200 requests in flight at one upstream need 2 of kube-apiserver's 100-stream connections)",
 		Run:         http2Converges},
 }
