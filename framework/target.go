@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // Node is what a suite may do to the server behind an endpoint. Only targets skewcheck

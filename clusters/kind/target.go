@@ -10,7 +10,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 

@@ -13,9 +13,10 @@ const (
 	areaReference area = "reference" // reference implementations: products in their own right
 	areaFramework area = "framework" // the core: targets, tests as data, probes, reports
 	areaInternal  area = "internal"  // harness-only helpers, below everything
-	// Neutral API types (framework/apis/...): documents a reference reads and a suite writes.
-	// An area of its own, though under framework/, so that a reference may import it and
-	// nothing else of the framework.
+	// Neutral API packages (framework/apis/...): documents a reference reads and a suite
+	// writes, and how to read what a kube-apiserver serves (discovery). An area of its own,
+	// though under framework/, so that a reference may import it and nothing else of the
+	// framework.
 	areaAPIs area = "framework/apis"
 )
 
@@ -27,9 +28,9 @@ const (
 //   - clusters may run a reference (a front in front of the apiservers, a dataplane), as they
 //     run any product, but know nothing of suites or scenarios;
 //   - references import nothing of the harness, so a vendor can read or vendor one alone,
-//     except the neutral API types (framework/apis/...), which everyone may import;
-//   - neutral API types import nothing of the module (only the standard library and
-//     k8s.io/apimachinery, which doc.go of each says), so importing them brings no harness;
+//     except the neutral API packages (framework/apis/...), which everyone may import;
+//   - neutral API packages import nothing of the module (only the standard library and
+//     k8s.io's libraries, as the doc of each says), so importing them brings no harness;
 //   - internal helpers (integration gating, interrupt, ...) import nothing of the module.
 var mayImport = map[area][]area{
 	areaCmd:       {areaSuites, areaScenarios, areaClusters, areaReference, areaFramework, areaInternal, areaAPIs},

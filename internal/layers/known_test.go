@@ -7,10 +7,6 @@ type edge struct{ from, to string }
 // check fails on any wrong-way import not listed here, and on a listed one that is gone:
 // the list only shrinks, and stays true. Delete a line in the commit that removes its import.
 var knownWrongWay = map[edge]string{
-	// The references read each upstream's nopeer discovery through the harness's helper
-	// (peers.go, upstream.go).
-	{"reference/peerproxy", "framework/discovery"}: "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
-	{"reference/gateway", "framework/discovery"}:   "issue 26 step 3: helpers in their homes; reference/ imports nothing of the harness",
 	// kind's node asserts it is a faults.NetNode (target.go), so faults know kind's nodes.
 	{"clusters/kind", "scenarios/faults"}: "issue 26 step 4: faults act on the capabilities a node declares",
 }

@@ -4,6 +4,7 @@
 // sides: the reference gateway (reference/gateway) reads them and the gateway profile
 // (suites/gateway) writes them, and neither imports the other.
 //
-// Like every package under framework/apis it imports only the standard library and
-// k8s.io/apimachinery, so a reference, or a vendor, can import it without the harness.
+// Like every package under framework/apis it imports nothing of the module, so a reference,
+// or a vendor, can import it without the harness; this one imports only the standard
+// library and k8s.io/apimachinery.
 package v1alpha1
