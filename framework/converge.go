@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // WaitReachable waits until, through every endpoint, every listable GVR that some endpoint

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // Register declares one ginkgo spec per test, labelled with its profile and ID. Call it

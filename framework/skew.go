@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // TestSkipReasonKinds: a version outside the test's range and a mechanism the proxy does

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // Endpoint is one apiserver, or one proxy in front of one, that clients can talk to.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // Target describes the cluster for the suites: every node's apiserver is an endpoint the

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // WaitConverged waits until every running server with the proxy on can reach, through

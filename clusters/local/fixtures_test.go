@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )

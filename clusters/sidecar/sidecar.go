@@ -1,6 +1,6 @@
 // Package sidecar puts a vendor's proxy, given as a shell command or a container image, in front of every
 // apiserver of a local cluster, the way skewcheck's reference peer proxy is put there
-// (reference/peerproxy.Front). The proxies are the target's endpoints, and the suites keep
+// (clusters/front.PeerProxy). The proxies are the target's endpoints, and the suites keep
 // everything a local cluster allows: stopping, killing and freezing servers (the sidecar
 // shares its apiserver's fate), and reading their audit logs. So a sidecar can pass every
 // profile, which against an existing cluster it cannot.

@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -147,7 +147,7 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 		t, err = c.Target(ctx)
 	} else {
 		var stopTarget func()
-		t, stopTarget, err = peerproxy.Front(ctx, c, 2*time.Second)
+		t, stopTarget, err = front.PeerProxy(ctx, c, 2*time.Second)
 		if err == nil {
 			defer stopTarget()
 		}

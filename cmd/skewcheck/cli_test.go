@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -19,6 +20,9 @@ import (
 var cli string
 
 func TestMain(m *testing.M) {
+	// The in-process runs of the reference dataplane (mutation_test.go) re-execute this
+	// test binary on the node.
+	dataplane.RunReferenceIfCalled()
 	dir, err := os.MkdirTemp("", "skewcheck-cli-")
 	if err != nil {
 		panic(err)

@@ -17,14 +17,13 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/reference/ipmode"
 )
 
 // dataplaneNames are the service dataplanes --dataplane knows: the reference's flawed
-// variants come from its own registry (ipmode.Flawed).
+// variants come from its own registry (dataplane.ReferenceFlawed).
 var dataplaneNames = func() []string {
 	names := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference"}
-	for _, s := range ipmode.Flawed() {
+	for _, s := range dataplane.ReferenceFlawed() {
 		names = append(names, s.Name())
 	}
 	return append(names, "exec", "image")
@@ -83,7 +82,7 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 		}
 		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
 	case "reference":
-		return ipmode.Spec{}, nil
+		return dataplane.Reference{}, nil
 	case "exec":
 		if f.command == "" {
 			return nil, dataplane.ErrNoCommand
@@ -95,7 +94,7 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 		}
 		return dataplane.Image{Label: f.label, Ref: f.image}, nil
 	}
-	for _, s := range ipmode.Flawed() {
+	for _, s := range dataplane.ReferenceFlawed() {
 		if s.Name() == f.name {
 			return s, nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 )
 
@@ -18,6 +19,8 @@ var version = "dev"
 func main() {
 	// kind's docker commands come back here on hosts that cannot run privileged containers.
 	kind.RunDockerShimIfCalled()
+	// The reference dataplane is this binary, re-executed on a node.
+	dataplane.RunReferenceIfCalled()
 	root := &cobra.Command{
 		Use:           "skewcheck",
 		Short:         "Conformance and chaos tests for the proxies of Kubernetes under version skew",

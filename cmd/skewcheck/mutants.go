@@ -1,8 +1,9 @@
 package main
 
 import (
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/reference/gateway"
-	"github.com/skewcheck/skewcheck/reference/ipmode"
+
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
@@ -76,7 +77,7 @@ var mutantFamilies = []mutantFamily{
 		},
 		variants: func() []string {
 			var out []string
-			for _, s := range ipmode.Flawed() {
+			for _, s := range dataplane.ReferenceFlawed() {
 				out = append(out, s.Name())
 			}
 			return out

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/gateway"
-	"github.com/skewcheck/skewcheck/reference/ipmode"
+
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -25,7 +26,7 @@ func TestMutantFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := len(peerproxy.Flaws()) + len(gateway.DefectNames()) + len(ipmode.Flawed())
+	want := len(peerproxy.Flaws()) + len(gateway.DefectNames()) + len(dataplane.ReferenceFlawed())
 	mutants := 0
 	for _, r := range runs {
 		if _, err := framework.Select(suites.All(), r.Profiles); err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
@@ -60,7 +61,7 @@ func (r *referenceFlags) apply(specs []local.ServerSpec) error {
 
 // front puts the reference peer proxy, with the flaw asked for, in front of every apiserver.
 func (r *referenceFlags) front(ctx context.Context, c *local.Cluster) (*framework.Target, func(), error) {
-	return peerproxy.FrontFlawed(ctx, c, r.peerTimeout, peerproxy.Flaw(r.flaw))
+	return front.PeerProxyFlawed(ctx, c, r.peerTimeout, peerproxy.Flaw(r.flaw))
 }
 
 func flawNames() string {

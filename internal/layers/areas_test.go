@@ -13,26 +13,34 @@ const (
 	areaReference area = "reference" // reference implementations: products in their own right
 	areaFramework area = "framework" // the core: targets, tests as data, probes, reports
 	areaInternal  area = "internal"  // harness-only helpers, below everything
+	// Neutral API packages (framework/apis/...): documents a reference reads and a suite
+	// writes, and how to read what a kube-apiserver serves (discovery). An area of its own,
+	// though under framework/, so that a reference may import it and nothing else of the
+	// framework.
+	areaAPIs area = "framework/apis"
 )
 
 // mayImport says which other areas a package of an area may import (its own area it always
 // may). Why each line is as it is:
 //   - suites use scenarios (the chaos profile runs a fault under load) and may use clusters,
 //     but never a reference: a suite that needs a reference's types is testing that
-//     reference, not the contract (neutral API types get an area of their own, importable by
-//     all and importing nothing, when step 3 of issue 26 makes one);
+//     reference, not the contract; the contract's types are neutral API types;
 //   - clusters may run a reference (a front in front of the apiservers, a dataplane), as they
 //     run any product, but know nothing of suites or scenarios;
-//   - references import nothing of the harness, so a vendor can read or vendor one alone;
+//   - references import nothing of the harness, so a vendor can read or vendor one alone,
+//     except the neutral API packages (framework/apis/...), which everyone may import;
+//   - neutral API packages import nothing of the module (only the standard library and
+//     k8s.io's libraries, as the doc of each says), so importing them brings no harness;
 //   - internal helpers (integration gating, interrupt, ...) import nothing of the module.
 var mayImport = map[area][]area{
-	areaCmd:       {areaSuites, areaScenarios, areaClusters, areaReference, areaFramework, areaInternal},
-	areaSuites:    {areaScenarios, areaClusters, areaFramework, areaInternal},
-	areaScenarios: {areaClusters, areaFramework, areaInternal},
-	areaClusters:  {areaReference, areaFramework, areaInternal},
-	areaReference: {},
-	areaFramework: {areaInternal},
-	areaInternal:  {},
+	areaCmd:       {areaSuites, areaScenarios, areaClusters, areaReference, areaFramework, areaInternal, areaAPIs},
+	areaSuites:    {areaScenarios, areaClusters, areaFramework, areaInternal, areaAPIs},
+	areaScenarios: {areaClusters, areaFramework, areaInternal, areaAPIs},
+	areaClusters:  {areaReference, areaFramework, areaInternal, areaAPIs},
+	areaReference: {areaAPIs},
+	areaFramework: {areaInternal, areaAPIs},
+	areaInternal:  {areaAPIs},
+	areaAPIs:      {},
 }
 
 // areaOf places a package (its path inside the module, and its name) in an area, or says
@@ -40,6 +48,9 @@ var mayImport = map[area][]area{
 func areaOf(rel, name string) area {
 	if name == "main" {
 		return areaCmd
+	}
+	if rel == string(areaAPIs) || strings.HasPrefix(rel, string(areaAPIs)+"/") {
+		return areaAPIs
 	}
 	top, _, _ := strings.Cut(rel, "/")
 	switch a := area(top); a {

@@ -3,7 +3,7 @@ package gateway
 import (
 	"testing"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 func testUpstream(endpoint string, healthy bool, serves ...string) *upstream {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
@@ -44,7 +45,7 @@ type policy struct {
 // schemaLimiter keeps a schema's definition with its limiter, so a reload that leaves the
 // schema as it was keeps its state (requests in flight, tokens spent).
 type schemaLimiter struct {
-	def     FlowControlSchema
+	def     gwapi.FlowControlSchema
 	limiter limiter
 }
 
@@ -155,7 +156,7 @@ func (c *cluster) match(a attributes) *policy {
 
 // servingTLS is what the gateway presents to this cluster's clients and how it verifies
 // their certificates.
-func servingTLS(s SecureServing, dir string, defaults servingDefaults) (*tls.Config, []Problem) {
+func servingTLS(s gwapi.SecureServing, dir string, defaults servingDefaults) (*tls.Config, []Problem) {
 	var problems []Problem
 	read := func(field string, data []byte, file string) []byte {
 		b, err := pemFrom(data, file, dir)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // connector is how the gateway reaches the servers of one cluster, as itself. Ordinary
@@ -87,7 +89,7 @@ func pemFrom(data []byte, file, dir string) ([]byte, error) {
 	return os.ReadFile(file)
 }
 
-func resolveClientConfig(c ClientConfig, dir string) (resolvedClientConfig, []Problem) {
+func resolveClientConfig(c gwapi.ClientConfig, dir string) (resolvedClientConfig, []Problem) {
 	r := resolvedClientConfig{token: c.BearerToken, serverName: c.ServerName, insecure: c.Insecure}
 	var problems []Problem
 	read := func(field string, data []byte, file string) []byte {

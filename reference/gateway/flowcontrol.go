@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // limiter is a flow-control schema at work. admit either lets a request in, with a
@@ -16,7 +18,7 @@ type limiter interface {
 	kind() string
 }
 
-func newLimiter(s FlowControlSchema) limiter {
+func newLimiter(s gwapi.FlowControlSchema) limiter {
 	switch {
 	case s.MaxRequestsInflight != nil:
 		return &inflight{max: int(s.MaxRequestsInflight.Max)}

@@ -3,10 +3,12 @@ package gateway
 import (
 	"testing"
 	"time"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 func TestInflight(t *testing.T) {
-	l := newLimiter(FlowControlSchema{MaxRequestsInflight: &MaxRequestsInflightFlowControlSchema{Max: 2}}).(*inflight)
+	l := newLimiter(gwapi.FlowControlSchema{MaxRequestsInflight: &gwapi.MaxRequestsInflightFlowControlSchema{Max: 2}}).(*inflight)
 	r1, _, ok1 := l.admit(false)
 	_, _, ok2 := l.admit(false)
 	_, retry, ok3 := l.admit(false)
@@ -34,7 +36,7 @@ func TestInflight(t *testing.T) {
 }
 
 func TestTokenBucket(t *testing.T) {
-	l := newLimiter(FlowControlSchema{TokenBucket: &TokenBucketFlowControlSchema{QPS: 10, Burst: 5}}).(*tokenBucket)
+	l := newLimiter(gwapi.FlowControlSchema{TokenBucket: &gwapi.TokenBucketFlowControlSchema{QPS: 10, Burst: 5}}).(*tokenBucket)
 	clock := time.Now()
 	l.now = func() time.Time { return clock }
 	admitted := 0
@@ -65,7 +67,7 @@ func TestTokenBucket(t *testing.T) {
 }
 
 func TestExemptAdmitsAll(t *testing.T) {
-	l := newLimiter(FlowControlSchema{Exempt: &ExemptFlowControlSchema{}})
+	l := newLimiter(gwapi.FlowControlSchema{Exempt: &gwapi.ExemptFlowControlSchema{}})
 	for range 1000 {
 		if _, _, ok := l.admit(false); !ok {
 			t.Fatal("exempt refused a request")

@@ -12,6 +12,7 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
@@ -62,7 +63,7 @@ func testGateway(t *testing.T, d Defects, upstreamURLs ...string) *Gateway {
 			return nil, nil
 		}},
 		policies: []*policy{{label: "0", subset: ups, limiter: exempt{},
-			rules: []rule{compileRule(DispatchPolicyRule{Verbs: all, APIGroups: all, Resources: all, NonResourceURLs: all}, d)}}},
+			rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: all, APIGroups: all, Resources: all, NonResourceURLs: all}, d)}}},
 	}
 	g := &Gateway{cfg: Config{DefaultServerName: "gw.test", Defects: d}, metrics: newMetrics()}
 	g.state.Store(&state{clusters: []*cluster{c}, bySNI: map[string]*cluster{"gw.test": c}})

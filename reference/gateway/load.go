@@ -14,6 +14,8 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // document is one UpstreamCluster as read from the config directory.
@@ -23,7 +25,7 @@ type document struct {
 	source string
 	// dir resolves the relative …File paths it names.
 	dir     string
-	cluster UpstreamCluster
+	cluster gwapi.UpstreamCluster
 }
 
 func (d *document) String() string {
@@ -103,12 +105,12 @@ func parseDocuments(contents map[string][]byte) ([]*document, []Problem) {
 			d := &document{source: source, dir: filepath.Dir(f)}
 			if err := yaml.UnmarshalStrict(raw, &d.cluster); err != nil {
 				problems = append(problems, Problem{Document: source, Message: "cannot be decoded as an UpstreamCluster: " + err.Error() +
-					" (check the field names against reference/gateway/types.go; KubeGateway fields this gateway does not implement are refused)"})
+					" (check the field names against framework/apis/gateway/v1alpha1/types.go; KubeGateway fields this gateway does not implement are refused)"})
 				continue
 			}
-			if d.cluster.APIVersion != APIVersion || d.cluster.Kind != Kind {
+			if d.cluster.APIVersion != gwapi.APIVersion || d.cluster.Kind != gwapi.Kind {
 				problems = append(problems, Problem{Document: source, Field: "apiVersion/kind",
-					Message: fmt.Sprintf("is %q/%q; want apiVersion: %s and kind: %s", d.cluster.APIVersion, d.cluster.Kind, APIVersion, Kind)})
+					Message: fmt.Sprintf("is %q/%q; want apiVersion: %s and kind: %s", d.cluster.APIVersion, d.cluster.Kind, gwapi.APIVersion, gwapi.Kind)})
 				continue
 			}
 			docs = append(docs, d)

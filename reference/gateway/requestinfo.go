@@ -22,7 +22,7 @@ type requestInfo struct {
 	Namespace, Resource, Subresource, Name string
 }
 
-// key is the request's GVR as framework/discovery keys it ("core" for the legacy group).
+// key is the request's GVR as framework/apis/discovery keys it ("core" for the legacy group).
 func (r requestInfo) key() string {
 	g := r.APIGroup
 	if g == "" {

@@ -1,6 +1,10 @@
 package gateway
 
-import "strings"
+import (
+	"strings"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
+)
 
 // The meaning of a rule's lists, field by field. KubeGateway documents the same shape; where
 // its code and its documentation disagree, the documentation (and this gateway's contract)
@@ -115,7 +119,7 @@ type rule struct {
 	serviceAccounts                                                                []string // user names
 }
 
-func compileRule(r DispatchPolicyRule, d Defects) rule {
+func compileRule(r gwapi.DispatchPolicyRule, d Defects) rule {
 	c := rule{
 		verbs: compileList(r.Verbs, d), apiGroups: compileList(r.APIGroups, d), resources: compileList(r.Resources, d),
 		resourceNames: compileList(r.ResourceNames, d), users: compileList(r.Users, d), userGroups: compileList(r.UserGroups, d),

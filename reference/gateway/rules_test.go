@@ -3,6 +3,8 @@ package gateway
 import (
 	"net/http/httptest"
 	"testing"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 func req(method, path string) requestInfo {
@@ -11,7 +13,7 @@ func req(method, path string) requestInfo {
 
 // TestRuleMatching: each row of the contract's rule table is one case.
 func TestRuleMatching(t *testing.T) {
-	all := func(r DispatchPolicyRule) DispatchPolicyRule {
+	all := func(r gwapi.DispatchPolicyRule) gwapi.DispatchPolicyRule {
 		if r.Verbs == nil {
 			r.Verbs = []string{"*"}
 		}
@@ -42,56 +44,56 @@ func TestRuleMatching(t *testing.T) {
 
 	cases := []struct {
 		name string
-		rule DispatchPolicyRule
+		rule gwapi.DispatchPolicyRule
 		who  attributes
 		info requestInfo
 		want bool
 	}{
-		{"verbs: listed verb", all(DispatchPolicyRule{Verbs: []string{"list"}}), alice, pods, true},
-		{"verbs: other verb", all(DispatchPolicyRule{Verbs: []string{"list"}}), alice, pod, false},
-		{"verbs: watch is its own verb", all(DispatchPolicyRule{Verbs: []string{"watch"}}), alice, watchCM, true},
-		{"verbs: create", all(DispatchPolicyRule{Verbs: []string{"create"}}), alice, createCM, true},
-		{"verbs: list with a name field selector is still list", all(DispatchPolicyRule{Verbs: []string{"list"}, ResourceNames: []string{"c1"}}), alice, cmByField, true},
-		{"apiGroups: core is \"\"", all(DispatchPolicyRule{APIGroups: []string{""}}), alice, pods, true},
-		{"apiGroups: apps not core", all(DispatchPolicyRule{APIGroups: []string{"apps"}}), alice, pods, false},
-		{"resources: r does not match r/sub", all(DispatchPolicyRule{Resources: []string{"pods"}}), alice, podLog, false},
-		{"resources: r/sub", all(DispatchPolicyRule{Resources: []string{"pods/log"}}), alice, podLog, true},
-		{"resources: */sub matches every resource's sub", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, deploymentStatus, true},
-		{"resources: */sub not another sub", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, podLog, false},
-		{"resources: */sub not the resource", all(DispatchPolicyRule{Resources: []string{"*/status"}}), alice, pod, false},
-		{"resourceNames: listed", all(DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, podStatus, true},
-		{"resourceNames: a list has no name", all(DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, pods, false},
-		{"resourceNames: empty matches all", all(DispatchPolicyRule{}), alice, pods, true},
-		{"users: listed", all(DispatchPolicyRule{Users: []string{"alice"}}), alice, pods, true},
-		{"users: not listed", all(DispatchPolicyRule{Users: []string{"alice"}}), bob, pods, false},
-		{"users: prefix*", all(DispatchPolicyRule{Users: []string{"system:node:*"}}), node, pods, true},
-		{"users and serviceAccounts empty: every user", all(DispatchPolicyRule{}), sa, pods, true},
-		{"serviceAccounts: listed", all(DispatchPolicyRule{ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), sa, pods, true},
-		{"serviceAccounts: a user is not it", all(DispatchPolicyRule{ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, false},
-		{"users or serviceAccounts", all(DispatchPolicyRule{Users: []string{"alice"}, ServiceAccounts: []ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, true},
-		{"userGroups: any group listed", all(DispatchPolicyRule{UserGroups: []string{"ops", "dev"}}), alice, pods, true},
-		{"userGroups: none listed", all(DispatchPolicyRule{UserGroups: []string{"ops"}}), alice, pods, false},
-		{"userGroups: negated, in none", all(DispatchPolicyRule{UserGroups: []string{"-ops"}}), alice, pods, true},
-		{"userGroups: negated, in one", all(DispatchPolicyRule{UserGroups: []string{"-ops"}}), bob, pods, false},
-		{"nonResourceURLs: exact", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/version"}}, alice, version, true},
-		{"nonResourceURLs: prefix*", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/healthz*"}}, alice, healthz, true},
-		{"nonResourceURLs: a resource rule does not match a URL", all(DispatchPolicyRule{}), alice, version, false},
-		{"nonResourceURLs: a URL rule does not match a resource", DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}, alice, pods, false},
-		{"fields are AND-ed", all(DispatchPolicyRule{Verbs: []string{"list"}, Users: []string{"bob"}}), alice, pods, false},
+		{"verbs: listed verb", all(gwapi.DispatchPolicyRule{Verbs: []string{"list"}}), alice, pods, true},
+		{"verbs: other verb", all(gwapi.DispatchPolicyRule{Verbs: []string{"list"}}), alice, pod, false},
+		{"verbs: watch is its own verb", all(gwapi.DispatchPolicyRule{Verbs: []string{"watch"}}), alice, watchCM, true},
+		{"verbs: create", all(gwapi.DispatchPolicyRule{Verbs: []string{"create"}}), alice, createCM, true},
+		{"verbs: list with a name field selector is still list", all(gwapi.DispatchPolicyRule{Verbs: []string{"list"}, ResourceNames: []string{"c1"}}), alice, cmByField, true},
+		{"apiGroups: core is \"\"", all(gwapi.DispatchPolicyRule{APIGroups: []string{""}}), alice, pods, true},
+		{"apiGroups: apps not core", all(gwapi.DispatchPolicyRule{APIGroups: []string{"apps"}}), alice, pods, false},
+		{"resources: r does not match r/sub", all(gwapi.DispatchPolicyRule{Resources: []string{"pods"}}), alice, podLog, false},
+		{"resources: r/sub", all(gwapi.DispatchPolicyRule{Resources: []string{"pods/log"}}), alice, podLog, true},
+		{"resources: */sub matches every resource's sub", all(gwapi.DispatchPolicyRule{Resources: []string{"*/status"}}), alice, deploymentStatus, true},
+		{"resources: */sub not another sub", all(gwapi.DispatchPolicyRule{Resources: []string{"*/status"}}), alice, podLog, false},
+		{"resources: */sub not the resource", all(gwapi.DispatchPolicyRule{Resources: []string{"*/status"}}), alice, pod, false},
+		{"resourceNames: listed", all(gwapi.DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, podStatus, true},
+		{"resourceNames: a list has no name", all(gwapi.DispatchPolicyRule{ResourceNames: []string{"p1"}}), alice, pods, false},
+		{"resourceNames: empty matches all", all(gwapi.DispatchPolicyRule{}), alice, pods, true},
+		{"users: listed", all(gwapi.DispatchPolicyRule{Users: []string{"alice"}}), alice, pods, true},
+		{"users: not listed", all(gwapi.DispatchPolicyRule{Users: []string{"alice"}}), bob, pods, false},
+		{"users: prefix*", all(gwapi.DispatchPolicyRule{Users: []string{"system:node:*"}}), node, pods, true},
+		{"users and serviceAccounts empty: every user", all(gwapi.DispatchPolicyRule{}), sa, pods, true},
+		{"serviceAccounts: listed", all(gwapi.DispatchPolicyRule{ServiceAccounts: []gwapi.ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), sa, pods, true},
+		{"serviceAccounts: a user is not it", all(gwapi.DispatchPolicyRule{ServiceAccounts: []gwapi.ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, false},
+		{"users or serviceAccounts", all(gwapi.DispatchPolicyRule{Users: []string{"alice"}, ServiceAccounts: []gwapi.ServiceAccountRef{{Namespace: "kube-system", Name: "deployer"}}}), alice, pods, true},
+		{"userGroups: any group listed", all(gwapi.DispatchPolicyRule{UserGroups: []string{"ops", "dev"}}), alice, pods, true},
+		{"userGroups: none listed", all(gwapi.DispatchPolicyRule{UserGroups: []string{"ops"}}), alice, pods, false},
+		{"userGroups: negated, in none", all(gwapi.DispatchPolicyRule{UserGroups: []string{"-ops"}}), alice, pods, true},
+		{"userGroups: negated, in one", all(gwapi.DispatchPolicyRule{UserGroups: []string{"-ops"}}), bob, pods, false},
+		{"nonResourceURLs: exact", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/version"}}, alice, version, true},
+		{"nonResourceURLs: prefix*", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/healthz*"}}, alice, healthz, true},
+		{"nonResourceURLs: a resource rule does not match a URL", all(gwapi.DispatchPolicyRule{}), alice, version, false},
+		{"nonResourceURLs: a URL rule does not match a resource", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}, alice, pods, false},
+		{"fields are AND-ed", all(gwapi.DispatchPolicyRule{Verbs: []string{"list"}, Users: []string{"bob"}}), alice, pods, false},
 		// The negation table.
-		{"* overrides the other entries", all(DispatchPolicyRule{Resources: []string{"*", "-pods"}}), alice, pods, true},
-		{"-a,-b matches neither a", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, pods, false},
-		{"-a,-b matches neither b", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, deployments, false},
-		{"-a,-b matches the rest", all(DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, configmaps, true},
-		{"-r does not exclude r/sub", all(DispatchPolicyRule{Resources: []string{"-pods"}}), alice, podLog, true},
-		{"mixed: the negated entries are ignored (listed)", all(DispatchPolicyRule{Resources: []string{"pods", "-pods"}}), alice, pods, true},
-		{"mixed: the negated entries are ignored (not listed)", all(DispatchPolicyRule{Resources: []string{"pods", "-deployments"}}), alice, configmaps, false},
-		{"negated verbs", all(DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pods, false},
-		{"negated verbs, other verb", all(DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pod, true},
-		{"negated users", all(DispatchPolicyRule{Users: []string{"-alice"}}), alice, pods, false},
-		{"negated users, other user", all(DispatchPolicyRule{Users: []string{"-alice"}}), bob, pods, true},
-		{"negated apiGroups", all(DispatchPolicyRule{APIGroups: []string{"-apps"}}), alice, deployments, false},
-		{"negated resourceNames", all(DispatchPolicyRule{ResourceNames: []string{"-p1"}}), alice, pod, false},
+		{"* overrides the other entries", all(gwapi.DispatchPolicyRule{Resources: []string{"*", "-pods"}}), alice, pods, true},
+		{"-a,-b matches neither a", all(gwapi.DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, pods, false},
+		{"-a,-b matches neither b", all(gwapi.DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, deployments, false},
+		{"-a,-b matches the rest", all(gwapi.DispatchPolicyRule{Resources: []string{"-pods", "-deployments"}}), alice, configmaps, true},
+		{"-r does not exclude r/sub", all(gwapi.DispatchPolicyRule{Resources: []string{"-pods"}}), alice, podLog, true},
+		{"mixed: the negated entries are ignored (listed)", all(gwapi.DispatchPolicyRule{Resources: []string{"pods", "-pods"}}), alice, pods, true},
+		{"mixed: the negated entries are ignored (not listed)", all(gwapi.DispatchPolicyRule{Resources: []string{"pods", "-deployments"}}), alice, configmaps, false},
+		{"negated verbs", all(gwapi.DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pods, false},
+		{"negated verbs, other verb", all(gwapi.DispatchPolicyRule{Verbs: []string{"-list", "-watch"}}), alice, pod, true},
+		{"negated users", all(gwapi.DispatchPolicyRule{Users: []string{"-alice"}}), alice, pods, false},
+		{"negated users, other user", all(gwapi.DispatchPolicyRule{Users: []string{"-alice"}}), bob, pods, true},
+		{"negated apiGroups", all(gwapi.DispatchPolicyRule{APIGroups: []string{"-apps"}}), alice, deployments, false},
+		{"negated resourceNames", all(gwapi.DispatchPolicyRule{ResourceNames: []string{"-p1"}}), alice, pod, false},
 	}
 	for _, c := range cases {
 		r := compileRule(c.rule, Defects{})
@@ -104,7 +106,7 @@ func TestRuleMatching(t *testing.T) {
 
 // TestNegationOredDefect: the defect really makes ["-a","-b"] match a (and b).
 func TestNegationOredDefect(t *testing.T) {
-	r := compileRule(DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"-pods", "-deployments"}}, Defects{NegationOred: true})
+	r := compileRule(gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"-pods", "-deployments"}}, Defects{NegationOred: true})
 	if !r.matches(attributes{user: "alice", info: req("GET", "/api/v1/pods")}) {
 		t.Error("with negation-or, [-pods,-deployments] must match pods (the defect)")
 	}
@@ -112,8 +114,8 @@ func TestNegationOredDefect(t *testing.T) {
 
 func TestFirstMatchWins(t *testing.T) {
 	c := &cluster{policies: []*policy{
-		{label: "0", rules: []rule{compileRule(DispatchPolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"pods"}}, Defects{})}},
-		{label: "1", rules: []rule{compileRule(DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, Defects{})}},
+		{label: "0", rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"pods"}}, Defects{})}},
+		{label: "1", rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, Defects{})}},
 	}}
 	if p := c.match(attributes{user: "a", info: req("GET", "/api/v1/namespaces/d/pods/p")}); p == nil || p.label != "0" {
 		t.Errorf("get pods: policy %v, want 0", p)

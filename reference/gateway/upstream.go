@@ -14,7 +14,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // upstream is one apiserver as the gateway knows it: whether it answers /readyz, and what

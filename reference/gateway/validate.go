@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // Problem is one thing wrong with the configuration: in which document, at which field
@@ -68,7 +70,7 @@ func validate(d *document) []Problem {
 	return v.problems
 }
 
-func (v *validator) servers(servers []UpstreamClusterServer) map[string]bool {
+func (v *validator) servers(servers []gwapi.UpstreamClusterServer) map[string]bool {
 	known := map[string]bool{}
 	if len(servers) == 0 {
 		v.add("spec.servers", "is empty; list at least one apiserver as {endpoint: https://host:port}")
@@ -91,7 +93,7 @@ func (v *validator) servers(servers []UpstreamClusterServer) map[string]bool {
 	return known
 }
 
-func (v *validator) clientConfig(c *ClientConfig) {
+func (v *validator) clientConfig(c *gwapi.ClientConfig) {
 	v.onePEM("spec.clientConfig.caData", "spec.clientConfig.caFile", c.CAData, c.CAFile)
 	v.onePEM("spec.clientConfig.certData", "spec.clientConfig.certFile", c.CertData, c.CertFile)
 	v.onePEM("spec.clientConfig.keyData", "spec.clientConfig.keyFile", c.KeyData, c.KeyFile)
@@ -107,7 +109,7 @@ func (v *validator) clientConfig(c *ClientConfig) {
 	}
 }
 
-func (v *validator) secureServing(s *SecureServing) {
+func (v *validator) secureServing(s *gwapi.SecureServing) {
 	if len(s.ServerNames) == 0 {
 		v.add("spec.secureServing.serverNames", "is empty; clients select a cluster by the TLS server name (SNI) they ask for, so list at least one")
 	}
@@ -130,7 +132,7 @@ func (v *validator) onePEM(dataField, fileField string, data []byte, file string
 	}
 }
 
-func (v *validator) flowControl(schemas []FlowControlSchema) map[string]bool {
+func (v *validator) flowControl(schemas []gwapi.FlowControlSchema) map[string]bool {
 	names := map[string]bool{}
 	for i, s := range schemas {
 		field := fmt.Sprintf("spec.flowControl.flowControlSchemas[%d]", i)
@@ -167,8 +169,8 @@ func (v *validator) flowControl(schemas []FlowControlSchema) map[string]bool {
 	return names
 }
 
-func (v *validator) policy(field string, p DispatchPolicy, servers, schemas map[string]bool) {
-	if p.Strategy != "" && p.Strategy != RoundRobin {
+func (v *validator) policy(field string, p gwapi.DispatchPolicy, servers, schemas map[string]bool) {
+	if p.Strategy != "" && p.Strategy != gwapi.RoundRobin {
 		v.add(field+".strategy", "%q is not supported; use RoundRobin (or leave it empty)", p.Strategy)
 	}
 	for j, e := range p.UpstreamSubset {
@@ -187,7 +189,7 @@ func (v *validator) policy(field string, p DispatchPolicy, servers, schemas map[
 	}
 }
 
-func (v *validator) rule(field string, r DispatchPolicyRule) {
+func (v *validator) rule(field string, r gwapi.DispatchPolicyRule) {
 	if len(r.Verbs) == 0 {
 		v.add(field+".verbs", "is empty and would match nothing; list verbs, or [\"*\"] for all")
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // validDoc is a document every case starts from.
@@ -22,7 +24,7 @@ spec:
     flowControlSchemaName: slow
 `
 
-func problemsOf(t *testing.T, edit func(*UpstreamCluster)) []Problem {
+func problemsOf(t *testing.T, edit func(*gwapi.UpstreamCluster)) []Problem {
 	t.Helper()
 	d := &document{source: "clusters.yaml"}
 	if err := yaml.UnmarshalStrict([]byte(validDoc), &d.cluster); err != nil {
@@ -33,34 +35,34 @@ func problemsOf(t *testing.T, edit func(*UpstreamCluster)) []Problem {
 }
 
 func TestValidate(t *testing.T) {
-	rule := func(c *UpstreamCluster) *DispatchPolicyRule { return &c.Spec.DispatchPolicies[0].Rules[0] }
+	rule := func(c *gwapi.UpstreamCluster) *gwapi.DispatchPolicyRule { return &c.Spec.DispatchPolicies[0].Rules[0] }
 	cases := []struct {
 		name  string
-		edit  func(*UpstreamCluster)
+		edit  func(*gwapi.UpstreamCluster)
 		field string // "" means valid
 		text  string
 	}{
-		{"valid", func(*UpstreamCluster) {}, "", ""},
-		{"mixed negation is valid (its negated entries are ignored)", func(c *UpstreamCluster) { rule(c).Resources = []string{"pods", "-pods/log"} }, "", ""},
-		{"r/* is refused", func(c *UpstreamCluster) { rule(c).Resources = []string{"pods/*"} }, "spec.dispatchPolicies[0].rules[0].resources[0]", "list the subresources"},
-		{"-r/* is refused too", func(c *UpstreamCluster) { rule(c).Resources = []string{"-pods/*"} }, "spec.dispatchPolicies[0].rules[0].resources[0]", "not allowed"},
-		{"unknown flow-control schema", func(c *UpstreamCluster) { c.Spec.DispatchPolicies[0].FlowControlSchemaName = "fast" }, "spec.dispatchPolicies[0].flowControlSchemaName", `"fast" names no schema`},
-		{"no servers", func(c *UpstreamCluster) { c.Spec.Servers = nil }, "spec.servers", "list at least one apiserver"},
-		{"an http endpoint", func(c *UpstreamCluster) { c.Spec.Servers[0].Endpoint = "http://127.0.0.1:8080" }, "spec.servers[0].endpoint", "TLS only"},
-		{"a subset naming an unknown server", func(c *UpstreamCluster) {
+		{"valid", func(*gwapi.UpstreamCluster) {}, "", ""},
+		{"mixed negation is valid (its negated entries are ignored)", func(c *gwapi.UpstreamCluster) { rule(c).Resources = []string{"pods", "-pods/log"} }, "", ""},
+		{"r/* is refused", func(c *gwapi.UpstreamCluster) { rule(c).Resources = []string{"pods/*"} }, "spec.dispatchPolicies[0].rules[0].resources[0]", "list the subresources"},
+		{"-r/* is refused too", func(c *gwapi.UpstreamCluster) { rule(c).Resources = []string{"-pods/*"} }, "spec.dispatchPolicies[0].rules[0].resources[0]", "not allowed"},
+		{"unknown flow-control schema", func(c *gwapi.UpstreamCluster) { c.Spec.DispatchPolicies[0].FlowControlSchemaName = "fast" }, "spec.dispatchPolicies[0].flowControlSchemaName", `"fast" names no schema`},
+		{"no servers", func(c *gwapi.UpstreamCluster) { c.Spec.Servers = nil }, "spec.servers", "list at least one apiserver"},
+		{"an http endpoint", func(c *gwapi.UpstreamCluster) { c.Spec.Servers[0].Endpoint = "http://127.0.0.1:8080" }, "spec.servers[0].endpoint", "TLS only"},
+		{"a subset naming an unknown server", func(c *gwapi.UpstreamCluster) {
 			c.Spec.DispatchPolicies[0].UpstreamSubset = []string{"https://10.0.0.1:6443"}
 		}, "spec.dispatchPolicies[0].upstreamSubset[0]", "not in spec.servers"},
-		{"negated serviceAccounts", func(c *UpstreamCluster) {
-			rule(c).ServiceAccounts = []ServiceAccountRef{{Namespace: "ns", Name: "-sa"}}
+		{"negated serviceAccounts", func(c *gwapi.UpstreamCluster) {
+			rule(c).ServiceAccounts = []gwapi.ServiceAccountRef{{Namespace: "ns", Name: "-sa"}}
 		}, "spec.dispatchPolicies[0].rules[0].serviceAccounts[0]", "cannot be negated"},
-		{"negated nonResourceURLs", func(c *UpstreamCluster) { rule(c).NonResourceURLs = []string{"-/version"} }, "spec.dispatchPolicies[0].rules[0].nonResourceURLs[0]", "cannot be negated"},
-		{"a schema with two kinds", func(c *UpstreamCluster) {
-			c.Spec.FlowControl.Schemas[0].MaxRequestsInflight = &MaxRequestsInflightFlowControlSchema{Max: 1}
+		{"negated nonResourceURLs", func(c *gwapi.UpstreamCluster) { rule(c).NonResourceURLs = []string{"-/version"} }, "spec.dispatchPolicies[0].rules[0].nonResourceURLs[0]", "cannot be negated"},
+		{"a schema with two kinds", func(c *gwapi.UpstreamCluster) {
+			c.Spec.FlowControl.Schemas[0].MaxRequestsInflight = &gwapi.MaxRequestsInflightFlowControlSchema{Max: 1}
 		}, "spec.flowControl.flowControlSchemas[0]", "exactly one"},
-		{"no policies", func(c *UpstreamCluster) { c.Spec.DispatchPolicies = nil }, "spec.dispatchPolicies", "at least one"},
-		{"no verbs", func(c *UpstreamCluster) { rule(c).Verbs = nil }, "spec.dispatchPolicies[0].rules[0].verbs", "match nothing"},
-		{"unknown strategy", func(c *UpstreamCluster) { c.Spec.DispatchPolicies[0].Strategy = "Random" }, "spec.dispatchPolicies[0].strategy", "RoundRobin"},
-		{"no server names", func(c *UpstreamCluster) { c.Spec.SecureServing.ServerNames = nil }, "spec.secureServing.serverNames", "SNI"},
+		{"no policies", func(c *gwapi.UpstreamCluster) { c.Spec.DispatchPolicies = nil }, "spec.dispatchPolicies", "at least one"},
+		{"no verbs", func(c *gwapi.UpstreamCluster) { rule(c).Verbs = nil }, "spec.dispatchPolicies[0].rules[0].verbs", "match nothing"},
+		{"unknown strategy", func(c *gwapi.UpstreamCluster) { c.Spec.DispatchPolicies[0].Strategy = "Random" }, "spec.dispatchPolicies[0].strategy", "RoundRobin"},
+		{"no server names", func(c *gwapi.UpstreamCluster) { c.Spec.SecureServing.ServerNames = nil }, "spec.secureServing.serverNames", "SNI"},
 	}
 	for _, c := range cases {
 		ps := problemsOf(t, c.edit)

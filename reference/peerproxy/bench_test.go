@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 // BenchmarkProxied compares, in one process on one cluster, the latency and throughput of
@@ -32,7 +32,7 @@ func BenchmarkProxied(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ref, stop, err := peerproxy.Front(ctx, c, 2*time.Second)
+	ref, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 )
@@ -28,7 +28,7 @@ func TestReferenceIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Delete() })
-	target, stop, err := peerproxy.Front(ctx, c, 2*time.Second)
+	target, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

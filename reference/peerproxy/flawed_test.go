@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
@@ -116,7 +117,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Delete() })
-	target, stop, err := peerproxy.FrontFlawed(ctx, c, 2*time.Second, peerproxy.Flaw(flaw))
+	target, stop, err := front.PeerProxyFlawed(ctx, c, 2*time.Second, peerproxy.Flaw(flaw))
 	if err != nil {
 		t.Fatal(err)
 	}

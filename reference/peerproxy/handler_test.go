@@ -16,7 +16,7 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/skewcheck/skewcheck/clusters/pki"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // Anyone who may create Leases in kube-system (leader-election clients among them) can

@@ -10,7 +10,7 @@ type requestInfo struct {
 	group, version, name string // name is the resource, e.g. "pods"
 }
 
-// key matches framework/discovery.GVR.Key: "group/version/resource", "core" for "".
+// key matches framework/apis/discovery.GVR.Key: "group/version/resource", "core" for "".
 func (r requestInfo) key() string {
 	g := r.group
 	if g == "" {

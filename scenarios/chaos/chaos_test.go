@@ -13,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -52,7 +52,7 @@ func TestFaultsOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	c := cluster(t)
-	target, stop, err := peerproxy.Front(ctx, c, 2*time.Second)
+	target, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

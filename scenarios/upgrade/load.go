@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // load is the seeded traffic: through every server, reads of the tracked GVRs, writes of

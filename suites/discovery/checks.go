@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	disc "github.com/skewcheck/skewcheck/framework/discovery"
+	disc "github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // merged reads an endpoint's /apis as a client without the nopeer profile sees it.

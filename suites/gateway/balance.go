@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	gw "github.com/skewcheck/skewcheck/reference/gateway"
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // repeat is n probes of the same request.
@@ -32,7 +32,7 @@ func count(where []string) map[string]int {
 func upstreamSubset(ctx context.Context, env *framework.Env) {
 	for i, e := range env.Target.Endpoints {
 		c := base(env)
-		c.Spec.DispatchPolicies = []gw.DispatchPolicy{policy([]string{server(c, i)}, "", everything())}
+		c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{policy([]string{server(c, i)}, "", everything())}
 		apply(ctx, env, c)
 		where, _ := landings(ctx, env, repeat(10, listConfigMaps))
 		Expect(count(where)).To(Equal(map[string]int{e.Name: 10}), "upstreamSubset [%s]: where 10 requests landed", server(c, i))
@@ -45,14 +45,14 @@ func disabledNeverChosen(ctx context.Context, env *framework.Env) {
 	c := base(env)
 	yes := true
 	c.Spec.Servers[1].Disabled = &yes
-	c.Spec.DispatchPolicies = []gw.DispatchPolicy{
+	c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{
 		policy([]string{server(c, 1), server(c, 0)}, "", everything()),
 	}
 	apply(ctx, env, c)
 	where, _ := landings(ctx, env, repeat(10, listConfigMaps))
 	Expect(count(where)).To(Equal(map[string]int{env.Target.Endpoints[0].Name: 10}), "%s is disabled: where 10 requests landed", server(c, 1))
 	// Disabled alone in a subset: the policy has no server; the request is not sent to it.
-	c.Spec.DispatchPolicies = []gw.DispatchPolicy{policy([]string{server(c, 1)}, "", everything())}
+	c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{policy([]string{server(c, 1)}, "", everything())}
 	apply(ctx, env, c)
 	where, resps := landings(ctx, env, repeat(3, listConfigMaps))
 	for i, w := range where {

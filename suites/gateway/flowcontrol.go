@@ -11,14 +11,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	gw "github.com/skewcheck/skewcheck/reference/gateway"
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // withSchema is one catch-all policy limited by the schema.
-func withSchema(env *framework.Env, s gw.FlowControlSchema) *gw.UpstreamCluster {
+func withSchema(env *framework.Env, s gwapi.FlowControlSchema) *gwapi.UpstreamCluster {
 	c := base(env)
-	c.Spec.FlowControl.Schemas = []gw.FlowControlSchema{s}
-	c.Spec.DispatchPolicies = []gw.DispatchPolicy{policy(nil, s.Name, everything())}
+	c.Spec.FlowControl.Schemas = []gwapi.FlowControlSchema{s}
+	c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{policy(nil, s.Name, everything())}
 	return c
 }
 
@@ -30,7 +30,7 @@ var slowGet = framework.Request{Path: "/api/v1/namespaces/default/configmaps/ske
 // maxInflight: beyond MaxRequestsInflight the gateway answers 429 with Retry-After; a
 // slot frees when its request ends; watches do not hold slots.
 func maxInflight(ctx context.Context, env *framework.Env) {
-	apply(ctx, env, withSchema(env, gw.FlowControlSchema{Name: "two", MaxRequestsInflight: &gw.MaxRequestsInflightFlowControlSchema{Max: 2}}))
+	apply(ctx, env, withSchema(env, gwapi.FlowControlSchema{Name: "two", MaxRequestsInflight: &gwapi.MaxRequestsInflightFlowControlSchema{Max: 2}}))
 	g := env.Target.Gateway.Endpoint
 	// Three watches, open for the whole test.
 	wctx, stopWatches := context.WithCancel(ctx)
@@ -105,7 +105,7 @@ func overTheLimit(ctx context.Context, g *framework.Endpoint) (framework.Respons
 // (scheduling on a loaded machine), and refused ones are 429 with Retry-After.
 func tokenBucket(ctx context.Context, env *framework.Env) {
 	const qps, burst, window = 5, 5, 4 * time.Second
-	apply(ctx, env, withSchema(env, gw.FlowControlSchema{Name: "bucket", TokenBucket: &gw.TokenBucketFlowControlSchema{QPS: qps, Burst: burst}}))
+	apply(ctx, env, withSchema(env, gwapi.FlowControlSchema{Name: "bucket", TokenBucket: &gwapi.TokenBucketFlowControlSchema{QPS: qps, Burst: burst}}))
 	time.Sleep(time.Duration(burst) * time.Second / qps) // a full bucket: the apply's own requests may have taken tokens
 	g := env.Target.Gateway.Endpoint
 	admitted, refused := 0, 0
@@ -132,7 +132,7 @@ func tokenBucket(ctx context.Context, env *framework.Env) {
 
 // exempt: an Exempt policy refuses nothing, even 50 requests at once.
 func exempt(ctx context.Context, env *framework.Env) {
-	apply(ctx, env, withSchema(env, gw.FlowControlSchema{Name: "free", Exempt: &gw.ExemptFlowControlSchema{}}))
+	apply(ctx, env, withSchema(env, gwapi.FlowControlSchema{Name: "free", Exempt: &gwapi.ExemptFlowControlSchema{}}))
 	g := env.Target.Gateway.Endpoint
 	var wg sync.WaitGroup
 	codes := make([]int, 50)

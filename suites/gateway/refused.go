@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	gw "github.com/skewcheck/skewcheck/reference/gateway"
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // noPolicyMatches: KubeGateway's design sends a request only where a dispatch policy
@@ -20,7 +20,7 @@ import (
 // it counts in every error-rate alert.
 func noPolicyMatches(ctx context.Context, env *framework.Env) {
 	c := base(env)
-	c.Spec.DispatchPolicies = []gw.DispatchPolicy{policy(nil, "", resourceRule(func(r *gw.DispatchPolicyRule) {
+	c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{policy(nil, "", resourceRule(func(r *gwapi.DispatchPolicyRule) {
 		r.APIGroups, r.Resources = []string{""}, []string{"configmaps"}
 	}))}
 	apply(ctx, env, c)
@@ -40,23 +40,23 @@ func noPolicyMatches(ctx context.Context, env *framework.Env) {
 func invalidRefused(ctx context.Context, env *framework.Env) {
 	cases := []struct {
 		what    string
-		edit    func(*gw.UpstreamCluster)
+		edit    func(*gwapi.UpstreamCluster)
 		mention string
 	}{
-		{"a resource r/*", func(c *gw.UpstreamCluster) {
+		{"a resource r/*", func(c *gwapi.UpstreamCluster) {
 			c.Spec.DispatchPolicies[0].Rules[0].Resources = []string{"pods/*"}
 		}, "pods/*"},
-		{"an unknown flow-control schema name", func(c *gw.UpstreamCluster) {
+		{"an unknown flow-control schema name", func(c *gwapi.UpstreamCluster) {
 			c.Spec.DispatchPolicies[0].FlowControlSchemaName = "no-such-schema"
 		}, "no-such-schema"},
-		{"no servers", func(c *gw.UpstreamCluster) {
+		{"no servers", func(c *gwapi.UpstreamCluster) {
 			c.Spec.Servers = nil
 			c.Spec.DispatchPolicies[0].UpstreamSubset = nil
 		}, "servers"},
-		{"a negated service account", func(c *gw.UpstreamCluster) {
-			c.Spec.DispatchPolicies[0].Rules[0].ServiceAccounts = []gw.ServiceAccountRef{{Namespace: "default", Name: "-skewcheck"}}
+		{"a negated service account", func(c *gwapi.UpstreamCluster) {
+			c.Spec.DispatchPolicies[0].Rules[0].ServiceAccounts = []gwapi.ServiceAccountRef{{Namespace: "default", Name: "-skewcheck"}}
 		}, "serviceAccounts"},
-		{"a negated non-resource URL", func(c *gw.UpstreamCluster) {
+		{"a negated non-resource URL", func(c *gwapi.UpstreamCluster) {
 			c.Spec.DispatchPolicies[0].Rules[0].NonResourceURLs = []string{"-/version"}
 		}, "nonResourceURLs"},
 	}

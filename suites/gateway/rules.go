@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	gw "github.com/skewcheck/skewcheck/reference/gateway"
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // Requests the rule tests send; none changes anything (creates are dry runs), and any
@@ -44,7 +44,7 @@ type row struct {
 // expectRouting applies a configuration where what the rule matches goes to the second
 // apiserver and everything else to the first, sends every row's request and checks where
 // each landed. All rows are checked before failing, so one run names every wrong row.
-func expectRouting(ctx context.Context, env *framework.Env, rule gw.DispatchPolicyRule, rows []row) {
+func expectRouting(ctx context.Context, env *framework.Env, rule gwapi.DispatchPolicyRule, rows []row) {
 	apply(ctx, env, twoWay(env, rule))
 	var probes []probe
 	for _, r := range rows {
@@ -64,12 +64,12 @@ func expectRouting(ctx context.Context, env *framework.Env, rule gw.DispatchPoli
 		describeRule(rule), matched, other, strings.Join(wrong, "\n"))
 }
 
-func describeRule(r gw.DispatchPolicyRule) string {
+func describeRule(r gwapi.DispatchPolicyRule) string {
 	return fmt.Sprintf("%+v", r)
 }
 
 func verbsRule(ctx context.Context, env *framework.Env) {
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.Verbs = []string{"list", "create"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Verbs = []string{"list", "create"} }), []row{
 		matchRow("list is listed", listConfigMaps, true),
 		matchRow("create is listed", createCM, true),
 		matchRow("get is not", getConfigMap, false),
@@ -78,11 +78,11 @@ func verbsRule(ctx context.Context, env *framework.Env) {
 }
 
 func groupsAndResourcesRule(ctx context.Context, env *framework.Env) {
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.APIGroups = []string{"apps"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.APIGroups = []string{"apps"} }), []row{
 		matchRow("apps is listed", listDeployments, true),
 		matchRow("the core group is not", listPods, false),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) {
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) {
 		r.APIGroups = []string{""}
 		r.Resources = []string{"configmaps", "pods/log"}
 	}), []row{
@@ -91,7 +91,7 @@ func groupsAndResourcesRule(ctx context.Context, env *framework.Env) {
 		matchRow("pods is not (only its log)", listPods, false),
 		matchRow("pods/status is not", podStatus, false),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.Resources = []string{"*/status"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Resources = []string{"*/status"} }), []row{
 		matchRow("*/status: pods/status", podStatus, true),
 		matchRow("*/status: deployments/status", deployStatus, true),
 		matchRow("*/status: not pods", listPods, false),
@@ -100,7 +100,7 @@ func groupsAndResourcesRule(ctx context.Context, env *framework.Env) {
 }
 
 func resourceNamesRule(ctx context.Context, env *framework.Env) {
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) {
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) {
 		r.Resources = []string{"configmaps"}
 		r.ResourceNames = []string{"skewcheck-gw-named"}
 	}), []row{
@@ -113,21 +113,21 @@ func resourceNamesRule(ctx context.Context, env *framework.Env) {
 func subjectsRule(ctx context.Context, env *framework.Env) {
 	user := env.Target.Endpoints[0].UserName
 	sa := serviceAccountEndpoint(ctx, env, "skewcheck-gw-rules")
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.Users = []string{user} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Users = []string{user} }), []row{
 		matchRow("users: the listed user", asUser(listConfigMaps), true),
 		matchRow("users: another user (admin)", listConfigMaps, false),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) {
-		r.ServiceAccounts = []gw.ServiceAccountRef{{Namespace: "default", Name: "skewcheck-gw-rules"}}
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) {
+		r.ServiceAccounts = []gwapi.ServiceAccountRef{{Namespace: "default", Name: "skewcheck-gw-rules"}}
 	}), []row{
 		{what: "serviceAccounts: the listed service account (bearer token)", req: listConfigMaps, via: sa, match: true},
 		matchRow("serviceAccounts: a user is not it", asUser(listConfigMaps), false),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.UserGroups = []string{"system:serviceaccounts"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.UserGroups = []string{"system:serviceaccounts"} }), []row{
 		{what: "userGroups: a member", req: listConfigMaps, via: sa, match: true},
 		matchRow("userGroups: not a member", asUser(listConfigMaps), false),
 	})
-	expectRouting(ctx, env, resourceRule(func(*gw.DispatchPolicyRule) {}), []row{
+	expectRouting(ctx, env, resourceRule(func(*gwapi.DispatchPolicyRule) {}), []row{
 		matchRow("users and serviceAccounts empty: the user", asUser(listConfigMaps), true),
 		matchRow("users and serviceAccounts empty: admin", listConfigMaps, true),
 		{what: "users and serviceAccounts empty: a service account", req: listConfigMaps, via: sa, match: true},
@@ -135,12 +135,12 @@ func subjectsRule(ctx context.Context, env *framework.Env) {
 }
 
 func nonResourceRule(ctx context.Context, env *framework.Env) {
-	expectRouting(ctx, env, gw.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/openapi/*"}}, []row{
+	expectRouting(ctx, env, gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/openapi/*"}}, []row{
 		matchRow("/openapi/* matches /openapi/v3", openapi, true),
 		matchRow("/openapi/* does not match /version", version, false),
 		matchRow("a URL rule does not match resources", listConfigMaps, false),
 	})
-	expectRouting(ctx, env, gw.DispatchPolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/version"}}, []row{
+	expectRouting(ctx, env, gwapi.DispatchPolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/version"}}, []row{
 		matchRow("/version exactly", version, true),
 		matchRow("not /openapi/v3", openapi, false),
 	})
@@ -148,8 +148,8 @@ func nonResourceRule(ctx context.Context, env *framework.Env) {
 
 // negationTable: each row of the contract's table on negation is one assertion.
 func negationTable(ctx context.Context, env *framework.Env) {
-	res := func(entries ...string) gw.DispatchPolicyRule {
-		return resourceRule(func(r *gw.DispatchPolicyRule) { r.Resources = entries })
+	res := func(entries ...string) gwapi.DispatchPolicyRule {
+		return resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Resources = entries })
 	}
 	expectRouting(ctx, env, res("*", "-pods"), []row{
 		matchRow(`["*","-pods"]: "*" overrides the other entries, pods match`, listPods, true),
@@ -166,24 +166,24 @@ func negationTable(ctx context.Context, env *framework.Env) {
 		matchRow(`mixed ["pods","-deployments"] is ["pods"]: pods match`, listPods, true),
 		matchRow(`mixed ["pods","-deployments"] is ["pods"]: secrets do not`, listSecrets, false),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.Verbs = []string{"-list", "-watch"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Verbs = []string{"-list", "-watch"} }), []row{
 		matchRow(`verbs ["-list","-watch"] do not match list`, listConfigMaps, false),
 		matchRow(`verbs ["-list","-watch"] match get`, getConfigMap, true),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.APIGroups = []string{"-apps"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.APIGroups = []string{"-apps"} }), []row{
 		matchRow(`apiGroups ["-apps"] do not match apps`, listDeployments, false),
 		matchRow(`apiGroups ["-apps"] match the core group`, listPods, true),
 	})
 	user := env.Target.Endpoints[0].UserName
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.Users = []string{"-" + user} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Users = []string{"-" + user} }), []row{
 		matchRow(`users ["-<user>"] do not match that user`, asUser(listConfigMaps), false),
 		matchRow(`users ["-<user>"] match another (admin)`, listConfigMaps, true),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) { r.UserGroups = []string{"-system:masters"} }), []row{
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) { r.UserGroups = []string{"-system:masters"} }), []row{
 		matchRow(`userGroups ["-system:masters"] do not match a member (admin)`, listConfigMaps, false),
 		matchRow(`userGroups ["-system:masters"] match a non-member`, asUser(listConfigMaps), true),
 	})
-	expectRouting(ctx, env, resourceRule(func(r *gw.DispatchPolicyRule) {
+	expectRouting(ctx, env, resourceRule(func(r *gwapi.DispatchPolicyRule) {
 		r.Resources = []string{"configmaps"}
 		r.ResourceNames = []string{"-skewcheck-gw-named"}
 	}), []row{
@@ -195,8 +195,8 @@ func negationTable(ctx context.Context, env *framework.Env) {
 // firstMatch: two policies both match; the first in the list takes the request.
 func firstMatch(ctx context.Context, env *framework.Env) {
 	c := base(env)
-	cm := resourceRule(func(r *gw.DispatchPolicyRule) { r.Resources = []string{"configmaps"} })
-	c.Spec.DispatchPolicies = []gw.DispatchPolicy{
+	cm := resourceRule(func(r *gwapi.DispatchPolicyRule) { r.Resources = []string{"configmaps"} })
+	c.Spec.DispatchPolicies = []gwapi.DispatchPolicy{
 		policy([]string{server(c, 1)}, "", cm),
 		policy([]string{server(c, 0)}, "", cm),
 		policy([]string{server(c, 0)}, "", everything()),

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	gw "github.com/skewcheck/skewcheck/reference/gateway"
+	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 )
 
 // asServerName is the gateway reached by another server name, sent as both TLS server
@@ -21,13 +21,13 @@ func asServerName(env *framework.Env, name string) *framework.Endpoint {
 
 // twoClusters splits the apiservers into two UpstreamClusters: the template's server name
 // selects the first apiserver, second (another name) the second apiserver.
-func twoClusters(env *framework.Env, second string) []*gw.UpstreamCluster {
+func twoClusters(env *framework.Env, second string) []*gwapi.UpstreamCluster {
 	a, b := base(env), base(env)
 	a.Spec.Servers = a.Spec.Servers[:1]
 	b.Name = a.Name + "-second"
 	b.Spec.Servers = b.Spec.Servers[1:2]
 	b.Spec.SecureServing.ServerNames = []string{second}
-	return []*gw.UpstreamCluster{a, b}
+	return []*gwapi.UpstreamCluster{a, b}
 }
 
 // sniSelectsCluster: the server name a client asks for (as SNI and Host) selects the

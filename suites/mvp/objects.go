@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/discovery"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 

@@ -1,8 +1,11 @@
 // Package discovery reads which group/version/resources a single kube-apiserver serves
 // itself, from its aggregated discovery with profile=nopeer, and compares servers.
 //
-// It is a leaf: clusters/ uses it to decide convergence, framework/ to build targets, and
-// the CLI to print skew. It never follows a peer: the whole point is each server's own view.
+// It is a leaf: clusters/ uses it to decide convergence, framework/ to build targets, the
+// CLI to print skew, and the reference proxies to learn what each upstream serves; so it
+// lives under framework/apis, which every layer may import and which imports nothing of
+// the module (this package: the standard library, k8s.io/api and client-go's rest). It
+// never follows a peer: the whole point is each server's own view.
 package discovery
 
 import (

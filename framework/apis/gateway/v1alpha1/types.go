@@ -1,4 +1,4 @@
-package gateway
+package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -121,7 +121,7 @@ type Strategy string
 const RoundRobin Strategy = "RoundRobin"
 
 // DispatchPolicyRule matches a request when every field matches (AND). In each list, "*"
-// matches everything; a "-" prefix negates an entry (see rules.go for the exact meaning).
+// matches everything; a "-" prefix negates an entry (reference/gateway/rules.go spells out the exact meaning).
 type DispatchPolicyRule struct {
 	Verbs           []string            `json:"verbs,omitempty"`
 	APIGroups       []string            `json:"apiGroups,omitempty"`

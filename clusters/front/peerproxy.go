@@ -1,4 +1,8 @@
-package peerproxy
+// Package front puts a proxy in front of the apiservers of a local cluster and hands back
+// the target the suites test. The proxy is a product (reference/...), which knows nothing
+// of clusters or targets; the harness's half of the job, making certificates, choosing
+// addresses, tying the proxy's fate to its apiserver's, is here.
+package front
 
 import (
 	"context"
@@ -8,19 +12,20 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
-// Front puts a reference proxy in front of every apiserver of a local cluster and returns
-// the target the suites test: the proxies are the endpoints; stopping, killing or freezing
-// an endpoint acts on its apiserver and, like a sidecar sharing its fate, on its proxy.
-// Each proxy listens on its apiserver's address block at host 30+N, same port.
-func Front(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*framework.Target, func(), error) {
-	return FrontFlawed(ctx, c, peerTimeout, NoFlaw)
+// PeerProxy puts a reference peer proxy in front of every apiserver of a local cluster and
+// returns the target the suites test: the proxies are the endpoints; stopping, killing or
+// freezing an endpoint acts on its apiserver and, like a sidecar sharing its fate, on its
+// proxy. Each proxy listens on its apiserver's address block at host 30+N, same port.
+func PeerProxy(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*framework.Target, func(), error) {
+	return PeerProxyFlawed(ctx, c, peerTimeout, peerproxy.NoFlaw)
 }
 
-// FrontFlawed is Front with every proxy deliberately wrong in the way flaw says: to show
-// that the suites catch it.
-func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duration, flaw Flaw) (*framework.Target, func(), error) {
+// PeerProxyFlawed is PeerProxy with every proxy deliberately wrong in the way flaw says: to
+// show that the suites catch it.
+func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duration, flaw peerproxy.Flaw) (*framework.Target, func(), error) {
 	var nodes []*node
 	stop := func() {
 		for _, n := range nodes {
@@ -28,7 +33,7 @@ func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duratio
 		}
 	}
 	t := &framework.Target{Kind: "reference:peerproxy"}
-	if flaw != NoFlaw {
+	if flaw != peerproxy.NoFlaw {
 		t.Kind += "-" + string(flaw)
 	}
 	// Who the users are to the apiservers themselves: what a proxied request must carry.
@@ -47,7 +52,7 @@ func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duratio
 			stop()
 			return nil, nil, err
 		}
-		n := &node{cfg: Config{
+		n := &node{cfg: peerproxy.Config{
 			ID: c.Name + "-" + s.Name, Listen: fmt.Sprintf("%s:%d", listen, s.Port),
 			ServingCert: serving.CertFile, ServingKey: serving.KeyFile, ClientCA: c.PKI.CA.CertFile,
 			APIServer: s.URL(), ServerCA: c.PKI.CA.CertFile,
@@ -93,14 +98,14 @@ func FrontFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duratio
 // node is the reference proxy in front of one apiserver (local.Fronted makes them share a
 // fate).
 type node struct {
-	cfg   Config
-	proxy *Proxy
+	cfg   peerproxy.Config
+	proxy *peerproxy.Proxy
 }
 
 func (n *node) Running() bool { return n.proxy != nil }
 
 func (n *node) StartSidecar(ctx context.Context) error {
-	p, err := Start(ctx, n.cfg)
+	p, err := peerproxy.Start(ctx, n.cfg)
 	if err != nil {
 		return err
 	}
