@@ -119,7 +119,7 @@ func TestMetrics(t *testing.T) {
 	if code := get(admin, "/version"); code != 403 {
 		t.Fatalf("/version, which no policy matches: HTTP %d, want 403", code)
 	}
-	if code := get(client("unknown.gateway.test"), "/version"); code != 503 {
+	if code := get(client("unknown.gateway.test"), "/api/v1/namespaces/default/configmaps?limit=1"); code != 503 {
 		t.Fatalf("a server name no cluster lists: HTTP %d, want 503", code)
 	}
 	m := scrape(t, g.MetricsURL())
