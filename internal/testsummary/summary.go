@@ -105,7 +105,9 @@ func (s *summary) print() {
 
 	// The last line is the plain count of top-level tests, which CI systems read whatever
 	// the test runner.
-	defer func() { s.println(fmt.Sprintf("tests: %d passed, %d failed, %d skipped", s.passed, s.failedN, s.skipped)) }()
+	defer func() {
+		s.println(fmt.Sprintf("tests: %d passed, %d failed, %d skipped", s.passed, s.failedN, s.skipped))
+	}()
 	if !s.failed() {
 		s.println(fmt.Sprintf("== ok: %d packages, %d skipped tests", len(s.pkgs), len(s.skips)))
 		return
