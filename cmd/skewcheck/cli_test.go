@@ -39,7 +39,14 @@ func TestMain(m *testing.M) {
 // run runs the CLI with its own state directory and returns combined output and exit code.
 func run(t *testing.T, state string, args ...string) (string, int) {
 	t.Helper()
+	return runFrom(t, "", state, args...)
+}
+
+// runFrom is run with the CLI's working directory set to dir ("" for this one's).
+func runFrom(t *testing.T, dir, state string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(cli, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state)
 	out, err := cmd.CombinedOutput()
 	code := 0

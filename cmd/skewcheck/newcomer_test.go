@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,17 +67,7 @@ func runIn(t *testing.T, dir string, args ...string) (string, int) {
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cli, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+filepath.Join(dir, "state"))
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), code
+	return runFrom(t, dir, filepath.Join(dir, "state"), args...)
 }
 
 func validReport(t *testing.T, dir string) {
