@@ -156,16 +156,20 @@ docs:
 # says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/testing.md). go test -json goes
 # through internal/testsummary, which writes what plain go test writes (the ok and FAIL
 # lines, failed tests' output) and then every skipped test with its reason, the ten
-# slowest tests and the time per package, ending with the verdict. It is built before the
-# tests start, so a broken summary costs seconds, not a 40-minute run. bash with pipefail
+# slowest tests and the time per package, ending with the verdict; the raw go test -json
+# stream is kept in $(TEST_JSON), for any other question about where the time went. The
+# summary is built before the tests start, so a broken summary costs seconds, not a
+# 40-minute run. bash with pipefail
 # keeps go test's exit status (make's /bin/sh may be dash, which has no pipefail).
 TESTSUMMARY := bin/testsummary
+TEST_JSON ?= $(REPORT_DIR)/make-test.json
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	$(GO) test -json -count=1 -p 1 -timeout 40m ./... 2>&1 | $(TESTSUMMARY)
+	@mkdir -p $(dir $(TEST_JSON))
+	$(GO) test -json -count=1 -p 1 -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

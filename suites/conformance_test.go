@@ -50,7 +50,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, suites.All(),
 		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile, races.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {

@@ -261,6 +261,10 @@ const etcNetns = "/etc/netns"
 // orphaned reports whether name is a skewcheck namespace whose process is gone.
 func orphaned(name string) bool { return process.OwnerGone(name, Prefix, "-") }
 
+// Orphaned reports whether name is a namespace a skewcheck run made or adopted and that run
+// is gone: what it left behind. Another run's namespaces, alive, are not.
+func Orphaned(name string) bool { return orphaned(name) || process.OwnerGone(name, adoptedPrefix, "-") }
+
 // killInside SIGKILLs every process in the named namespace (as `ip netns pids` lists them).
 func killInside(name string) {
 	out, err := exec.Command("ip", "netns", "pids", name).Output()

@@ -47,7 +47,7 @@ func runFrom(t *testing.T, dir, state string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(cli, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state)
+	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -170,7 +170,7 @@ func TestNoPrivilege(t *testing.T) {
 	state := t.TempDir()
 	os.Chmod(state, 0o777)
 	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli, "cluster", "create", "--name", "np")
-	cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state, "HOME="+state)
+	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state, "HOME="+state)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "needs root or CAP_SYS_ADMIN") {
 		t.Errorf("want a clear privilege error; err %v:\n%s", err, out)
@@ -251,7 +251,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 func interruptWhen(t *testing.T, tmp, marker string, args []string) {
 	t.Helper()
 	cmd := exec.Command(cli, args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SKEWCHECK_STATE_DIR="+tmp)
+	cmd.Env = cliEnv(t, "TMPDIR="+tmp, "SKEWCHECK_STATE_DIR="+tmp)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

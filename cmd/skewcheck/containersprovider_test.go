@@ -74,7 +74,8 @@ func TestContainersProvider(t *testing.T) {
 	}
 }
 
-// skewcheckNetworks lists the names of every Docker network skewcheck made.
+// skewcheckNetworks lists the names of the Docker networks skewcheck made whose owner is
+// gone (see skewcheckContainers).
 func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 	t.Helper()
 	list, err := rt.Provider().Client().NetworkList(context.Background(), client.NetworkListOptions{
@@ -84,7 +85,9 @@ func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 	}
 	var names []string
 	for _, n := range list.Items {
-		names = append(names, n.Name)
+		if ownerGone(n.Labels) {
+			names = append(names, n.Name)
+		}
 	}
 	return names
 }
@@ -165,6 +168,7 @@ func interruptAfter(t *testing.T, rt *containers.Runtime, mark, versions string)
 	var out syncBuffer
 	cmd := exec.Command(cli, "conformance", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", versions,
 		"--profiles", "mvp", "--report-dir", t.TempDir())
+	cmd.Env = cliEnv(t)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,22 +101,24 @@ func runDataplaneCase(t *testing.T, tc dataplaneCase) {
 	}
 }
 
+// assertNoDataplaneLeft fails when a namespace or a process of t's CLI runs outlived them:
+// kube-proxy, or the reference dataplane (the CLI binary itself), found by the mark they
+// inherit (cliEnv), so another package's kube-proxy running beside this one is not taken
+// for a leftover.
 func assertNoDataplaneLeft(t *testing.T) {
 	t.Helper()
 	assertNoNamespaceLeft(t)
-	// The reference runs as the CLI binary itself, so any process of it is left over.
-	for _, name := range []string{"kube-proxy", cli} {
-		if out, _ := exec.Command("pgrep", "-af", name).Output(); strings.TrimSpace(string(out)) != "" {
-			t.Errorf("dataplane process left running: %s", out)
-		}
+	for _, p := range markedProcesses(t) {
+		t.Errorf("a process of the run is still running: %s", p)
 	}
 }
 
+// assertNoNamespaceLeft fails when a network namespace outlived the run that made it.
 func assertNoNamespaceLeft(t *testing.T) {
 	t.Helper()
 	entries, _ := os.ReadDir("/run/netns")
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), netns.Prefix) {
+		if netns.Orphaned(e.Name()) {
 			t.Errorf("network namespace %s left behind", e.Name())
 		}
 	}

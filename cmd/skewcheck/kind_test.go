@@ -36,7 +36,7 @@ func TestKindBadInput(t *testing.T) {
 	}
 	t.Run("no Docker engine", func(t *testing.T) {
 		cmd := exec.Command(cli, "cluster", "create", "--provider", "kind", "--name", "nodocker", "--versions", "v1.36.3")
-		cmd.Env = append(os.Environ(), "SKEWCHECK_STATE_DIR="+state, "DOCKER_HOST=unix:///nonexistent/docker.sock")
+		cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state, "DOCKER_HOST=unix:///nonexistent/docker.sock")
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "the Docker engine is not reachable") {
 			t.Errorf("want a failure saying Docker is not reachable; err %v:\n%s", err, out)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/images"
+	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -119,7 +121,10 @@ func removeImageWhenDone(t *testing.T, rt *containers.Runtime, ref string) {
 	})
 }
 
-// skewcheckContainers lists the IDs of every container skewcheck made, running or not.
+// skewcheckContainers lists the IDs of the containers skewcheck made, running or not,
+// whose owner is gone: what a run left behind. A container whose owner lives belongs to a
+// run still going, such as another package's test under go test -p, and is not this
+// test's leftover: the CLI runs these tests check have exited before they look.
 func skewcheckContainers(t *testing.T, rt *containers.Runtime) []string {
 	t.Helper()
 	list, err := rt.Provider().Client().ContainerList(context.Background(), client.ContainerListOptions{All: true,
@@ -129,9 +134,19 @@ func skewcheckContainers(t *testing.T, rt *containers.Runtime) []string {
 	}
 	var ids []string
 	for _, c := range list.Items {
-		ids = append(ids, c.ID)
+		if ownerGone(c.Labels) {
+			ids = append(ids, c.ID)
+		}
 	}
 	return ids
+}
+
+// ownerGone reports whether the run named by a container's or network's owner labels has
+// ended: made on this machine by a process that no longer exists.
+func ownerGone(labels map[string]string) bool {
+	host, _ := os.Hostname()
+	pid, err := strconv.Atoi(labels[containers.OwnerLabel])
+	return err == nil && labels[containers.HostLabel] == host && !registry.Alive(pid)
 }
 
 func expectNoNewContainers(t *testing.T, rt *containers.Runtime, before []string) {

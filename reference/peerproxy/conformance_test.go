@@ -36,7 +36,7 @@ func TestReferenceIsConformant(t *testing.T) {
 	if target.Upstream {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, suites.All(),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, suites.All(),
 		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile), ReportDir: t.TempDir(), Seed: 1})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed || tc.KnownDeviation != "" {

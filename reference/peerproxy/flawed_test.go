@@ -123,7 +123,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	dir := os.Getenv(flawReportEnv)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, mvp.Tests,
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, mvp.Tests,
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)
