@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -69,12 +70,21 @@ func downloadRelease(ctx context.Context, r request) error {
 
 // httpGet returns a response with status 200, or an error that names the URL
 // and, for 404, says that the release or file does not exist there.
+// downloadClient bounds everything but the body: the download is tried before a build,
+// so a network that swallows packets must cost seconds, not hang the run.
+var downloadClient = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	TLSHandshakeTimeout:   10 * time.Second,
+	ResponseHeaderTimeout: 30 * time.Second,
+}}
+
 func httpGet(ctx context.Context, url string, r request) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("bad download URL %s: %w", url, err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := downloadClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w; check the network or DownloadBaseURL", url, err)
 	}

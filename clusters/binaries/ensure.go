@@ -54,7 +54,7 @@ func knownComponents() string {
 
 // Sources for Options.Source.
 const (
-	SourceAuto     = "auto"     // cache, then build, then download
+	SourceAuto     = "auto"     // cache, then download, then build
 	SourceBuild    = "build"    // cache, then build
 	SourceDownload = "download" // cache, then download
 	SourceCache    = "cache"    // cache only: never build or download
@@ -103,8 +103,10 @@ var defaultEnsurer = ensurer{resolver: defaultResolver, build: buildFromProxy, d
 // Ensure returns the path of an executable binary of component c at version
 // (exact, or anything Resolve accepts), trying in order: an explicit path
 // from opts.Paths or $SKEWCHECK_BINARIES; the cache
-// (<cache>/bin/<component>/<version>/<component>); a build from the Go module
-// proxy; a download of the official release binary, verified by sha256.
+// (<cache>/bin/<component>/<version>/<component>); a download of the official
+// release binary, verified by its published sha256 (seconds where dl.k8s.io is reachable;
+// where it is not, as on a machine that reaches only the Go module proxy, the lookup fails
+// in milliseconds); a build from the Go module proxy (minutes per version).
 // Built and downloaded binaries are checked to report the right version and
 // are installed in the cache atomically, under a lock that makes concurrent
 // callers (processes or goroutines) wait for one producer.
@@ -125,7 +127,7 @@ func (e ensurer) ensure(ctx context.Context, c Component, version string, opts O
 	var steps []string
 	switch opts.Source {
 	case "", SourceAuto:
-		opts.Source, steps = SourceAuto, []string{SourceBuild, SourceDownload}
+		opts.Source, steps = SourceAuto, []string{SourceDownload, SourceBuild}
 	case SourceBuild, SourceDownload:
 		steps = []string{opts.Source}
 	case SourceCache:

@@ -78,6 +78,7 @@ func TestEnsureCacheHitDoesNotBuild(t *testing.T) {
 func TestEnsureBuildsAndInstalls(t *testing.T) {
 	cache := t.TempDir()
 	e := testEnsurer(t)
+	e.download = offline
 	var builds atomic.Int32
 	e.build = func(_ context.Context, r request) error {
 		builds.Add(1)
@@ -120,6 +121,7 @@ func TestEnsureConcurrentCallersBuildOnce(t *testing.T) {
 	release := make(chan struct{})
 	var builds atomic.Int32
 	e := testEnsurer(t)
+	e.download = offline
 	e.build = func(_ context.Context, r request) error {
 		builds.Add(1)
 		<-release
@@ -178,10 +180,16 @@ func TestEnsureSourceCacheNeverBuilds(t *testing.T) {
 	}
 }
 
-func TestEnsureAutoFallsBackToDownload(t *testing.T) {
+// offline is the download of a machine that cannot resolve dl.k8s.io, as this one.
+func offline(context.Context, request) error {
+	return errors.New("GET https://dl.k8s.io/...: dial tcp: lookup dl.k8s.io: no such host")
+}
+
+// TestEnsureAutoDownloadsFirst: with the network, the official binary (seconds) is taken
+// and nothing is built (minutes).
+func TestEnsureAutoDownloadsFirst(t *testing.T) {
 	cache := t.TempDir()
 	e := testEnsurer(t)
-	e.build = func(context.Context, request) error { return errors.New("no go here") }
 	e.download = func(_ context.Context, r request) error {
 		writeFakeBinary(t, r.out, r.version)
 		return nil
@@ -189,6 +197,25 @@ func TestEnsureAutoFallsBackToDownload(t *testing.T) {
 	got, err := e.ensure(context.Background(), KubeAPIServer, "v1.36.3", Options{CacheDir: cache})
 	if err != nil || got != binPath(cache, KubeAPIServer, "v1.36.3") {
 		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+// TestEnsureAutoBuildsWhenOffline: without dl.k8s.io, the build from the Go module proxy.
+func TestEnsureAutoBuildsWhenOffline(t *testing.T) {
+	cache := t.TempDir()
+	e := testEnsurer(t)
+	e.download = offline
+	e.build = func(_ context.Context, r request) error {
+		writeFakeBinary(t, r.out, r.version)
+		return nil
+	}
+	var progress syncBuffer
+	got, err := e.ensure(context.Background(), KubeAPIServer, "v1.36.3", Options{CacheDir: cache, Progress: &progress})
+	if err != nil || got != binPath(cache, KubeAPIServer, "v1.36.3") {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if !strings.Contains(progress.String(), "could not download") {
+		t.Errorf("the failed download is not said:\n%s", progress.String())
 	}
 }
 

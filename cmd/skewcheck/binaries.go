@@ -15,7 +15,7 @@ func binariesCommand() *cobra.Command {
 	var opts binaries.Options
 	ensure := &cobra.Command{
 		Use:   "ensure",
-		Short: "Make sure each component is cached for each version, building it from the Go module proxy if needed",
+		Short: "Make sure each component is cached for each version, downloading the release binary or building it from the Go module proxy if needed",
 		Example: "  skewcheck binaries ensure --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck binaries ensure --versions v1.36.3 --components kube-apiserver,kube-proxy\n" +
 			"  skewcheck binaries ensure --versions 1.36 --source download",
@@ -47,7 +47,7 @@ func binariesCommand() *cobra.Command {
 // addBinaryFlags adds the flags that say where binaries come from to any command that needs them.
 func addBinaryFlags(cmd *cobra.Command, opts *binaries.Options) {
 	cmd.Flags().StringVar(&opts.CacheDir, "cache-dir", "", "binary cache (default $SKEWCHECK_CACHE, $XDG_CACHE_HOME/skewcheck or ~/.cache/skewcheck)")
-	cmd.Flags().StringVar(&opts.Source, "source", "auto", "where missing binaries come from: auto (cache, build, download), build, download, cache")
+	cmd.Flags().StringVar(&opts.Source, "source", "auto", "where missing binaries come from: auto (cache, download from dl.k8s.io, build from the Go module proxy), build, download, cache")
 	opts.PathsFrom = "--binary"
 	cmd.Flags().StringToStringVar(&opts.Paths, "binary", nil, "explicit binaries, component@version=path, e.g. kube-apiserver@v1.36.3=/usr/local/bin/kube-apiserver (also $SKEWCHECK_BINARIES)")
 }
