@@ -149,8 +149,13 @@ unit:
 docs:
 	$(GO) run ./internal/catalogue -o docs/tests.md
 
-# Integration tests need root (UTS and network namespaces); they run one package at a time
-# so two clusters never compete for the 2 cores during bring-up. -count=1: a cached result
+# Integration tests need root (UTS and network namespaces). Three packages run side by side
+# (TEST_P), and within cmd/skewcheck its cluster tests run two at a time (go test's
+# -parallel default on 2 cores): most of their time is waiting (faults held, partitions
+# timing out, kind nodes booting), so the cores were idle two thirds of a one-at-a-time run.
+# Clusters take their own loopback /24, images and binaries are built under machine-wide
+# locks, and each test looks for what it left behind by its own marks (owner pids, its
+# environment mark), never by name, so side by side is safe. -count=1: a cached result
 # would hide a change in the apiserver binaries or the machine, which go test cannot see.
 # A test whose prerequisite (root, Docker, nftables) is missing fails, unless the machine
 # says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/testing.md). go test -json goes
@@ -163,13 +168,14 @@ docs:
 # keeps go test's exit status (make's /bin/sh may be dash, which has no pipefail).
 TESTSUMMARY := bin/testsummary
 TEST_JSON ?= $(REPORT_DIR)/make-test.json
+TEST_P ?= 3
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	@mkdir -p $(dir $(TEST_JSON))
-	$(GO) test -json -count=1 -p 1 -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
+	$(GO) test -json -count=1 -p $(TEST_P) -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
 
 # The long holds, which make test keeps shorter: the integration tests that hold a silent
 # fault or a stale lease (the conformance runs of upstream and of the reference, and the

@@ -132,6 +132,7 @@ current-context: a
 
 func TestBusyPortAndTakenName(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	state := t.TempDir()
 	l, err := net.Listen("tcp", "0.0.0.0:16443")
 	if err != nil {
@@ -167,6 +168,7 @@ func TestBusyPortAndTakenName(t *testing.T) {
 
 func TestNoPrivilege(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	state := t.TempDir()
 	os.Chmod(state, 0o777)
 	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cli, "cluster", "create", "--name", "np")
@@ -183,6 +185,7 @@ func TestNoPrivilege(t *testing.T) {
 // the exit code is non-zero, and evidence is collected.
 func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	dir := t.TempDir()
 	out, code := run(t, t.TempDir(), "conformance", "--versions", "v1.35.4,v1.36.3", "--no-peer-proxy", "1",
 		"--server-flag", "1=--runtime-config=batch/v1=false", "--report-dir", dir, "--timeout-converge", "15s")
@@ -226,6 +229,7 @@ func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
 // no process, cluster directory, address slot, network namespace or dataplane may remain.
 func TestInterruptLeavesNothing(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	_, newV := integration.Versions()
 	for _, tc := range []struct {
 		name, marker string

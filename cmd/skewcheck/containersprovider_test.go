@@ -32,6 +32,7 @@ import (
 // end in the error).
 func TestContainersProvider(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	oldV, newV := integration.Versions()
 	before, beforeNets := skewcheckContainers(t, rt), skewcheckNetworks(t, rt)
@@ -100,6 +101,7 @@ func skewcheckNetworks(t *testing.T, rt *containers.Runtime) []string {
 // network or nftables table outlives the run.
 func TestContainersChaos(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	integration.RequireNft(t)
 	oldV, newV := integration.Versions()
@@ -155,6 +157,7 @@ func TestContainersChaos(t *testing.T) {
 // the CLI exits (containers, unlike the local provider's processes, do not die with it).
 func TestContainersInterrupted(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	oldV, newV := integration.Versions()
 	t.Run("while the suites run", func(t *testing.T) { interruptAfter(t, rt, "converged in", oldV+","+newV) })

@@ -20,6 +20,7 @@ import (
 // each run, no namespace or dataplane process may remain.
 func TestDataplanes(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	_, ipvsErr := os.Stat("/proc/net/ip_vs")
 	cases := []dataplaneCase{
 		{dataplane: "kube-proxy-nftables", pass: true},

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +29,7 @@ import (
 // of its log. No gateway process outlives a run.
 func TestGatewayProfile(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	oldV, newV := integration.Versions()
 	versions := oldV + "," + newV
 	start := time.Now()
@@ -151,6 +151,7 @@ const gatewayTests = 25
 // failures.
 func TestGatewayHostRouting(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	oldV, newV := integration.Versions()
 	versions := oldV + "," + newV
 	start := time.Now()
@@ -202,9 +203,11 @@ func readReport(t *testing.T, dir, out string) report.Conformance {
 	return rep
 }
 
+// assertNoGatewayLeft fails when a process of t's CLI runs (the gateway, its apply
+// command, an apiserver) outlived them.
 func assertNoGatewayLeft(t *testing.T) {
 	t.Helper()
-	if left, _ := exec.Command("pgrep", "-af", cli+" reference gateway").Output(); len(left) > 0 {
-		t.Errorf("gateway processes left running:\n%s", left)
+	for _, p := range markedProcesses(t) {
+		t.Errorf("a process of the run is still running: %s", p)
 	}
 }

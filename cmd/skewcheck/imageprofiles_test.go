@@ -25,6 +25,7 @@ import (
 // starts, and an image that exits at once fails the run with the end of its log.
 func TestDataplaneImage(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	_, newV := integration.Versions()
 	tag := buildReferenceImage(t, rt, "dataplane")
@@ -69,6 +70,7 @@ func TestDataplaneImage(t *testing.T) {
 // that exits at once fail clearly.
 func TestGatewayImage(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	oldV, newV := integration.Versions()
 	tag := buildReferenceImage(t, rt, "gateway")

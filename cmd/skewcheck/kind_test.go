@@ -55,6 +55,7 @@ func TestKindBadInput(t *testing.T) {
 // no dataplane process or container.
 func TestKindDataplanes(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	integration.RequireKind(t, func() error {
 		rt, err := containers.Connect(context.Background())
 		if err == nil {

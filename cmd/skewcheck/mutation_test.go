@@ -125,6 +125,7 @@ func TestMutationListNeedsNoCluster(t *testing.T) {
 // against the mutant, so the matrix counts it caught, exits 0 and writes both files.
 func TestMutationMatrixOneMutant(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	oldV, newV := integration.Versions()
 	dir := t.TempDir()
 	out, code := run(t, t.TempDir(), "mutation", "--versions", oldV+","+newV, "--mutants", "^peerproxy/drop-impersonation$",

@@ -15,6 +15,7 @@ import (
 // said in one line what skew it chose.
 func TestNewcomerFirstRun(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	oldV, newV := integration.Versions()
 	dir := t.TempDir()
 	// The report directory is the default's, in a scratch working directory.
@@ -41,6 +42,7 @@ func TestNewcomerFirstRun(t *testing.T) {
 // instead of skipping every dataplane test.
 func TestNewcomerIpmode(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	_, newV := integration.Versions()
 	dir := t.TempDir()
 	out, code := runIn(t, dir, "conformance", "--versions", newV, "--profiles", "ipmode")

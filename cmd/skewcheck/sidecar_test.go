@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 // no sidecar process outlives the run.
 func TestSidecarCommand(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	oldV, newV := integration.Versions()
 	dir := t.TempDir()
 	command := "exec " + cli + ` reference peerproxy --id "$SKEWCHECK_ID" --listen "$SKEWCHECK_LISTEN"` +
@@ -28,8 +28,8 @@ func TestSidecarCommand(t *testing.T) {
 		` --control-cert "$SKEWCHECK_CONTROL_CERT" --control-key "$SKEWCHECK_CONTROL_KEY"`
 	out, code := run(t, t.TempDir(), "conformance", "--versions", oldV+","+newV, "--server-flag", "1=--runtime-config=batch/v1=false",
 		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", command, "--report-dir", dir)
-	if left, _ := exec.Command("pgrep", "-af", cli+" reference peerproxy").Output(); len(left) > 0 {
-		t.Errorf("sidecars left running:\n%s", left)
+	for _, p := range markedProcesses(t) {
+		t.Errorf("a process of the run (a sidecar?) is still running: %s", p)
 	}
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, tail(out, 40))

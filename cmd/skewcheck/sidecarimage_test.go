@@ -31,6 +31,7 @@ import (
 // container outlives the run.
 func TestSidecarImage(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	tag := fmt.Sprintf("skewcheck-test/reference-peerproxy:%d", os.Getpid())
 	removeImageWhenDone(t, rt, tag)
@@ -68,6 +69,7 @@ func TestSidecarImage(t *testing.T) {
 // of its log. Neither leaves a container behind.
 func TestSidecarImageBadInput(t *testing.T) {
 	integration.Require(t)
+	t.Parallel()
 	rt := requireDocker(t)
 	before := skewcheckContainers(t, rt)
 

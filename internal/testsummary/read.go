@@ -15,7 +15,8 @@ type event struct {
 	Test       string
 	Elapsed    float64
 	Output     string
-	ImportPath string // build-output and build-fail
+	ImportPath string    // build-output and build-fail
+	Time       time.Time // when it happened: the run's wall time is from the first to the last
 }
 
 // test is what is known of one test so far.
@@ -45,6 +46,14 @@ func (s *summary) read(in io.Reader) error {
 }
 
 func (s *summary) take(e event) {
+	if !e.Time.IsZero() {
+		if s.first.IsZero() || e.Time.Before(s.first) {
+			s.first = e.Time
+		}
+		if e.Time.After(s.last) {
+			s.last = e.Time
+		}
+	}
 	switch {
 	case e.Action == "build-output":
 		s.write(e.Output)

@@ -21,6 +21,8 @@ type summary struct {
 	buildFailed []string
 	// counts of top-level tests by result, for the plain closing line any CI reads
 	passed, failedN, skipped int
+	// the times of the first and the last event
+	first, last time.Time
 }
 
 type pkg struct {
@@ -91,7 +93,8 @@ func (s *summary) print() {
 	for _, p := range pkgs {
 		total += p.took
 	}
-	s.println(fmt.Sprintf("== time per package: %s in all", round(total)))
+	// Packages run side by side (go test -p), so the run's wall time is less than their sum.
+	s.println(fmt.Sprintf("== time per package: %s in all, %s from the first test event to the last", round(total), round(s.last.Sub(s.first))))
 	for _, p := range pkgs {
 		result := p.result
 		switch result {

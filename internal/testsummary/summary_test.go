@@ -72,7 +72,7 @@ func TestRecordedRun(t *testing.T) {
 		"SKIP example.com/sample/ok TestNeedsDocker: ok_test.go:14: needs a Docker engine: skipped as asked by SKEWCHECK_SKIP_DOCKER=1\n",
 		"SKIP example.com/sample/ok TestTable/two: ok_test.go:21: case two: needs nft, which this machine lacks\n",
 		"== slowest tests: 7 of 7\n     0.3s example.com/sample/ok TestSlow\n",
-		"== time per package: 0.5s in all\n     0.4s example.com/sample/ok (pass)\n")
+		"== time per package: 0.5s in all, 1.1s from the first test event to the last\n     0.4s example.com/sample/ok (pass)\n")
 	// The last lines say FAIL, with the failed tests and packages.
 	if !strings.HasSuffix(out, "== FAIL\n--- FAIL: TestFails (example.com/sample/bad)\n--- FAIL: TestSubFails/broken (example.com/sample/bad)\n"+
 		"--- FAIL: TestSubFails (example.com/sample/bad)\nFAIL\texample.com/sample/bad\t0.053s\nFAIL\texample.com/sample/broken [build failed]\n"+
