@@ -1,4 +1,5 @@
-// Package integration marks tests that start real kube-apiservers. They run in `make test`
+// Package integration marks the tests that need root: real kube-apiservers, network
+// namespaces, nftables, Docker. They run in `make test`
 // and are skipped by `go test -short` (the fast unit loop).
 package integration
 
@@ -28,7 +29,7 @@ func Require(t testing.TB) {
 func decide(short bool, euid int, skipEnv string) (skip, fail string) {
 	switch {
 	case short:
-		return "integration test: starts real kube-apiservers; run without -short (make test)", ""
+		return "integration test: needs root for real apiservers, network namespaces, nftables or Docker; run without -short (make test)", ""
 	case skipEnv == "1":
 		return "integration test skipped as asked by " + SkipEnv + "=1", ""
 	case euid != 0:
