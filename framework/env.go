@@ -63,6 +63,8 @@ type Env struct {
 
 	// current is the running test, for Deviation.
 	current Test
+	// evidence is what the running test's probes sent and received.
+	evidence evidence
 }
 
 // Measure records a figure the test took (seconds, counts) into the report.

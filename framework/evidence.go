@@ -6,11 +6,13 @@ import (
 	"sync"
 )
 
-// Evidence collects the probe responses of the running test, so that when a test fails
+// evidence collects the probe responses of the running test, so that when a test fails
 // the report shows what was actually sent and received, not only the assertion. A test
 // under load sends thousands of probes: the first evidenceHead (how it began) and the last
 // evidenceTail (what happened when it failed) are kept, and how many were left out between.
-var Evidence = &evidence{}
+// Each Env has its own, and reaches the probes through the test's context (withEvidence):
+// two runs in one process (the nightly's, a library user's) never see each other's
+// responses, and a probe outside any test (a benchmark, convergence) records nothing.
 
 const evidenceHead, evidenceTail = 100, 400
 
@@ -50,12 +52,22 @@ func (e *evidence) Take() (responses []Response, dropped int) {
 	return out, dropped
 }
 
-// quietKey marks a context whose probes are not a test's evidence (convergence polling).
-type quietKey struct{}
+// evidenceKey carries the running test's evidence in its context.
+type evidenceKey struct{}
 
-func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, quietKey{}, true) }
+func withEvidence(ctx context.Context, e *evidence) context.Context {
+	return context.WithValue(ctx, evidenceKey{}, e)
+}
 
-func isQuiet(ctx context.Context) bool { return ctx.Value(quietKey{}) != nil }
+// record adds a probe's response to the evidence its context carries, if any.
+func record(ctx context.Context, r Response) {
+	if e, ok := ctx.Value(evidenceKey{}).(*evidence); ok && e != nil {
+		e.add(r)
+	}
+}
+
+// quiet marks a context whose probes are not a test's evidence (convergence polling).
+func quiet(ctx context.Context) context.Context { return withEvidence(ctx, nil) }
 
 // redacted is a request's headers as evidence may show them: credentials replaced.
 func redacted(h http.Header) http.Header {

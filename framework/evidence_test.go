@@ -26,10 +26,24 @@ func TestEvidenceKeepsHeadAndTail(t *testing.T) {
 	}
 }
 
-func TestQuietContextAndRedaction(t *testing.T) {
-	if isQuiet(context.Background()) || !isQuiet(quiet(context.Background())) {
-		t.Error("quiet marks a context, and only that one")
+// TestEvidenceGoesWhereTheContextSays: a probe's response goes to the evidence its
+// context carries, and nowhere when the context carries none or is quiet.
+func TestEvidenceGoesWhereTheContextSays(t *testing.T) {
+	mine, theirs := &evidence{}, &evidence{}
+	ctx := withEvidence(context.Background(), mine)
+	record(ctx, Response{Status: 200})
+	record(withEvidence(context.Background(), theirs), Response{Status: 503})
+	record(quiet(ctx), Response{Status: 404})
+	record(context.Background(), Response{Status: 500})
+	if got, _ := mine.Take(); len(got) != 1 || got[0].Status != 200 {
+		t.Errorf("this test's evidence: %+v, want its one 200", got)
 	}
+	if got, _ := theirs.Take(); len(got) != 1 || got[0].Status != 503 {
+		t.Errorf("the other run's evidence: %+v, want its one 503", got)
+	}
+}
+
+func TestRedaction(t *testing.T) {
 	h := http.Header{"Authorization": {"Bearer secret"}, "Impersonate-User": {"alice"}}
 	r := redacted(h)
 	if r.Get("Authorization") != "[redacted]" || r.Get("Impersonate-User") != "alice" || h.Get("Authorization") != "Bearer secret" {

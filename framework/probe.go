@@ -93,11 +93,7 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		defer cancel()
 	}
 	resp := Response{Endpoint: e.Name, Method: req.Method, Path: req.Path, AuditID: newAuditID()}
-	defer func() {
-		if !isQuiet(ctx) {
-			Evidence.add(resp)
-		}
-	}()
+	defer func() { record(ctx, resp) }()
 	client, err := httpClientFor(cfg)
 	if err != nil {
 		resp.Err = err.Error()

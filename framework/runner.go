@@ -24,12 +24,12 @@ func Register(tests []Test, env *Env) {
 				}
 			})
 			ginkgo.It(SpecText(tc), ginkgo.Label("id:"+tc.ID), ginkgo.SpecTimeout(env.Timeouts.SpecBound()), func(ctx ginkgo.SpecContext) {
-				Evidence.Take()
+				env.evidence.Take()
 				if reason := tc.SkipReason(env.Target); reason != "" {
 					ginkgo.Skip(reason)
 				}
 				env.current = tc
-				tc.Run(ctx, env)
+				tc.Run(withEvidence(ctx, &env.evidence), env)
 			})
 		})
 	}
@@ -59,7 +59,7 @@ func collectEvidence(ctx context.Context, env *Env, tc Test) {
 			files = append(files, filepath.Join(tc.ID, name))
 		}
 	}
-	responses, dropped := Evidence.Take()
+	responses, dropped := env.evidence.Take()
 	write("responses.json", map[string]any{"responses": responses, "leftOutBetween": dropped})
 	for _, e := range env.Target.Endpoints {
 		// What each server serves now, at failure time, besides what it served before.
