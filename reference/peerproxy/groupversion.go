@@ -21,7 +21,8 @@ import (
 //   - a group-version both serve, where peers serve resources the local apiserver lacks
 //     (a newer server adds a resource to an existing group-version), is the local document
 //     with the peers' resources added, as merged /apis adds them;
-//   - /apis lists the group-versions only peers serve;
+//   - /apis lists every group-version the local apiserver or a peer serves (the
+//     apiserver's own list can lack even its own: see groupVersions);
 //   - everything else, and every request already marked, is the local apiserver's answer.
 // The core group (/api) stays local, as in merged discovery: every server serves it.
 
@@ -54,12 +55,8 @@ func (p *Proxy) serveLegacyDiscovery(w http.ResponseWriter, r *http.Request, u *
 	local := []string{p.cfg.APIServer}
 	group, version, isGV := groupVersionPath(r.URL.Path)
 	if !isGV {
-		extra := p.reg.peerOnlyGroupVersions()
-		if len(extra) == 0 {
-			p.forward(w, r, u, local, false)
-			return
-		}
-		p.forwardMerged(w, r, u, func(b []byte) ([]byte, error) { return addGroupVersions(b, extra) })
+		all := p.reg.groupVersions()
+		p.forwardMerged(w, r, u, func(b []byte) ([]byte, error) { return addGroupVersions(b, all) })
 		return
 	}
 	if !p.reg.localServesGroupVersion(group, version) {
@@ -122,29 +119,30 @@ func (r *registry) peerOnlyResources(group, version string) []metav1.APIResource
 	return out
 }
 
-// peerOnlyGroupVersions lists the group-versions live peers serve that the local apiserver
-// does not, by group in the peers' order, with each new group's preferred version (the
-// first a peer lists, as aggregated discovery orders them).
-func (r *registry) peerOnlyGroupVersions() []metav1.APIGroup {
+// groupVersions lists every group-version the local apiserver or a live peer serves, by
+// group (local groups first), each group's preferred version the first its first server
+// lists (aggregated discovery orders versions by preference). The apiserver's legacy /apis
+// lists APIService objects, which live in the shared etcd and which each apiserver prunes
+// to its own group-versions when it starts: the last to start decides, so a group-version
+// the local apiserver itself serves can be missing from its own list. The views are what
+// the servers really serve.
+func (r *registry) groupVersions() []metav1.APIGroup {
 	local, peers := r.views()
 	var out []metav1.APIGroup
 	index := map[string]int{}
-	for _, p := range peers {
-		if p.apis == nil {
+	for _, v := range append([]view{local}, peers...) {
+		if v.apis == nil {
 			continue
 		}
-		for _, g := range p.apis.Items {
-			for _, v := range g.Versions {
-				if local.served.HasGroupVersion(g.Name, v.Version) {
-					continue
-				}
-				gv := metav1.GroupVersionForDiscovery{GroupVersion: g.Name + "/" + v.Version, Version: v.Version}
+		for _, g := range v.apis.Items {
+			for _, ver := range g.Versions {
+				gv := metav1.GroupVersionForDiscovery{GroupVersion: g.Name + "/" + ver.Version, Version: ver.Version}
 				i, ok := index[g.Name]
 				if !ok {
 					index[g.Name], i = len(out), len(out)
 					out = append(out, metav1.APIGroup{Name: g.Name, PreferredVersion: gv})
 				}
-				if !hasVersion(out[i].Versions, v.Version) {
+				if !hasVersion(out[i].Versions, ver.Version) {
 					out[i].Versions = append(out[i].Versions, gv)
 				}
 			}

@@ -103,14 +103,16 @@ func TestLegacyGroupVersionMergesPeerResources(t *testing.T) {
 	}
 }
 
-// Legacy /apis lists the group-versions only peers serve; aggregated /apis is not touched
-// by it (serveDiscovery answers), and a marked /apis is the local apiserver's.
+// Legacy /apis lists the group-versions peers serve, and the local apiserver's own its
+// list lacks (the local view has policy/v1, the list not); a marked /apis is the local
+// apiserver's.
 func TestLegacyGroupListAddsPeerGroupVersions(t *testing.T) {
 	var seen http.Header
 	apps := metav1.GroupVersionForDiscovery{GroupVersion: "apps/v1", Version: "v1"}
 	local := jsonBackend(t, metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
 		Groups: []metav1.APIGroup{{Name: "apps", Versions: []metav1.GroupVersionForDiscovery{apps}, PreferredVersion: apps}}}, &seen)
 	p := testProxy(t, local.URL, "http://peer.invalid")
+	p.reg.local.apis = list(group("apps", ver("v1", res("deployments"))), group("policy", ver("v1", res("poddisruptionbudgets"))))
 	peer := p.reg.peers["peer"]
 	peer.served = set("core/v1/pods", "apps/v1/deployments", "apps/v2/deployments", "batch/v1/jobs")
 	peer.apis = list(group("apps", ver("v2", res("deployments")), ver("v1", res("deployments"))), group("batch", ver("v1", res("jobs"))))
@@ -122,8 +124,10 @@ func TestLegacyGroupListAddsPeerGroupVersions(t *testing.T) {
 		t.Fatalf("%s: %v", body, err)
 	}
 	batch := metav1.GroupVersionForDiscovery{GroupVersion: "batch/v1", Version: "v1"}
+	policy := metav1.GroupVersionForDiscovery{GroupVersion: "policy/v1", Version: "v1"}
 	want := []metav1.APIGroup{
 		{Name: "apps", Versions: []metav1.GroupVersionForDiscovery{apps, {GroupVersion: "apps/v2", Version: "v2"}}, PreferredVersion: apps},
+		{Name: "policy", Versions: []metav1.GroupVersionForDiscovery{policy}, PreferredVersion: policy},
 		{Name: "batch", Versions: []metav1.GroupVersionForDiscovery{batch}, PreferredVersion: batch},
 	}
 	if !reflect.DeepEqual(got.Groups, want) {

@@ -18,6 +18,7 @@ import (
 // the client kubectl, controllers and older tools use, not a request of skewcheck's.
 type clientGoView struct {
 	listed map[string]bool  // GVR keys (disc.GVR.Key), subresources left out
+	groups map[string]bool  // group-versions the group lists named ("batch/v1", "v1")
 	failed map[string]error // group-versions the client could not retrieve ("batch/v1", "v1")
 	other  error            // any error that is not a list of failed group-versions
 }
@@ -27,15 +28,20 @@ type clientGoView struct {
 // as clients before aggregated discovery, and kubectl's --legacy paths, do): /apis, then
 // /apis/<group>/<version> for each group-version listed.
 func readThroughClientGo(cfg *rest.Config, legacy bool) clientGoView {
-	v := clientGoView{listed: map[string]bool{}, failed: map[string]error{}}
+	v := clientGoView{listed: map[string]bool{}, groups: map[string]bool{}, failed: map[string]error{}}
 	dc, err := k8sdiscovery.NewDiscoveryClientForConfig(rest.CopyConfig(cfg))
 	if err != nil {
 		v.other = err
 		return v
 	}
 	dc.UseLegacyDiscovery = legacy
-	_, lists, err := dc.ServerGroupsAndResources()
+	groups, lists, err := dc.ServerGroupsAndResources()
 	v.note(err)
+	for _, g := range groups {
+		for _, gv := range g.Versions {
+			v.groups[gv.GroupVersion] = true
+		}
+	}
 	for _, l := range lists {
 		gv, perr := schema.ParseGroupVersion(l.GroupVersion)
 		if perr != nil {
@@ -106,12 +112,13 @@ func (v clientGoView) failedGroups() map[schema.GroupVersion]error {
 	return out
 }
 
-// observe is the view as the legacyDocumentsLocal deviation judges it, at entry e: how
-// many group-versions failed, and how many of those the entry does not serve while a peer
-// does and were answered 404 (a document only a peer has, served locally); how many GVRs
-// were not listed, and how many of those the entry does not serve itself.
+// observe is the view as the legacyDiscoveryIncomplete deviation judges it, at entry e:
+// how many group-versions failed, and how many of those the entry does not serve while a
+// peer does and were answered 404 (a document only a peer has, served locally); how many
+// GVRs were not listed, how many of those the entry does not serve itself, and how many
+// it does serve but in a group-version its group list left out.
 func (v clientGoView) observe(e *framework.Endpoint, union disc.Set, legacy bool) framework.Observation {
-	f := map[string]float64{"failed": float64(len(v.failed)), "failedPeerOnly": 0, "missingPeerOnly": 0, "otherErrors": 0, "legacy": 0}
+	f := map[string]float64{"failed": float64(len(v.failed)), "failedPeerOnly": 0, "missingPeerOnly": 0, "missingUnlisted": 0, "otherErrors": 0, "legacy": 0}
 	if v.other != nil {
 		f["otherErrors"] = 1
 	}
@@ -127,8 +134,11 @@ func (v clientGoView) observe(e *framework.Endpoint, union disc.Set, legacy bool
 	m := v.missing(union)
 	f["missing"] = float64(len(m))
 	for _, k := range m {
-		if !e.Served.Has(k) {
+		switch g := union[k]; {
+		case !e.Served.Has(k):
 			f["missingPeerOnly"]++
+		case !v.groups[g.GroupVersion()]:
+			f["missingUnlisted"]++
 		}
 	}
 	return framework.Observation{At: e, Figures: f}

@@ -71,18 +71,31 @@ func TestClientGoViewOfAnIncompleteLegacyDiscovery(t *testing.T) {
 		t.Errorf("failure %q", got)
 	}
 	obs := v.observe(entry, union, true)
-	want := map[string]float64{"failed": 1, "failedPeerOnly": 1, "missing": 2, "missingPeerOnly": 2, "otherErrors": 0, "legacy": 1}
+	want := map[string]float64{"failed": 1, "failedPeerOnly": 1, "missing": 2, "missingPeerOnly": 2, "missingUnlisted": 0, "otherErrors": 0, "legacy": 1}
 	for k, n := range want {
 		if obs.Figures[k] != n {
 			t.Errorf("%s = %g, want %g (%s)", k, obs.Figures[k], n, obs)
 		}
 	}
-	if !legacyDocumentsLocal.Allows(obs) {
+	if !legacyDiscoveryIncomplete.Allows(obs) {
 		t.Errorf("not allowed: %s", obs)
 	}
 	own := &framework.Endpoint{Name: "apiserver-2", Version: "v1.36.3", Served: union}
-	if o := v.observe(own, union, true); legacyDocumentsLocal.Allows(o) {
+	if o := v.observe(own, union, true); legacyDiscoveryIncomplete.Allows(o) {
 		t.Errorf("allowed at an entry that serves everything itself: %s", o)
+	}
+	// A group-version the entry serves but its /apis does not list (its APIService pruned
+	// by the last server to start) is allowed; a GVR missing from a listed one is not.
+	unlisted := gvrs("core/v1/pods", "apps/v1/deployments", "autoscaling/v2/horizontalpodautoscalers")
+	at := &framework.Endpoint{Name: "apiserver-1", Version: "v1.35.4", Served: unlisted}
+	v.failed = map[string]error{}
+	if o := v.observe(at, unlisted, true); o.Figures["missingUnlisted"] != 1 || !legacyDiscoveryIncomplete.Allows(o) {
+		t.Errorf("unlisted group-version of the entry's own: %s", o)
+	}
+	ownMissing := gvrs("core/v1/pods", "apps/v1/deployments", "apps/v1/statefulsets")
+	at.Served = ownMissing
+	if o := v.observe(at, ownMissing, true); legacyDiscoveryIncomplete.Allows(o) {
+		t.Errorf("a GVR of the entry's own missing from a group-version it lists is allowed: %s", o)
 	}
 	if got := readThroughClientGo(&rest.Config{Host: s.URL}, true).failure(gvrs("core/v1/pods")); !strings.Contains(got, "batch/v1") {
 		t.Errorf("a failed group-version must fail even when every wanted GVR is listed: %q", got)
@@ -92,24 +105,25 @@ func TestClientGoViewOfAnIncompleteLegacyDiscovery(t *testing.T) {
 func TestLegacyDocumentsLocalAllowsOnlyPeerOnlyGaps(t *testing.T) {
 	obs := func(failed, failedPeerOnly, missing, missingPeerOnly, other, legacy float64) framework.Observation {
 		return framework.Observation{At: &framework.Endpoint{Name: "apiserver-1", Version: "v1.35.4"}, Figures: map[string]float64{
-			"failed": failed, "failedPeerOnly": failedPeerOnly, "missing": missing, "missingPeerOnly": missingPeerOnly, "otherErrors": other, "legacy": legacy}}
+			"failed": failed, "failedPeerOnly": failedPeerOnly, "missing": missing, "missingPeerOnly": missingPeerOnly, "missingUnlisted": 1, "otherErrors": other, "legacy": legacy}}
 	}
 	cases := []struct {
 		name string
 		obs  framework.Observation
 		want bool
 	}{
-		{"a peer's group-version 404 and its GVRs missing", obs(1, 1, 3, 3, 0, 1), true},
-		{"only a peer's resource missing from a shared group-version", obs(0, 0, 2, 2, 0, 1), true},
-		{"aggregated discovery", obs(1, 1, 3, 3, 0, 0), false},
-		{"a failed group-version the entry serves, or not a 404", obs(2, 1, 3, 3, 0, 1), false},
-		{"a GVR of the entry's own missing", obs(1, 1, 3, 2, 0, 1), false},
-		{"another error", obs(1, 1, 3, 3, 1, 1), false},
+		// obs sets one missing GVR of the entry's own in a group-version its /apis leaves out.
+		{"a peer's group-version 404, its GVRs and an unlisted one of the entry's missing", obs(1, 1, 4, 3, 0, 1), true},
+		{"only a peer's resource missing from a shared group-version", obs(0, 0, 3, 2, 0, 1), true},
+		{"aggregated discovery", obs(1, 1, 4, 3, 0, 0), false},
+		{"a failed group-version the entry serves, or not a 404", obs(2, 1, 4, 3, 0, 1), false},
+		{"a GVR of the entry's own missing from a listed group-version", obs(1, 1, 4, 2, 0, 1), false},
+		{"another error", obs(1, 1, 4, 3, 1, 1), false},
 		{"nothing wrong", obs(0, 0, 0, 0, 0, 1), false},
 		{"no figures", framework.Observation{}, false},
 	}
 	for _, tc := range cases {
-		if got := legacyDocumentsLocal.Allows(tc.obs); got != tc.want {
+		if got := legacyDiscoveryIncomplete.Allows(tc.obs); got != tc.want {
 			t.Errorf("%s: allowed %v, want %v", tc.name, got, tc.want)
 		}
 	}
