@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -28,7 +29,9 @@ func completeThroughClientGo(ctx context.Context, env *framework.Env) {
 	union := disc.Union(all...)
 	for _, e := range env.Target.Endpoints {
 		cfg := clientConfig(e, env)
-		Eventually(func() string { return readThroughClientGo(cfg, false).failure(union) }).WithTimeout(env.Timeouts.Converge).
+		// A round is some twenty requests: polled at a human pace, not gomega's 10 ms.
+		Eventually(func() string { return readThroughClientGo(cfg, false).failure(union) }).
+			WithTimeout(env.Timeouts.Converge).WithPolling(250*time.Millisecond).
 			Should(BeEmpty(), "client-go's aggregated discovery through %s", e.Name)
 	}
 	for _, e := range env.Target.Endpoints {
