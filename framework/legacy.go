@@ -12,9 +12,15 @@ import (
 
 // GroupVersionResources reads /apis/<group>/<version> (legacy discovery, an
 // APIResourceList) through e and returns the resource names, subresources left out. The
-// status is returned too: callers decide what a 404 means.
-func (e *Endpoint) GroupVersionResources(ctx context.Context, group, version string) (int, []string, error) {
-	resp := e.Do(ctx, Request{Path: "/apis/" + group + "/" + version})
+// status is returned too: callers decide what a 404 means. With own, the request is
+// marked x-kubernetes-peer-proxied, as a peer's is: the server's own document, which a
+// proxy must neither forward nor merge.
+func (e *Endpoint) GroupVersionResources(ctx context.Context, group, version string, own bool) (int, []string, error) {
+	req := Request{Path: "/apis/" + group + "/" + version}
+	if own {
+		req.Header = map[string][]string{PeerProxiedHeader: {"true"}}
+	}
+	resp := e.Do(ctx, req)
 	if resp.Err != "" || resp.Status != 200 {
 		return resp.Status, nil, nil
 	}
@@ -34,6 +40,10 @@ func (e *Endpoint) GroupVersionResources(ctx context.Context, group, version str
 	}
 	return resp.Status, names, nil
 }
+
+// PeerProxiedHeader marks a request a peer proxy forwarded (upstream's loop guard): the
+// server that gets it serves it itself.
+const PeerProxiedHeader = "x-kubernetes-peer-proxied"
 
 // RestartWhenDone starts e's server again when the running test ends (after a test stopped
 // or killed it), and waits until every proxy path is live, so the next test starts from a

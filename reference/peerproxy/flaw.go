@@ -31,13 +31,17 @@ const (
 	// FlawHedgeReads also sends every read a peer answered to the next peer that serves it,
 	// the answer thrown away: a "hedged request" that doubles the peers' load and audit.
 	FlawHedgeReads Flaw = "hedge-reads"
+	// FlawLocalLegacyDiscovery answers legacy /apis and /apis/<group>/<version> from the
+	// local apiserver alone, as upstream does: a legacy discovery client misses, or fails
+	// on, what only a peer serves.
+	FlawLocalLegacyDiscovery Flaw = "local-legacy-discovery"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -59,6 +63,9 @@ func ParseFlaw(name string) (Flaw, error) {
 
 // hedges says whether a request of this method is also sent to a second peer.
 func (f Flaw) hedges(method string) bool { return f == FlawHedgeReads && idempotent(method) }
+
+// localDocuments says whether legacy discovery documents are left to the local apiserver.
+func (f Flaw) localDocuments() bool { return f == FlawLocalLegacyDiscovery }
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {

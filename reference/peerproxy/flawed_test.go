@@ -16,6 +16,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
+	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/mvp"
 )
 
@@ -30,8 +31,9 @@ const (
 )
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
-// watch streaming test (MVP-012) and the one-hop test (MVP-014) can fail: the reference
-// made wrong in one way at a time fails the tests about that way, each of which must have
+// watch streaming test (MVP-012), the one-hop test (MVP-014) and legacy discovery
+// (DISC-005) can fail: the reference made wrong in one way at a time fails the tests
+// about that way, each of which must have
 // run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
 // with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
@@ -66,6 +68,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		{peerproxy.FlawBufferResponses, map[string]string{"MVP-012": "ended without the peer's ADDED event"}, `\[MVP-012`, false},
 		// A read answered by one peer is sent to the other as well.
 		{peerproxy.FlawHedgeReads, map[string]string{"MVP-014": "should reach exactly one other server, once"}, `\[MVP-014`, true},
+		// Legacy discovery documents left to each apiserver, as upstream leaves them: the
+		// first server's /apis/batch/v1 is 404, and a reference gets no deviation for it.
+		{peerproxy.FlawLocalLegacyDiscovery, map[string]string{"DISC-005": "unable to retrieve the complete list of server APIs: batch/v1"}, `\[DISC-005`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
@@ -123,7 +128,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	dir := os.Getenv(flawReportEnv)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, mvp.Tests,
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, append(append([]framework.Test(nil), mvp.Tests...), discovery.Tests...),
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)

@@ -15,8 +15,10 @@ import (
 
 // ServeHTTP authenticates the client, decides where the request goes, and forwards it with
 // the client's identity. Routing, in order:
-//  1. non-resource paths, and requests a peer already forwarded (marked), go to the local
-//     apiserver: at most one hop;
+//  1. requests a peer already forwarded (marked) go to the local apiserver: at most one hop;
+//     so do non-resource paths, but for discovery: aggregated /apis is merged
+//     (discovery.go), legacy /apis and /apis/<group>/<version> answered for the control
+//     plane (groupversion.go);
 //  2. a resource the local apiserver serves is served locally;
 //  3. else the live peers that serve it, one after another for idempotent requests;
 //  4. else no live server serves it, and the local apiserver's own 404 is the answer.
@@ -42,6 +44,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.serveDiscovery(w, !noPeer(r))
 		return
 	}
+	if legacyDiscovery(r, marked) && !p.cfg.Flaw.localDocuments() {
+		p.serveLegacyDiscovery(w, r, u)
+		return
+	}
 	info := parsePath(r.URL.Path)
 	if !info.isResource || marked || p.reg.localServes(info.key()) {
 		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
@@ -61,6 +67,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // own never stand in for theirs. Each request is counted once, by where its answer came
 // from: local, peer, or unavailable (no target could be reached: 503).
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool) {
+	p.forwardThen(w, r, u, targets, toPeer, nil)
+}
+
+// forwardThen is forward with edit, when not nil, applied to the answer before the client
+// gets it (legacymerge.go).
+func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool, edit func(*http.Response) error) {
 	first, _ := url.Parse(targets[0])
 	served := "local"
 	if toPeer {
@@ -89,7 +101,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, t
 		FlushInterval: -1, // watches stream event by event
 		Transport: &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method),
 			hedge: toPeer && p.cfg.Flaw.hedges(r.Method), onError: p.errorCounter(toPeer)},
-		ModifyResponse: func(resp *http.Response) error { count(served); return p.cfg.Flaw.buffer(resp) },
+		ModifyResponse: func(resp *http.Response) error {
+			count(served)
+			if err := p.cfg.Flaw.buffer(resp); err != nil || edit == nil {
+				return err
+			}
+			return edit(resp)
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
 			if toPeer {

@@ -87,7 +87,12 @@ func (b *backend) requests() []*http.Request {
 func set(keys ...string) discovery.Set {
 	s := discovery.Set{}
 	for _, k := range keys {
-		s[k] = discovery.GVR{}
+		parts := strings.Split(k, "/")
+		g := discovery.GVR{Group: parts[0], Version: parts[1], Resource: parts[2]}
+		if g.Group == "core" {
+			g.Group = ""
+		}
+		s[k] = g
 	}
 	return s
 }
@@ -154,7 +159,17 @@ func TestServeHTTPRouting(t *testing.T) {
 			header: http.Header{"Authorization": {"Bearer good"}, "X-Kubernetes-Peer-Proxied": {"true"}}, wantBackend: "local", wantUser: "bob", wantMarked: true},
 		{name: "served by nobody", method: "GET", path: "/apis/example.com/v1/widgets",
 			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "local", wantUser: "bob"},
-		{name: "non-resource", method: "GET", path: "/apis/batch/v1",
+		{name: "non-resource", method: "GET", path: "/version",
+			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "local", wantUser: "bob"},
+		{name: "group-version document only a peer serves", method: "GET", path: "/apis/batch/v1",
+			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "peer", wantUser: "bob", wantMarked: true},
+		{name: "group-version document only a peer serves, anonymous", method: "GET", path: "/apis/batch/v1/",
+			wantBackend: "peer", wantMarked: true},
+		{name: "group-version document only a peer serves, already proxied", method: "GET", path: "/apis/batch/v1",
+			header: http.Header{"Authorization": {"Bearer good"}, "X-Kubernetes-Peer-Proxied": {"true"}}, wantBackend: "local", wantUser: "bob", wantMarked: true},
+		{name: "group-version document both serve alike", method: "GET", path: "/apis/apps/v1",
+			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "local", wantUser: "bob"},
+		{name: "group-version document nobody serves", method: "GET", path: "/apis/example.com/v1",
 			header: http.Header{"Authorization": {"Bearer good"}}, wantBackend: "local", wantUser: "bob"},
 		{name: "claimed identity is dropped", method: "GET", path: "/apis/batch/v1/jobs",
 			header: http.Header{"X-Remote-User": {"mallory"}, "X-Remote-Group": {"system:masters"}}, wantBackend: "peer", wantMarked: true},

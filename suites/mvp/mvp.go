@@ -59,7 +59,7 @@ var Tests = []framework.Test{
 		Description: "a request already marked x-kubernetes-peer-proxied is served locally, never forwarded again",
 		Run:         loopGuard},
 	{ID: "MVP-031", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
-		Description: "non-resource requests (the /apis/<group>/<version> document) are never proxied",
+		Description: "a /apis/<group>/<version> document asked as already proxied (x-kubernetes-peer-proxied) is the entry's own, never proxied or merged",
 		Run:         nonResourceLocal},
 	{ID: "MVP-040", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
 		Description: "an unprivileged user is denied through the proxy exactly as by the peer directly",
