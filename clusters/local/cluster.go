@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
@@ -24,7 +25,7 @@ import (
 type Config struct {
 	// Name labels the cluster in hostnames and kubeconfig contexts. Default "skewcheck".
 	Name    string
-	Servers []ServerSpec
+	Servers []clusters.ServerSpec
 	// Dir holds certificates, etcd data, logs and the kubeconfig. Default: a new temporary
 	// directory, removed by Delete. A Dir given by the caller is left in place.
 	Dir string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -127,7 +128,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 // chaosRun brings up a local cluster for one target, runs every fault against it, and
 // deletes it. The reference gets apiservers whose own proxy is off, as `conformance
 // --reference` does, so its column is its own behaviour and not upstream's underneath.
-func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
+func chaosRun(ctx context.Context, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
 	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
 	if tname != "upstream" && tname != "reference" {
 		return nil, fmt.Errorf("unknown target %q: upstream or reference", tname)
@@ -211,7 +212,7 @@ func runFaults(ctx context.Context, tname string, t *framework.Target, r *chaos.
 
 // chaosKindRun is chaosRun on a kind cluster (upstream only): its nodes' NodeControl for
 // the process faults, nftables in the nodes' network namespaces for the network faults.
-func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
+func chaosKindRun(ctx context.Context, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
 	opts chaos.Options, hold time.Duration, _ int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
 	t, cleanup, err := kindChaosTarget(ctx, specs, prov.nodeImages, bin)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
@@ -29,12 +30,12 @@ func clusterCommand() *cobra.Command {
 
 // plan is what create hands to the detached supervisor, through the cluster's directory.
 type plan struct {
-	Servers     []local.ServerSpec `json:"servers"`
-	Port        int                `json:"port"`
-	Binaries    binaries.Options   `json:"binaries"`
-	Reference   string             `json:"reference,omitempty"`
-	Flaw        string             `json:"flaw,omitempty"`
-	PeerTimeout time.Duration      `json:"peerTimeout,omitempty"`
+	Servers     []clusters.ServerSpec `json:"servers"`
+	Port        int                   `json:"port"`
+	Binaries    binaries.Options      `json:"binaries"`
+	Reference   string                `json:"reference,omitempty"`
+	Flaw        string                `json:"flaw,omitempty"`
+	PeerTimeout time.Duration         `json:"peerTimeout,omitempty"`
 }
 
 func planPath(name string) string { return filepath.Join(registry.ClusterDir(name), "plan.json") }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/kind"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
@@ -151,14 +151,14 @@ func kindConformanceTarget(ctx context.Context, f *conformanceFlags) (*framework
 }
 
 // kindChaosTarget is the kind cluster of one chaos run, with the default bounds.
-func kindChaosTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options) (*framework.Target, func(), error) {
+func kindChaosTarget(ctx context.Context, specs []clusters.ServerSpec, nodeImages []string, bin binaries.Options) (*framework.Target, func(), error) {
 	t, _, cleanup, err := kindRunTarget(ctx, specs, nodeImages, bin, framework.DefaultTimeouts().Converge)
 	return t, cleanup, err
 }
 
 // kindRunTarget makes the kind cluster of one run (named by its pid) with a node per spec,
 // and its target; cleanup deletes the cluster.
-func kindRunTarget(ctx context.Context, specs []local.ServerSpec, nodeImages []string, bin binaries.Options, converge time.Duration) (*framework.Target, *kind.Cluster, func(), error) {
+func kindRunTarget(ctx context.Context, specs []clusters.ServerSpec, nodeImages []string, bin binaries.Options, converge time.Duration) (*framework.Target, *kind.Cluster, func(), error) {
 	sweepKindConformance()
 	name := fmt.Sprintf("%s%d", kindConformancePrefix, os.Getpid())
 	dir, err := os.MkdirTemp("", "skewcheck-kind-conformance-")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
 
@@ -24,7 +24,7 @@ func TestDefaultSkew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []local.ServerSpec{
+	want := []clusters.ServerSpec{
 		{Version: "v1.35.4", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=autoscaling/v2=false"}},
 	}

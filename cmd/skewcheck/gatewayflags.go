@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -74,7 +75,7 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 }
 
 // specs turns the apiservers' own proxy off unless asked to keep it.
-func (g *gatewayFlags) specs(specs []local.ServerSpec) {
+func (g *gatewayFlags) specs(specs []clusters.ServerSpec) {
 	if g.enabled() && !g.keepPeerProxy {
 		for i := range specs {
 			specs[i].DisablePeerProxy = true

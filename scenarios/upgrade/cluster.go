@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -34,7 +35,7 @@ func makeCluster(ctx context.Context, o Options) (Cluster, error) {
 		specs[i] = o.From
 	}
 	cfg := o.Cluster
-	cfg.Servers = local.SpecsFor(specs)
+	cfg.Servers = clusters.SpecsFor(specs)
 	cfg.Progress = o.Progress
 	c, err := local.New(ctx, cfg)
 	if err != nil {
