@@ -49,7 +49,7 @@ type Spec struct {
 	Port     int
 	Binaries binaries.Options
 	// Progress receives one line per step of minutes-long work; nil discards it.
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 	// ConvergeTimeout bounds the wait for every proxy path to be live (0: the provider's).
 	ConvergeTimeout time.Duration
 	// PeerPaths asks for a fault point on every server's peer path, for network faults

@@ -1,0 +1,68 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skewcheck/skewcheck/clusters"
+)
+
+// Entry is one named cluster as `cluster list` shows it.
+type Entry struct {
+	Name, Provider, Status, Kubeconfig string
+	Versions                           []string
+}
+
+// List is every named cluster: those with a directory, and those a lasting provider still
+// has without one (their record was removed; `cluster delete` still removes them).
+func List() ([]Entry, error) {
+	names, err := Names()
+	if err != nil {
+		return nil, err
+	}
+	// What each lasting provider has now; a provider it cannot ask (no Docker) has none.
+	alive := map[string][]string{}
+	for _, p := range clusters.Providers() {
+		if p.Lasting != nil {
+			alive[p.Name], _ = p.Lasting.Names()
+		}
+	}
+	var out []Entry
+	for _, n := range names {
+		e := Entry{Name: n, Status: "starting"}
+		if Supervisor(n) == 0 {
+			e.Status = "dead (delete it)"
+		}
+		r, err := Read(n)
+		if err == nil {
+			e.Provider, e.Kubeconfig = r.Provider, r.Kubeconfig
+			if e.Status == "starting" {
+				e.Status = "running"
+			}
+			if l := lasting(r.Provider); l != nil {
+				e.Status = "gone (delete it)"
+				if slices.Contains(alive[r.Provider], n) {
+					e.Status = "running"
+				}
+			}
+			for _, s := range r.Servers {
+				e.Versions = append(e.Versions, s.Version)
+			}
+		}
+		if e.Provider == "" {
+			// Written by a supervisor before records named their provider: only the local
+			// provider's clusters had supervisors then.
+			e.Provider = "local"
+		}
+		out = append(out, e)
+	}
+	for p, ns := range alive {
+		for _, n := range ns {
+			if !slices.Contains(names, n) {
+				out = append(out, Entry{Name: n, Provider: p, Status: "nodes without a record (delete it)"})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
