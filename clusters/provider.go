@@ -20,6 +20,9 @@ type Provider struct {
 	// cannot honour is an ErrNotSupported before anything is made; on any other error,
 	// everything made so far is removed again.
 	New func(ctx context.Context, spec Spec) (Cluster, error)
+	// Preflight, when set, checks what this machine must offer the provider (privileges,
+	// an engine), quickly and before anything is made; New checks it again.
+	Preflight func() error
 	// Lasting, for a provider whose named clusters live on without a process of this
 	// machine holding them (kind's nodes in Docker), finds and removes them; nil when a
 	// named cluster needs a supervisor process (clusters/registry starts one).

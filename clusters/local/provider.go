@@ -16,6 +16,7 @@ func Registration() clusters.Provider {
 		Description: "processes of this machine, each apiserver its own hostname and loopback address",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.Fronts, clusters.VendorFronts,
 			clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise, clusters.Named},
+		Preflight: CheckPrivilege,
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			c, err := New(ctx, ConfigOf(spec))
 			if err != nil {

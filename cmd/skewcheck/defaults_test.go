@@ -62,7 +62,7 @@ func TestDefaultDataplane(t *testing.T) {
 		"a dataplane named":    func(f *conformanceFlags) { f.dataplane.name = "kube-proxy-nftables" },
 		"a dataplane image":    func(f *conformanceFlags) { f.dataplane.image = "acme:1" },
 		"an existing cluster":  func(f *conformanceFlags) { f.kubeconfig = "/k" },
-		"containers provider":  func(f *conformanceFlags) { f.provider.name = providerContainers },
+		"containers provider":  func(f *conformanceFlags) { f.provider.name = "containers" },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
