@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 
@@ -50,9 +52,7 @@ func List() ([]Entry, error) {
 			}
 		}
 		if e.Provider == "" {
-			// Written by a supervisor before records named their provider: only the local
-			// provider's clusters had supervisors then.
-			e.Provider = "local"
+			e.Provider = plannedProvider(n)
 		}
 		out = append(out, e)
 	}
@@ -65,4 +65,15 @@ func List() ([]Entry, error) {
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// plannedProvider is the provider of a cluster that has no record yet, from its plan.
+// Records and plans written before providers were named said nothing: only the local
+// provider's clusters had supervisors then.
+func plannedProvider(name string) string {
+	var p Plan
+	if b, err := os.ReadFile(planPath(name)); err == nil && json.Unmarshal(b, &p) == nil && p.Provider != "" {
+		return p.Provider
+	}
+	return "local"
 }
