@@ -102,7 +102,7 @@ type Cluster struct {
 func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	cfg.setDefaults()
 	if len(cfg.Servers) == 0 {
-		return nil, errors.New("a local cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
+		return nil, clusters.ErrNoServers
 	}
 	c = &Cluster{Name: cfg.Name, cfg: cfg, hosts: cfg.Hosts}
 	if c.hosts == nil {

@@ -102,10 +102,10 @@ func claimName(name string, out io.Writer) error {
 	dir := ClusterDir(name)
 	if _, err := os.Stat(dir); err == nil {
 		if rec, err := Read(name); err == nil && lasting(rec.Provider) != nil {
-			return fmt.Errorf("a cluster named %q already exists (provider %s): delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, rec.Provider, name)
+			return ErrExists{Name: name, Provider: rec.Provider}
 		}
 		if pid := Supervisor(name); pid != 0 {
-			return fmt.Errorf("a cluster named %q already exists (supervisor pid %d): delete it with `skewcheck cluster delete --name %s`, or choose another --name", name, pid, name)
+			return ErrExists{Name: name, Supervisor: pid}
 		}
 		fmt.Fprintf(out, "removing the remains of an earlier cluster %q whose supervisor is gone\n", name)
 		if err := Remove(name); err != nil {
@@ -177,3 +177,16 @@ func startSupervisor(ctx context.Context, name string, args []string, out io.Wri
 
 // ErrNoCluster is a name no cluster has, recorded or not.
 var ErrNoCluster = errors.New("there is no cluster of that name")
+
+// ErrExists is a name a live cluster has: one a provider keeps, or one a supervisor holds.
+type ErrExists struct {
+	Name, Provider string
+	Supervisor     int
+}
+
+func (e ErrExists) Error() string {
+	if e.Supervisor != 0 {
+		return fmt.Sprintf("a cluster named %q already exists (supervisor pid %d)", e.Name, e.Supervisor)
+	}
+	return fmt.Sprintf("a cluster named %q already exists (provider %s)", e.Name, e.Provider)
+}

@@ -23,10 +23,12 @@ func (n *nodes) Remove(_ context.Context, name, dir string) error {
 
 type nodeCluster struct{ name string }
 
-func (nodeCluster) Target(context.Context) (*framework.Target, error) { return &framework.Target{}, nil }
-func (nodeCluster) WaitConverged(context.Context) error               { return nil }
-func (nodeCluster) Members() []clusters.Member                        { return nil }
-func (nodeCluster) Delete() error                                     { return nil }
+func (nodeCluster) Target(context.Context) (*framework.Target, error) {
+	return &framework.Target{}, nil
+}
+func (nodeCluster) WaitConverged(context.Context) error { return nil }
+func (nodeCluster) Members() []clusters.Member          { return nil }
+func (nodeCluster) Delete() error                       { return nil }
 func (c nodeCluster) Record() Record {
 	return Record{Kubeconfig: "/k", Servers: []Server{{Name: "apiserver-1", Version: "v1.36.3"}}}
 }

@@ -152,7 +152,7 @@ func chaosRun(ctx context.Context, tname string, specs []clusters.ServerSpec, se
 			defer stopTarget()
 		}
 	} else {
-		err = wordProviderError(clusters.ErrNotSupported{Provider: prov.name, Capability: clusters.Fronts})
+		err = wordError(clusters.ErrNotSupported{Provider: prov.name, Capability: clusters.Fronts})
 	}
 	if err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ func createCommand() *cobra.Command {
 			defer cancel()
 			rec, err := registry.Create(ctx, name, p, []string{"cluster", "supervise", "--name", name}, os.Stderr)
 			if err != nil {
-				return wordProviderError(err)
+				return wordError(err)
 			}
 			printCreated(rec)
 			return nil

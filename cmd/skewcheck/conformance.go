@@ -289,7 +289,7 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 			if f.reference.name != "" {
 				lacking = clusters.Fronts
 			}
-			return nil, nil, nil, wordProviderError(clusters.ErrNotSupported{Provider: f.provider.name, Capability: lacking})
+			return nil, nil, nil, wordError(clusters.ErrNotSupported{Provider: f.provider.name, Capability: lacking})
 		}
 		t, stop, err := frontOf(h.FrontHost())
 		if err != nil {

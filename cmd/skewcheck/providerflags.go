@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/providers"
+	"github.com/skewcheck/skewcheck/clusters/registry"
 )
 
 // providerFlags choose what a cluster is made of. The providers, and what each can do,
@@ -41,7 +42,7 @@ func (p *providerFlags) require(caps ...clusters.Capability) error {
 	if len(p.nodeImages) > 0 {
 		caps = append(caps, clusters.NodeImages)
 	}
-	return wordProviderError(clusters.Require(p.name, caps...))
+	return wordError(clusters.Require(p.name, caps...))
 }
 
 // spec completes s with what the provider flags say.
@@ -53,7 +54,7 @@ func (p *providerFlags) spec(s clusters.Spec) clusters.Spec {
 // newCluster makes the cluster of s on the chosen provider.
 func (p *providerFlags) newCluster(ctx context.Context, s clusters.Spec) (clusters.Cluster, error) {
 	c, err := clusters.New(ctx, p.name, p.spec(s))
-	return c, wordProviderError(err)
+	return c, wordError(err)
 }
 
 // capabilityFlags are the flags that ask a provider for each capability.
@@ -67,9 +68,22 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.Named:                   "cluster create",
 }
 
-// wordProviderError turns the library's typed errors into the CLI's words: which flag
-// asked for what, and which providers have it.
-func wordProviderError(err error) error {
+// wordError turns the library's typed errors into the CLI's words: which flag asked for
+// what, which providers have it, what to type next. main passes every error through it,
+// so one that reaches the user from deep down is worded too; the commands call it where
+// they add words of their own.
+func wordError(err error) error {
+	var port clusters.ErrPortInUse
+	if errors.As(err, &port) && port.Role == clusters.ServerPort {
+		return fmt.Errorf("%w, or choose another port with --port", err)
+	}
+	if errors.Is(err, clusters.ErrNoServers) {
+		return fmt.Errorf("%w: give versions such as --versions v1.35.4,v1.36.3", err)
+	}
+	var exists registry.ErrExists
+	if errors.As(err, &exists) {
+		return fmt.Errorf("%w: delete it with `skewcheck cluster delete --name %s`, or choose another --name", err, exists.Name)
+	}
 	var unknown clusters.ErrUnknownProvider
 	if errors.As(err, &unknown) {
 		return fmt.Errorf("unknown provider %q: use --provider %s", unknown.Provider, strings.Join(unknown.Known, ", "))

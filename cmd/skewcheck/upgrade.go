@@ -49,7 +49,7 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 			o.Provider, o.Cluster = prov.name, prov.spec(clusters.Spec{Name: "upgrade", Binaries: bin})
 			r, err := upgrade.Run(ctx, o)
 			if err != nil {
-				return wordProviderError(err)
+				return wordError(err)
 			}
 			if err := os.MkdirAll(reportDir, 0o755); err != nil {
 				return err
