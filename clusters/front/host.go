@@ -11,3 +11,6 @@ import "github.com/skewcheck/skewcheck/clusters/local"
 type Host interface {
 	FrontHost() *local.Cluster
 }
+
+// The local provider's clusters are hosts for fronts (Fronts, VendorFronts).
+var _ Host = local.Adapter{}

@@ -147,3 +147,10 @@ func (lasting) Names() ([]string, error) {
 }
 
 func (lasting) Remove(ctx context.Context, name, dir string) error { return Delete(ctx, name, dir) }
+
+// What the registration declares, the adapter must implement.
+var (
+	_ clusters.NodeProxier       = (*adapter)(nil)
+	_ clusters.DataplaneMachines = (*adapter)(nil)
+	_ registry.Recorded          = (*adapter)(nil)
+)

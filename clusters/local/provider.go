@@ -71,3 +71,10 @@ func (m member) Version() string { return m.s.Version }
 func (m member) Restart(ctx context.Context, version string) error {
 	return m.s.Restart(ctx, version)
 }
+
+// What the registration declares, the adapter must implement (front.Host, for Fronts and
+// VendorFronts, is checked in clusters/front, which imports this package).
+var (
+	_ clusters.NodeProxier = Adapter{}
+	_ registry.Recorded    = Adapter{}
+)

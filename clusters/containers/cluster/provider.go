@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
@@ -69,3 +70,9 @@ func (a adapter) disconnectable(server string) (*local.Server, local.Disconnecto
 	}
 	return s, d, nil
 }
+
+// What the registration declares, the adapter must implement.
+var (
+	_ clusters.Disconnector = adapter{}
+	_ front.Host            = adapter{}
+)
