@@ -86,7 +86,7 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 		return dataplane.Reference{}, nil
 	case "exec":
 		if f.command == "" {
-			return nil, dataplane.ErrNoCommand
+			return nil, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
 		}
 		return dataplane.Command{Label: f.label, Shell: f.command}, nil
 	case "image":

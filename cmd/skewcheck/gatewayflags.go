@@ -69,7 +69,9 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 		}
 	}
 	if g.cfg.Image != "" {
-		return clustersgateway.CheckImage(ctx, g.cfg.Image)
+		if err := clustersgateway.CheckImage(ctx, g.cfg.Image); err != nil {
+			return fmt.Errorf("--gateway-image: %w", err)
+		}
 	}
 	return nil
 }

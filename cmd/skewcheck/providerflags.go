@@ -11,6 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/providers"
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // providerFlags choose what a cluster is made of. The providers, and what each can do,
@@ -79,6 +80,13 @@ func wordError(err error) error {
 	}
 	if errors.Is(err, clusters.ErrNoServers) {
 		return fmt.Errorf("%w: give versions such as --versions v1.35.4,v1.36.3", err)
+	}
+	if errors.Is(err, framework.ErrNoContexts) {
+		return fmt.Errorf("%w: give --contexts a,b", err)
+	}
+	var count framework.ErrContextCount
+	if errors.As(err, &count) {
+		return fmt.Errorf("--user-contexts has %d entries and --contexts %d: %w", count.User, count.Admin, err)
 	}
 	var exists registry.ErrExists
 	if errors.As(err, &exists) {
