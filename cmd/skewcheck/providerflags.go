@@ -102,7 +102,7 @@ func wordError(err error) error {
 		if flag == "" {
 			flag = string(ns.Capability)
 		}
-		return fmt.Errorf("%s is not supported with --provider %s yet (it offers no %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability, supporting(ns.Capability))
+		return fmt.Errorf("%s is not supported with --provider %s yet (that provider lacks %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability, supporting(ns.Capability))
 	}
 	return err
 }
