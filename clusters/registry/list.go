@@ -22,11 +22,11 @@ func List() ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	// What each lasting provider has now; a provider it cannot ask (no Docker) has none.
-	alive := map[string][]string{}
+	// What each lasting provider has now; one that cannot be asked (no Docker) has none.
+	alive, unreachable := map[string][]string{}, map[string]error{}
 	for _, p := range clusters.Providers() {
 		if p.Lasting != nil {
-			alive[p.Name], _ = p.Lasting.Names()
+			alive[p.Name], unreachable[p.Name] = p.Lasting.Names()
 		}
 	}
 	var out []Entry
@@ -42,9 +42,13 @@ func List() ([]Entry, error) {
 				e.Status = "running"
 			}
 			if l := lasting(r.Provider); l != nil {
-				e.Status = "gone (delete it)"
-				if slices.Contains(alive[r.Provider], n) {
+				switch {
+				case unreachable[r.Provider] != nil:
+					e.Status = "unknown (" + unreachable[r.Provider].Error() + ")"
+				case slices.Contains(alive[r.Provider], n):
 					e.Status = "running"
+				default:
+					e.Status = "gone (delete it)"
 				}
 			}
 			for _, s := range r.Servers {
