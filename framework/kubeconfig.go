@@ -2,11 +2,22 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
+
+// ErrNoContexts is a kubeconfig target asked for with no context in it.
+var ErrNoContexts = errors.New("no contexts given: name one kubeconfig context per apiserver or proxy endpoint")
+
+// ErrContextCount is a number of user contexts that is not one per endpoint.
+type ErrContextCount struct{ Admin, User int }
+
+func (e ErrContextCount) Error() string {
+	return fmt.Sprintf("%d user contexts for %d endpoints: give one unprivileged context per endpoint, in the same order", e.User, e.Admin)
+}
 
 // FromKubeconfig makes a target of a cluster someone else runs: one kubeconfig context per
 // apiserver or proxy endpoint, as the admin, and optionally one context per endpoint for an
@@ -14,10 +25,10 @@ import (
 // servers or read audit logs; tests that need that are skipped with the reason.
 func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []string) (*Target, error) {
 	if len(contexts) == 0 {
-		return nil, fmt.Errorf("no contexts given: name one kubeconfig context per apiserver or proxy endpoint (--contexts a,b)")
+		return nil, ErrNoContexts
 	}
 	if len(userContexts) > 0 && len(userContexts) != len(contexts) {
-		return nil, fmt.Errorf("--user-contexts has %d entries and --contexts %d: give one unprivileged context per endpoint, in the same order", len(userContexts), len(contexts))
+		return nil, ErrContextCount{Admin: len(contexts), User: len(userContexts)}
 	}
 	t := &Target{Kind: "existing"}
 	for i, name := range contexts {

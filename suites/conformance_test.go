@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -27,7 +28,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	ctx := context.Background()
-	c, err := local.New(ctx, local.Config{Name: "suites", PeerPaths: true, Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "suites", PeerPaths: true, Servers: []clusters.ServerSpec{
 		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV},
 	}})
 	if err != nil {

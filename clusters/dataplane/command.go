@@ -15,7 +15,7 @@ type Command struct {
 }
 
 // ErrNoCommand: a Command needs its shell command.
-var ErrNoCommand = errors.New("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
+var ErrNoCommand = errors.New("a dataplane run as a command needs its shell command")
 
 func (c Command) Name() string {
 	if c.Label != "" {

@@ -1,4 +1,4 @@
-package dataplane
+package dataplane_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/netns"
 	"github.com/skewcheck/skewcheck/framework"
@@ -23,7 +25,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
 	ctx := context.Background()
-	c, err := local.New(ctx, local.Config{Name: "dataplane", Servers: []local.ServerSpec{{Version: newV}}})
+	c, err := local.New(ctx, local.Config{Name: "dataplane", Servers: []clusters.ServerSpec{{Version: newV}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Start(ctx, Config{Spec: KubeProxy{Mode: "nftables", Version: newV}, Admin: admin, Identity: proxier,
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: dataplane.KubeProxy{Mode: "nftables", Version: newV}, Admin: admin, Identity: proxier,
 		Dir: t.TempDir(), Progress: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 			t.Errorf("ipMode %v: want through the load balancer %v, got: %s", want.ingress.IPMode, want.throughLB, h)
 		}
 	}
-	node := d.topo.node.Name
+	node := dataplane.NodeName(d)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}

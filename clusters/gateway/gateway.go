@@ -107,7 +107,7 @@ type running interface {
 // and the gateway. stop ends the gateway.
 func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target, func(), error) {
 	if (cfg.Shell == "" && cfg.Image == "") || cfg.ApplyShell == "" {
-		return nil, nil, fmt.Errorf("a gateway needs both a command or image that starts it and an apply command that returns once it serves by the documents written (--gateway-command or --gateway-image, --gateway-apply-command)")
+		return nil, nil, fmt.Errorf("a gateway needs both a command or image that starts it and an apply command that returns once it serves by the documents written (Config.Shell or Config.Image, and Config.ApplyShell)")
 	}
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 60 * time.Second

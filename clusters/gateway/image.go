@@ -40,7 +40,7 @@ func (g *Gateway) startContainer(ctx context.Context) error {
 func CheckImage(ctx context.Context, image string) error {
 	rt, err := containers.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("--gateway-image %s: %w", image, err)
+		return fmt.Errorf("image %s: %w", image, err)
 	}
 	defer rt.Close()
 	return rt.RequireImage(ctx, image)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
+	"github.com/skewcheck/skewcheck/clusters/registry"
 )
 
 // Config says what kind cluster to make.
@@ -114,7 +115,7 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	for _, n := range existing {
 		if n == KindName(cfg.Name) {
-			return nil, fmt.Errorf("a kind cluster named %s already exists: delete it with `skewcheck cluster delete --name %s`, or choose another --name", n, cfg.Name)
+			return nil, registry.ErrExists{Name: cfg.Name, Provider: "kind"}
 		}
 	}
 

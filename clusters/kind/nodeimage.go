@@ -67,7 +67,7 @@ func pullIfMissing(ctx context.Context, eng *engine, ref string, out io.Writer) 
 	}
 	fmt.Fprintf(out, "pulling node image %s (about 1 GB)\n", ref)
 	if err := eng.pull(ctx, ref); err != nil {
-		return fmt.Errorf("node image %s is not in the Docker engine and pulling it failed: %w; where no registry is reachable, leave out --node-image: skewcheck builds its node images offline (`skewcheck images node --version <version>`)", ref, err)
+		return fmt.Errorf("node image %s is not in the Docker engine and pulling it failed: %w; where no registry is reachable, name no node images: skewcheck builds its own offline", ref, err)
 	}
 	return nil
 }

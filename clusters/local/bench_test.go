@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkBringUp(b *testing.B) {
 			var ready, converged, teardown time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				c, err := New(ctx, Config{Name: "bench", Servers: SpecsFor(versions)})
+				c, err := New(ctx, Config{Name: "bench", Servers: clusters.SpecsFor(versions)})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
@@ -24,7 +25,7 @@ import (
 type Config struct {
 	// Name labels the cluster in hostnames and kubeconfig contexts. Default "skewcheck".
 	Name    string
-	Servers []ServerSpec
+	Servers []clusters.ServerSpec
 	// Dir holds certificates, etcd data, logs and the kubeconfig. Default: a new temporary
 	// directory, removed by Delete. A Dir given by the caller is left in place.
 	Dir string
@@ -101,7 +102,7 @@ type Cluster struct {
 func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	cfg.setDefaults()
 	if len(cfg.Servers) == 0 {
-		return nil, errors.New("a local cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
+		return nil, clusters.ErrNoServers
 	}
 	c = &Cluster{Name: cfg.Name, cfg: cfg, hosts: cfg.Hosts}
 	if c.hosts == nil {

@@ -10,13 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
 // newTestCluster starts a cluster that is deleted when the test ends, pass or fail.
-func newTestCluster(t *testing.T, specs ...ServerSpec) *Cluster {
+func newTestCluster(t *testing.T, specs ...clusters.ServerSpec) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -83,7 +84,7 @@ func createThroughNewReadThroughOld(t *testing.T, c *Cluster, g discovery.GVR, o
 func TestSkewedClusterProxiesToTheServerThatServes(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
-	c := newTestCluster(t, ServerSpec{Version: oldV}, ServerSpec{Version: newV})
+	c := newTestCluster(t, clusters.ServerSpec{Version: oldV}, clusters.ServerSpec{Version: newV})
 	old, new := c.Servers[0], c.Servers[1]
 	t.Logf("ready in %v, converged in %v", c.Timings.Ready, c.Timings.Converged)
 	g := onlyNewServes(t, c, old, new)
@@ -97,8 +98,8 @@ func TestSkewedClusterWithGateOffAnswers404(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	c := newTestCluster(t,
-		ServerSpec{Version: oldV, ExtraFlags: []string{"--feature-gates=" + Gate + "=false"}},
-		ServerSpec{Version: newV})
+		clusters.ServerSpec{Version: oldV, ExtraFlags: []string{"--feature-gates=" + Gate + "=false"}},
+		clusters.ServerSpec{Version: newV})
 	old, new := c.Servers[0], c.Servers[1]
 	if old.PeerProxy() {
 		t.Fatalf("%s should run without the proxy when its flags turn the gate off", old.Name)

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/e2e-framework/klient"
 	"sigs.k8s.io/e2e-framework/pkg/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // Provider makes a local cluster available to sigs.k8s.io/e2e-framework users, as kind and
@@ -31,7 +33,7 @@ func NewProvider() *Provider { return (&Provider{}).SetDefaults().(*Provider) }
 func WithVersions(versions ...string) types.ClusterOpts {
 	return func(p types.E2EClusterProvider) {
 		if lp, ok := p.(*Provider); ok {
-			lp.cfg.Servers = SpecsFor(versions)
+			lp.cfg.Servers = clusters.SpecsFor(versions)
 		}
 	}
 }
@@ -45,18 +47,9 @@ func WithProgress(w io.Writer) types.ClusterOpts {
 	}
 }
 
-// SpecsFor makes one default ServerSpec per version.
-func SpecsFor(versions []string) []ServerSpec {
-	specs := make([]ServerSpec, 0, len(versions))
-	for _, v := range versions {
-		specs = append(specs, ServerSpec{Version: strings.TrimSpace(v)})
-	}
-	return specs
-}
-
 func (p *Provider) SetDefaults() types.E2EClusterProvider {
 	if len(p.cfg.Servers) == 0 {
-		p.cfg.Servers = SpecsFor([]string{"v1.35.4", "v1.36.3"})
+		p.cfg.Servers = clusters.SpecsFor([]string{"v1.35.4", "v1.36.3"})
 	}
 	return p
 }
@@ -65,7 +58,7 @@ func (p *Provider) WithName(name string) types.E2EClusterProvider { p.cfg.Name =
 
 // WithVersion takes a comma-separated list: every server of a skewed cluster has its own.
 func (p *Provider) WithVersion(version string) types.E2EClusterProvider {
-	p.cfg.Servers = SpecsFor(strings.Split(version, ","))
+	p.cfg.Servers = clusters.SpecsFor(strings.Split(version, ","))
 	return p
 }
 
@@ -98,9 +91,9 @@ func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 
 // FileConfig is the YAML CreateWithConfig reads: the same fields as Config's public ones.
 type FileConfig struct {
-	Name    string       `json:"name"`
-	Port    int          `json:"port"`
-	Servers []ServerSpec `json:"servers"`
+	Name    string                `json:"name"`
+	Port    int                   `json:"port"`
+	Servers []clusters.ServerSpec `json:"servers"`
 }
 
 func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (string, error) {

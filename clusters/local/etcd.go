@@ -20,7 +20,7 @@ func StartEtcd(dir, ip string, timeout time.Duration) (*embed.Etcd, string, erro
 	for _, u := range []url.URL{client, peer} {
 		var port int
 		fmt.Sscanf(u.Port(), "%d", &port)
-		if err := checkPortFree(ip, port); err != nil {
+		if err := checkPortFree("etcd", ip, port); err != nil {
 			return nil, "", fmt.Errorf("embedded etcd: %w", err)
 		}
 	}

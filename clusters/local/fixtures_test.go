@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 	"github.com/skewcheck/skewcheck/framework/integration"
@@ -22,7 +23,7 @@ import (
 func TestEveryServedFixtureIsCreated(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
-	c := newTestCluster(t, ServerSpec{Version: newV})
+	c := newTestCluster(t, clusters.ServerSpec{Version: newV})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := c.RestConfig(c.Servers[0], Admin)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // Gate is the feature gate of the Mixed Version Proxy (KEP-4020).
@@ -35,7 +37,7 @@ func HasPeerProxy(version string) bool { return minor(version) >= gateSince }
 // user who passes --feature-gates=UnknownVersionInteroperabilityProxy=false means it).
 // A version before the gate existed runs without it, whatever was asked: the tests that
 // need the proxy skip such a server by their version range.
-func peerProxyEnabled(version string, s ServerSpec) bool {
+func peerProxyEnabled(version string, s clusters.ServerSpec) bool {
 	if !HasPeerProxy(version) {
 		return false
 	}

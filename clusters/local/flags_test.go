@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
 
 // flagsFor builds the command line of one server of a hand-made cluster.
-func flagsFor(t *testing.T, b *pki.Bundle, version string, spec ServerSpec) []string {
+func flagsFor(t *testing.T, b *pki.Bundle, version string, spec clusters.ServerSpec) []string {
 	t.Helper()
 	dir := t.TempDir()
 	c := &Cluster{Name: "t", PKI: b, etcdURL: "http://127.0.0.1:2379", auditPolicy: filepath.Join(dir, "audit-policy.yaml")}
@@ -47,7 +48,7 @@ func TestAPIServerFlags(t *testing.T) {
 	cases := []struct {
 		name    string
 		version string
-		spec    ServerSpec
+		spec    clusters.ServerSpec
 		// featureGates is every --feature-gates flag we add (ExtraFlags not included).
 		featureGates []string
 		has, hasNot  []string
@@ -66,19 +67,19 @@ func TestAPIServerFlags(t *testing.T) {
 			hasNot: []string{"--feature-gates=", rtcfg},
 		},
 		{
-			name: "1.36 proxy off", version: "v1.36.3", spec: ServerSpec{DisablePeerProxy: true},
+			name: "1.36 proxy off", version: "v1.36.3", spec: clusters.ServerSpec{DisablePeerProxy: true},
 			featureGates: []string{gateOff},
 			has:          []string{uid},
 			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip=", "--peer-advertise-port="},
 		},
 		{
 			name: "1.36 proxy off ignores PeerAdvertise", version: "v1.36.3",
-			spec:         ServerSpec{DisablePeerProxy: true, PeerAdvertise: "127.0.0.9:7000"},
+			spec:         clusters.ServerSpec{DisablePeerProxy: true, PeerAdvertise: "127.0.0.9:7000"},
 			featureGates: []string{gateOff},
 			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip=", "--peer-advertise-port="},
 		},
 		{
-			name: "1.35 proxy off: alpha gate is already off", version: "v1.35.4", spec: ServerSpec{DisablePeerProxy: true},
+			name: "1.35 proxy off: alpha gate is already off", version: "v1.35.4", spec: clusters.ServerSpec{DisablePeerProxy: true},
 			hasNot: []string{"--feature-gates=", "--peer-ca-file=", rtcfg},
 		},
 		{
@@ -87,7 +88,7 @@ func TestAPIServerFlags(t *testing.T) {
 			has:          []string{peerCA, uid, rtcfg},
 		},
 		{
-			name: "1.32 proxy off", version: "v1.32.9", spec: ServerSpec{DisablePeerProxy: true},
+			name: "1.32 proxy off", version: "v1.32.9", spec: clusters.ServerSpec{DisablePeerProxy: true},
 			featureGates: []string{"--feature-gates=RemoteRequestHeaderUID=true"},
 			has:          []string{uid},
 			hasNot:       []string{rtcfg, "--peer-ca-file="},
@@ -116,41 +117,41 @@ func TestAPIServerFlags(t *testing.T) {
 			hasNot:       []string{rtcfg},
 		},
 		{
-			name: "peer advertise", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "127.0.0.9:7000"},
+			name: "peer advertise", version: "v1.36.3", spec: clusters.ServerSpec{PeerAdvertise: "127.0.0.9:7000"},
 			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--peer-advertise-port=7000", "--advertise-address=127.77.0.11"},
 		},
 		{
 			// 1.35 and 1.36 ignore --peer-advertise-*: peers dial the advertise address.
-			name: "peer advertise on the server's port is the advertise address", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "127.0.0.9:6443"},
+			name: "peer advertise on the server's port is the advertise address", version: "v1.36.3", spec: clusters.ServerSpec{PeerAdvertise: "127.0.0.9:6443"},
 			has: []string{peerCA, "--peer-advertise-ip=127.0.0.9", "--advertise-address=127.0.0.9"},
 		},
 		{
-			name: "peer advertise IPv6", version: "v1.36.3", spec: ServerSpec{PeerAdvertise: "[::1]:7000"},
+			name: "peer advertise IPv6", version: "v1.36.3", spec: clusters.ServerSpec{PeerAdvertise: "[::1]:7000"},
 			has: []string{peerCA, "--peer-advertise-ip=::1", "--peer-advertise-port=7000"},
 		},
 		{
 			name: "extra flags last", version: "v1.35.4",
-			spec:         ServerSpec{ExtraFlags: []string{"--runtime-config=batch/v1=false", "--v=4"}},
+			spec:         clusters.ServerSpec{ExtraFlags: []string{"--runtime-config=batch/v1=false", "--v=4"}},
 			featureGates: []string{gateOn},
 			has:          []string{peerCA},
 			last:         []string{"--runtime-config=batch/v1=false", "--v=4"},
 		},
 		{
 			name: "extra gate off wins without DisablePeerProxy on 1.36", version: "v1.36.3",
-			spec:         ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
+			spec:         clusters.ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
 			featureGates: []string{gateOff},
 			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip="},
 			last:         []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"},
 		},
 		{
 			name: "extra gate off on 1.35", version: "v1.35.4",
-			spec:   ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
+			spec:   clusters.ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}},
 			hasNot: []string{"--peer-ca-file=", gateOn},
 			last:   []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"},
 		},
 		{
 			name: "extra gate on wins over DisablePeerProxy", version: "v1.35.4",
-			spec:         ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true"}},
+			spec:         clusters.ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true"}},
 			featureGates: []string{gateOn},
 			has:          []string{peerCA},
 		},
@@ -201,21 +202,21 @@ func TestAPIServerFlags(t *testing.T) {
 func TestPeerProxyEnabled(t *testing.T) {
 	cases := []struct {
 		name string
-		spec ServerSpec
+		spec clusters.ServerSpec
 		want bool
 	}{
-		{"default", ServerSpec{}, true},
-		{"disabled", ServerSpec{DisablePeerProxy: true}, false},
-		{"extra off", ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}}, false},
-		{"extra off with spaces", ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true, UnknownVersionInteroperabilityProxy = false"}}, false},
-		{"extra on over disabled", ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=True"}}, true},
-		{"last gate flag wins", ServerSpec{ExtraFlags: []string{
+		{"default", clusters.ServerSpec{}, true},
+		{"disabled", clusters.ServerSpec{DisablePeerProxy: true}, false},
+		{"extra off", clusters.ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"}}, false},
+		{"extra off with spaces", clusters.ServerSpec{ExtraFlags: []string{"--feature-gates=Foo=true, UnknownVersionInteroperabilityProxy = false"}}, false},
+		{"extra on over disabled", clusters.ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=True"}}, true},
+		{"last gate flag wins", clusters.ServerSpec{ExtraFlags: []string{
 			"--feature-gates=UnknownVersionInteroperabilityProxy=false",
 			"--feature-gates=UnknownVersionInteroperabilityProxy=true",
 		}}, true},
-		{"other gates only", ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=Foo=true"}}, false},
-		{"similar gate name", ServerSpec{ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxyX=false"}}, true},
-		{"not a feature-gates flag", ServerSpec{ExtraFlags: []string{"--runtime-config=UnknownVersionInteroperabilityProxy=false"}}, true},
+		{"other gates only", clusters.ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=Foo=true"}}, false},
+		{"similar gate name", clusters.ServerSpec{ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxyX=false"}}, true},
+		{"not a feature-gates flag", clusters.ServerSpec{ExtraFlags: []string{"--runtime-config=UnknownVersionInteroperabilityProxy=false"}}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

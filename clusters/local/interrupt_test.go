@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
@@ -21,7 +22,7 @@ func TestHoldClusterHelper(t *testing.T) {
 		t.Skip("helper process for TestInterruptedTestBinaryLeavesNothing")
 	}
 	oldV, newV := integration.Versions()
-	c, err := New(context.Background(), Config{Name: "held", Servers: SpecsFor([]string{oldV, newV})})
+	c, err := New(context.Background(), Config{Name: "held", Servers: clusters.SpecsFor([]string{oldV, newV})})
 	if err != nil {
 		t.Fatal(err)
 	}

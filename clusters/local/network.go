@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // Each cluster owns a /24 of loopback, 127.77.<slot>.0/24: etcd on .1, apiserver i on .(10+i).
@@ -59,7 +61,7 @@ func claimSlot(want int) (*slot, error) {
 		s := &slot{n: n, lock: f}
 		// Something outside skewcheck's locks may hold the block (a cluster of a process
 		// with another lock directory): then it is not free either.
-		if want == 0 && checkPortFree(s.ip(etcdHost), etcdPort) != nil {
+		if want == 0 && checkPortFree("etcd", s.ip(etcdHost), etcdPort) != nil {
 			f.Close()
 			continue
 		}
@@ -82,13 +84,13 @@ func slotDir() (string, error) {
 	return "", fmt.Errorf("cannot make a directory for address slot locks (/run/skewcheck/slots or $TMPDIR/skewcheck-slots)")
 }
 
-// checkPortFree fails early, with what to do, when ip:port is taken (also by a wildcard
-// listener on the port, which blocks every address).
-func checkPortFree(ip string, port int) error {
+// checkPortFree fails early, with what to do, when ip:port, needed for role, is taken
+// (also by a wildcard listener on the port, which blocks every address).
+func checkPortFree(role, ip string, port int) error {
 	addr := net.JoinHostPort(ip, fmt.Sprint(port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("port %d on %s is in use (%v): stop whatever listens there (ss -ltnp 'sport = :%d'), or choose another port with --port", port, ip, err, port)
+		return clusters.ErrPortInUse{Role: role, IP: ip, Port: port, Err: err}
 	}
 	return l.Close()
 }

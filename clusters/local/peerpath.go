@@ -33,7 +33,8 @@ func init() { zerolog.SetGlobalLevel(zerolog.InfoLevel) }
 
 // startPeerPath forwards listen to upstream.
 func startPeerPath(name, listen, upstream string) (*PeerPath, error) {
-	if err := checkPortFree(splitHostPort(listen)); err != nil {
+	ip, port := splitHostPort(listen)
+	if err := checkPortFree("peer path", ip, port); err != nil {
 		return nil, fmt.Errorf("peer path of %s: %w", name, err)
 	}
 	p := toxiproxy.NewProxy(toxiServer, name, listen, upstream)

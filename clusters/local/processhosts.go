@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // processHosts runs etcd embedded in this process and every apiserver as a process of this
@@ -31,7 +33,7 @@ func (h *processHosts) Kind() string { return "local" }
 func (h *processHosts) Place(i int, s *Server) error {
 	s.IP = h.slot.ip(10 + i + 1)
 	s.Hostname = fmt.Sprintf("%s-%s", s.cluster.Name, s.Name)
-	return checkPortFree(s.IP, s.Port)
+	return checkPortFree(clusters.ServerPort, s.IP, s.Port)
 }
 
 // HarnessAddress is on the cluster's loopback block, which is all this machine's already.
@@ -44,7 +46,7 @@ func (h *processHosts) StartEtcd(_ context.Context, dir string) (string, error) 
 }
 
 func (h *processHosts) StartServer(_ context.Context, s *Server, argv []string, log *os.File) (Proc, error) {
-	if err := checkPortFree(s.IP, s.Port); err != nil {
+	if err := checkPortFree(clusters.ServerPort, s.IP, s.Port); err != nil {
 		return nil, err
 	}
 	cmd := hostCommand(s.Hostname, s.Cgroup, argv)

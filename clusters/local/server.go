@@ -9,22 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )
-
-// ServerSpec is what a user asks for one apiserver.
-type ServerSpec struct {
-	// Version is what the user typed (v1.35.4, 1.36, latest); Server.Version is the resolved one.
-	Version string
-	// DisablePeerProxy runs this server without the mixed version proxy (gate off, no peer CA).
-	DisablePeerProxy bool
-	// PeerAdvertise overrides the ip:port peers use to reach this server, for example a
-	// fault proxy in front of it, so that only apiserver-to-peer traffic is faulted.
-	PeerAdvertise string
-	// ExtraFlags are appended to kube-apiserver's command line (they win over ours).
-	ExtraFlags []string
-}
 
 // State is where a server's process is.
 type State string
@@ -44,7 +32,7 @@ type Server struct {
 	Dir      string
 	Version  string // resolved, e.g. v1.36.3
 	Binary   string
-	Spec     ServerSpec
+	Spec     clusters.ServerSpec
 	Serving  pki.Pair
 	// PeerPath is the forwarder peers reach this server through, if the cluster has them.
 	PeerPath *PeerPath

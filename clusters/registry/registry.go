@@ -52,6 +52,8 @@ type Server struct {
 
 // Endpoint is somewhere clients connect, with its kubeconfig contexts.
 type Endpoint struct {
+	// Host is the machine or container serving it, where that is not a server's.
+	Host  string `json:"host,omitempty"`
 	URL   string `json:"url"`
 	Admin string `json:"adminContext"`
 	User  string `json:"userContext"`
@@ -60,8 +62,9 @@ type Endpoint struct {
 // Record is what a supervisor writes once its cluster has converged.
 type Record struct {
 	Name string `json:"name"`
-	// Provider is what made the cluster: "" for a local cluster (a supervisor process owns
-	// it), "kind" for kind nodes in Docker (nothing on this machine owns them).
+	// Provider is what made the cluster (clusters.Provider's Name). Whether a supervisor
+	// process owns it or it lives on by itself is the provider's (clusters.Lasting).
+	// Records written before providers were named say "" for the local provider.
 	Provider   string        `json:"provider,omitempty"`
 	Supervisor int           `json:"supervisorPid"`
 	Kubeconfig string        `json:"kubeconfig"`
@@ -69,6 +72,9 @@ type Record struct {
 	Ready      time.Duration `json:"readyNanos"`
 	Converged  time.Duration `json:"convergedNanos"`
 	Servers    []Server      `json:"servers"`
+	// LoadBalancer is a load balancer in front of every server, if the provider runs one
+	// (kind's).
+	LoadBalancer *Endpoint `json:"loadBalancer,omitempty"`
 }
 
 var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$`)

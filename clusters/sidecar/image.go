@@ -15,7 +15,7 @@ func (c Config) Enabled() bool { return c.Shell != "" || c.Image != "" }
 func CheckImage(ctx context.Context, image string) error {
 	rt, err := containers.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("--sidecar-image %s: %w", image, err)
+		return fmt.Errorf("image %s: %w", image, err)
 	}
 	defer rt.Close()
 	return rt.RequireImage(ctx, image)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
@@ -67,11 +66,16 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if err != nil {
 				return err
 			}
-			if err := prov.validate(providerLocal, providerKind, providerContainers); err != nil {
+			if err := prov.require(); err != nil {
 				return err
 			}
-			if prov.name == providerKind && !slices.Equal(targets, []string{"upstream"}) {
-				return errors.New("--provider kind measures upstream only (the reference's proxies are set up in front of local and containers clusters): give --targets upstream")
+			for _, tname := range targets {
+				if tname != "upstream" && tname != "reference" {
+					return fmt.Errorf("unknown target %q: upstream or reference", tname)
+				}
+				if err := clusters.Require(prov.name, clusters.Fronts); tname == "reference" && err != nil {
+					return fmt.Errorf("--targets reference puts skewcheck's reference peer proxies in front of the apiservers, which --provider %s cannot have (%v): give --targets upstream", prov.name, err)
+				}
 			}
 			if server < 1 || server > len(specs) {
 				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
@@ -81,11 +85,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				run := chaosRun
-				if prov.name == providerKind {
-					run = chaosKindRun
-				}
-				got, err := run(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+				got, err := chaosRun(ctx, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -110,7 +110,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 		},
 	}
 	sf.add(cmd)
-	prov.add(cmd, true)
+	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
@@ -124,20 +124,20 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	return cmd
 }
 
-// chaosRun brings up a local cluster for one target, runs every fault against it, and
-// deletes it. The reference gets apiservers whose own proxy is off, as `conformance
-// --reference` does, so its column is its own behaviour and not upstream's underneath.
-func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
+// chaosRun brings up a cluster for one target, runs every fault against it, and deletes
+// it. The reference gets apiservers whose own proxy is off, as `conformance --reference`
+// does, so its column is its own behaviour and not upstream's underneath. Process faults
+// act through the nodes' operations, network faults through what each node declares
+// (peer paths, network namespaces), whatever the provider.
+func chaosRun(ctx context.Context, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
 	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
-	if tname != "upstream" && tname != "reference" {
-		return nil, fmt.Errorf("unknown target %q: upstream or reference", tname)
-	}
 	specs = slices.Clone(specs)
 	for i := range specs {
 		specs[i].DisablePeerProxy = tname == "reference"
 	}
 	fmt.Fprintf(os.Stderr, "== %s: starting a cluster of %d apiservers (provider %s)\n", tname, len(specs), prov.name)
-	c, err := prov.newCluster(ctx, local.Config{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: os.Stderr, PeerPaths: true})
+	c, err := prov.newCluster(ctx, clusters.Spec{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: os.Stderr,
+		PeerPaths: true, ConvergeTimeout: framework.DefaultTimeouts().Converge})
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,14 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 	var t *framework.Target
 	if tname == "upstream" {
 		t, err = c.Target(ctx)
-	} else {
+	} else if h, ok := c.(front.Host); ok {
 		var stopTarget func()
-		t, stopTarget, err = front.PeerProxy(ctx, c, 2*time.Second)
+		t, stopTarget, err = front.PeerProxy(ctx, h.FrontHost(), 2*time.Second)
 		if err == nil {
 			defer stopTarget()
 		}
+	} else {
+		err = wordError(clusters.ErrNotSupported{Provider: prov.name, Capability: clusters.Fronts})
 	}
 	if err != nil {
 		return nil, err
@@ -160,14 +162,17 @@ func chaosRun(ctx context.Context, tname string, specs []local.ServerSpec, serve
 		return nil, err
 	}
 	r := chaos.NewRunner(t, route)
-	r.Make = func(n string) (faults.Fault, error) {
-		if d := c.Disconnector(); d != nil && n == "partition" {
-			// The server's hosts cut it off themselves: the partition the provider has. The
-			// nftables faults (loss, partition-one-way, partition-pair*) act in each
-			// server's own network namespace there.
-			return faults.Disconnect(c.Servers[server-1], d), nil
+	if d, ok := c.(clusters.Disconnector); ok {
+		member := c.Members()[server-1].Name()
+		r.Make = func(n string) (faults.Fault, error) {
+			if n == "partition" {
+				// The cluster cuts the server off itself: the partition its provider has.
+				// The nftables faults (loss, partition-one-way, partition-pair*) act in each
+				// server's own network namespace there.
+				return faults.Disconnect(d, member), nil
+			}
+			return faults.ByName(n, r.Subject)
 		}
-		return faults.ByName(n, r.Subject)
 	}
 	return runFaults(ctx, tname, t, r, faultNames, opts, hold), nil
 }
@@ -207,22 +212,6 @@ func runFaults(ctx context.Context, tname string, t *framework.Target, r *chaos.
 		}
 	}
 	return outcomes
-}
-
-// chaosKindRun is chaosRun on a kind cluster (upstream only): its nodes' NodeControl for
-// the process faults, nftables in the nodes' network namespaces for the network faults.
-func chaosKindRun(ctx context.Context, tname string, specs []local.ServerSpec, server int, faultNames []string,
-	opts chaos.Options, hold time.Duration, _ int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
-	t, cleanup, err := kindChaosTarget(ctx, specs, prov.nodeImages, bin)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	route, err := soleRoute(t, server)
-	if err != nil {
-		return nil, err
-	}
-	return runFaults(ctx, tname, t, chaos.NewRunner(t, route), faultNames, opts, hold), nil
 }
 
 // soleRoute is a route into a creatable GVR that only server n serves.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // serverFlags are the flags that describe the servers of a local cluster; create and
@@ -30,8 +30,8 @@ func (f *serverFlags) add(cmd *cobra.Command) {
 }
 
 // specs turns the flags into one ServerSpec per version, checking every server reference.
-func (f *serverFlags) specs() ([]local.ServerSpec, error) {
-	specs := local.SpecsFor(f.versions)
+func (f *serverFlags) specs() ([]clusters.ServerSpec, error) {
+	specs := clusters.SpecsFor(f.versions)
 	index := func(ref string) (int, error) {
 		n, err := strconv.Atoi(strings.TrimPrefix(ref, "apiserver-"))
 		if err != nil || n < 1 || n > len(specs) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 func TestServerFlagsSpecs(t *testing.T) {
@@ -15,33 +15,33 @@ func TestServerFlagsSpecs(t *testing.T) {
 	cases := []struct {
 		name    string
 		flags   serverFlags
-		want    []local.ServerSpec
+		want    []clusters.ServerSpec
 		wantErr []string // substrings of the error
 	}{
 		{
 			name:  "versions only",
 			flags: serverFlags{versions: []string{"v1.35.4", " 1.36 ", "latest"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4"}, {Version: "1.36"}, {Version: "latest"}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "1.36"}, {Version: "latest"}},
 		},
 		{
 			name:  "no versions",
 			flags: serverFlags{},
-			want:  []local.ServerSpec{},
+			want:  []clusters.ServerSpec{},
 		},
 		{
 			name:  "no-peer-proxy by number",
 			flags: serverFlags{versions: two, noPeerProxy: []string{"2"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", DisablePeerProxy: true}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", DisablePeerProxy: true}},
 		},
 		{
 			name:  "no-peer-proxy by name",
 			flags: serverFlags{versions: two, noPeerProxy: []string{"apiserver-2"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", DisablePeerProxy: true}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", DisablePeerProxy: true}},
 		},
 		{
 			name:  "no-peer-proxy both",
 			flags: serverFlags{versions: two, noPeerProxy: []string{"1", "apiserver-2"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4", DisablePeerProxy: true}, {Version: "v1.36.3", DisablePeerProxy: true}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4", DisablePeerProxy: true}, {Version: "v1.36.3", DisablePeerProxy: true}},
 		},
 		{
 			name:    "no-peer-proxy 0",
@@ -71,14 +71,14 @@ func TestServerFlagsSpecs(t *testing.T) {
 		{
 			name:  "server-flag on server 2 only",
 			flags: serverFlags{versions: two, extra: []string{"2=--runtime-config=batch/v1=false"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}}},
 		},
 		{
 			name: "server-flag repeated keeps order",
 			flags: serverFlags{versions: two, extra: []string{
 				"apiserver-1=--v=4", "2=--runtime-config=batch/v1=false", "1=--feature-gates=Foo=true",
 			}},
-			want: []local.ServerSpec{
+			want: []clusters.ServerSpec{
 				{Version: "v1.35.4", ExtraFlags: []string{"--v=4", "--feature-gates=Foo=true"}},
 				{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 			},
@@ -101,7 +101,7 @@ func TestServerFlagsSpecs(t *testing.T) {
 		{
 			name:  "peer-advertise",
 			flags: serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=127.0.0.9:6443"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "127.0.0.9:6443"}, {Version: "v1.36.3"}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "127.0.0.9:6443"}, {Version: "v1.36.3"}},
 		},
 		{
 			name:    "peer-advertise without port",
@@ -111,7 +111,7 @@ func TestServerFlagsSpecs(t *testing.T) {
 		{
 			name:  "peer-advertise IPv6",
 			flags: serverFlags{versions: two, port: 6443, peerAdvertise: []string{"1=[::1]:6443"}},
-			want:  []local.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "[::1]:6443"}, {Version: "v1.36.3"}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4", PeerAdvertise: "[::1]:6443"}, {Version: "v1.36.3"}},
 		},
 		{
 			name:    "peer-advertise not an IP",
@@ -151,7 +151,7 @@ func TestServerFlagsSpecs(t *testing.T) {
 				extra:         []string{"2=--runtime-config=batch/v1=false"},
 				peerAdvertise: []string{"apiserver-2=127.0.0.9:6443"},
 			},
-			want: []local.ServerSpec{
+			want: []clusters.ServerSpec{
 				{Version: "v1.35.4", DisablePeerProxy: true},
 				{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}, PeerAdvertise: "127.0.0.9:6443"},
 			},
@@ -199,7 +199,7 @@ func TestServerFlagsFromCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []local.ServerSpec{
+	want := []clusters.ServerSpec{
 		{Version: "v1.35.4", DisablePeerProxy: true},
 		// --server-flag is a string array: a comma inside the flag is kept.
 		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false,apps/v1=true"}, PeerAdvertise: "127.0.0.9:6443"},
@@ -221,7 +221,7 @@ func TestServerFlagsFromCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []local.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3"}}; !reflect.DeepEqual(got, want) {
+	if want := []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("default specs = %+v, want %+v", got, want)
 	}
 }

@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
@@ -81,7 +83,7 @@ endpoint.`,
 	}
 	fl := cmd.Flags()
 	f.servers.add(cmd)
-	f.provider.add(cmd, true)
+	f.provider.add(cmd)
 	addBinaryFlags(cmd, &f.binaries)
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
@@ -125,10 +127,13 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 		printTests(tests)
 		return nil
 	}
-	if err := f.provider.validate(providerLocal, providerKind, providerContainers); err != nil {
-		return err
+	if f.kubeconfig != "" && f.provider.chosen() {
+		return fmt.Errorf("--provider %s makes a cluster: it cannot go with --kubeconfig, which tests an existing target", f.provider.name)
 	}
 	if f.kubeconfig == "" {
+		if err := f.provider.require(); err != nil {
+			return err
+		}
 		if line := f.servers.applyDefaultSkew(); line != "" {
 			fmt.Fprintln(os.Stderr, line)
 		}
@@ -136,8 +141,10 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	if line := f.applyDefaultDataplane(); line != "" {
 		fmt.Fprintln(os.Stderr, line)
 	}
-	if f.provider.name == providerContainers && (f.kubeconfig != "" || f.sidecar.Enabled() || f.gateway.enabled() || f.dataplane.name != "" || f.dataplane.image != "") {
-		return fmt.Errorf("--provider %s runs the upstream apiservers, or --reference peerproxy in front of them, so far: --kubeconfig, sidecars, gateways and dataplanes run on the local provider", f.provider.name)
+	if f.kubeconfig == "" {
+		if err := f.provider.require(f.capabilities()...); err != nil {
+			return err
+		}
 	}
 	if err := f.reference.validate(); err != nil {
 		return err
@@ -209,12 +216,24 @@ func verdictError(rep *report.Conformance, details string) error {
 	return nil
 }
 
+// capabilities are what the flags ask of the provider beyond a cluster.
+func (f *conformanceFlags) capabilities() []clusters.Capability {
+	var caps []clusters.Capability
+	if f.reference.name != "" {
+		caps = append(caps, clusters.Fronts)
+	}
+	if f.sidecar.Enabled() || f.gateway.enabled() {
+		caps = append(caps, clusters.VendorFronts)
+	}
+	if f.dataplane.name != "" || f.dataplane.image != "" {
+		caps = append(caps, clusters.NodeProxiers)
+	}
+	return caps
+}
+
 // conformanceTarget finds or makes the target, and the cluster behind it when it made one
 // (for a dataplane to join); cleanup deletes what it made.
-func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, dataplaneHost, func(), error) {
-	if f.provider.name == providerKind {
-		return kindConformanceTarget(ctx, f)
-	}
+func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
@@ -238,37 +257,41 @@ func conformanceTarget(ctx context.Context, f *conformanceFlags) (*framework.Tar
 	}
 	// The chaos profile's network faults act on forwarders in front of each peer address.
 	peerPaths := slices.Contains(f.run.Profiles, chaos.Profile)
-	c, err := f.provider.newCluster(ctx, local.Config{Name: "conformance", Servers: specs, Port: f.servers.port,
+	c, err := f.provider.newCluster(ctx, clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: os.Stderr, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	cleanup := func() {
-		fmt.Fprintln(os.Stderr, "deleting the local cluster")
+		fmt.Fprintln(os.Stderr, "deleting the cluster")
 		if err := c.Delete(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
 	}
-	if f.gateway.enabled() {
-		t, stop, err := f.gateway.front(ctx, c, f.run.ReportDir)
-		if err != nil {
-			cleanup()
-			return nil, nil, nil, err
+	var frontOf func(h *local.Cluster) (*framework.Target, func(), error)
+	switch {
+	case f.gateway.enabled():
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) {
+			return f.gateway.front(ctx, h, f.run.ReportDir)
 		}
-		return t, c, func() { stop(); cleanup() }, nil
-	}
-	if f.sidecar.Enabled() {
+	case f.sidecar.Enabled():
 		f.sidecar.Progress = os.Stderr
-		t, stop, err := sidecar.Front(ctx, c, f.sidecar)
-		if err != nil {
-			cleanup()
-			return nil, nil, nil, err
-		}
-		return t, c, func() { stop(); cleanup() }, nil
-	}
-	if f.reference.name == "peerproxy" {
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return sidecar.Front(ctx, h, f.sidecar) }
+	case f.reference.name == "peerproxy":
 		fmt.Fprintln(os.Stderr, "starting a reference peer proxy in front of every apiserver")
-		t, stop, err := f.reference.front(ctx, c)
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return f.reference.front(ctx, h) }
+	}
+	if frontOf != nil {
+		h, ok := c.(front.Host)
+		if !ok {
+			cleanup()
+			lacking := clusters.VendorFronts
+			if f.reference.name != "" {
+				lacking = clusters.Fronts
+			}
+			return nil, nil, nil, wordError(clusters.ErrNotSupported{Provider: f.provider.name, Capability: lacking})
+		}
+		t, stop, err := frontOf(h.FrontHost())
 		if err != nil {
 			cleanup()
 			return nil, nil, nil, err

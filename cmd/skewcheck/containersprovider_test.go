@@ -161,7 +161,7 @@ func TestContainersInterrupted(t *testing.T) {
 	rt := requireDocker(t)
 	oldV, newV := integration.Versions()
 	t.Run("while the suites run", func(t *testing.T) { interruptAfter(t, rt, "converged in", oldV+","+newV) })
-	t.Run("while the cluster is deleted", func(t *testing.T) { interruptAfter(t, rt, "deleting the local cluster", oldV) })
+	t.Run("while the cluster is deleted", func(t *testing.T) { interruptAfter(t, rt, "deleting the cluster", oldV) })
 }
 
 // interruptAfter starts a conformance run on containers and sends SIGINT once its output

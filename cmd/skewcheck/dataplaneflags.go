@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/semver"
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
@@ -85,7 +86,7 @@ func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options)
 		return dataplane.Reference{}, nil
 	case "exec":
 		if f.command == "" {
-			return nil, dataplane.ErrNoCommand
+			return nil, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
 		}
 		return dataplane.Command{Label: f.label, Shell: f.command}, nil
 	case "image":
@@ -114,24 +115,12 @@ func newest(t *framework.Target) *framework.Endpoint {
 	return best
 }
 
-// dataplaneHost is the cluster a dataplane joins when skewcheck made it: it signs
-// kube-proxy's identity (a local or kind cluster).
-type dataplaneHost interface {
-	AsNodeProxier(base *rest.Config) (*rest.Config, error)
-}
-
-// machineHost is a cluster whose apiservers run on machines of their own (kind nodes): the
-// dataplane runs on the watched apiserver's machine, as kube-proxy would.
-type machineHost interface {
-	DataplaneMachine(ctx context.Context, server string) (*dataplane.Machine, error)
-}
-
 // start runs the dataplane against the target's newest endpoint and attaches it to the
 // target. On a cluster skewcheck made the dataplane is kube-proxy's own user
 // (system:kube-proxy); on an existing target, whose CA skewcheck cannot sign with, it is
 // the admin. On kind it runs on the newest apiserver's node. A dataplane the machine cannot
 // run is not an error: its tests skip with the reason.
-func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, host dataplaneHost, bin binaries.Options, reportDir string) (stop func(), err error) {
+func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, host clusters.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
 	if f.name == "" {
 		return func() {}, nil
 	}
@@ -146,11 +135,11 @@ func (f *dataplaneFlags) start(ctx context.Context, target *framework.Target, ho
 	}
 	var identity *rest.Config
 	var machine *dataplane.Machine
-	if host != nil {
-		if identity, err = host.AsNodeProxier(watched.Admin); err != nil {
+	if p, ok := host.(clusters.NodeProxier); ok {
+		if identity, err = p.AsNodeProxier(watched.Admin); err != nil {
 			return nil, err
 		}
-		if m, ok := host.(machineHost); ok {
+		if m, ok := host.(clusters.DataplaneMachines); ok {
 			if machine, err = m.DataplaneMachine(ctx, watched.Name); err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 )
 
@@ -34,11 +35,12 @@ const defaultDataplane = "reference"
 
 // applyDefaultDataplane names defaultDataplane when the ipmode profile is asked for on a
 // cluster skewcheck makes without a dataplane, and returns the line that says so ("" when
-// it did nothing). An existing cluster gets none: its Services would be programmed by its
+// it did nothing). A provider that cannot run a dataplane gets none, nor does an existing
+// cluster: its Services would be programmed by its
 // own kube-proxies, so its ipmode tests skip, saying what is missing.
 func (f *conformanceFlags) applyDefaultDataplane() string {
 	if !slices.Contains(f.run.Profiles, ipmode.Profile) || f.dataplane.name != "" || f.dataplane.image != "" ||
-		f.kubeconfig != "" || f.provider.name == providerContainers {
+		f.kubeconfig != "" || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}
 	f.dataplane.name = defaultDataplane

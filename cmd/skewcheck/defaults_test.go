@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
 
@@ -24,7 +24,7 @@ func TestDefaultSkew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []local.ServerSpec{
+	want := []clusters.ServerSpec{
 		{Version: "v1.35.4", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=autoscaling/v2=false"}},
 	}
@@ -62,7 +62,7 @@ func TestDefaultDataplane(t *testing.T) {
 		"a dataplane named":    func(f *conformanceFlags) { f.dataplane.name = "kube-proxy-nftables" },
 		"a dataplane image":    func(f *conformanceFlags) { f.dataplane.image = "acme:1" },
 		"an existing cluster":  func(f *conformanceFlags) { f.kubeconfig = "/k" },
-		"containers provider":  func(f *conformanceFlags) { f.provider.name = providerContainers },
+		"containers provider":  func(f *conformanceFlags) { f.provider.name = "containers" },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {

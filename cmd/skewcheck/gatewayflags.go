@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -68,13 +69,15 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 		}
 	}
 	if g.cfg.Image != "" {
-		return clustersgateway.CheckImage(ctx, g.cfg.Image)
+		if err := clustersgateway.CheckImage(ctx, g.cfg.Image); err != nil {
+			return fmt.Errorf("--gateway-image: %w", err)
+		}
 	}
 	return nil
 }
 
 // specs turns the apiservers' own proxy off unless asked to keep it.
-func (g *gatewayFlags) specs(specs []local.ServerSpec) {
+func (g *gatewayFlags) specs(specs []clusters.ServerSpec) {
 	if g.enabled() && !g.keepPeerProxy {
 		for i := range specs {
 			specs[i].DisablePeerProxy = true

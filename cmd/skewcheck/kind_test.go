@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/framework/integration"
 )
 
@@ -75,7 +76,7 @@ func TestKindDataplanes(t *testing.T) {
 			before := skewcheckContainers(t, rt)
 			runDataplaneCase(t, tc)
 			expectNoNewContainers(t, rt, before)
-			if out, _ := exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output(); strings.Contains(string(out), kindConformancePrefix) {
+			if out, _ := exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output(); strings.Contains(string(out), kind.RunPrefix) {
 				t.Errorf("the run's kind nodes are still there:\n%s", out)
 			}
 		})

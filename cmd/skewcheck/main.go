@@ -31,6 +31,7 @@ func main() {
 	root.AddCommand(clusterCommand(), conformanceCommand(), chaosCommand(), upgradeCommand(), racesCommand(), referenceCommand(), reportCommand(), binariesCommand(), nightlyCommand(), mutationCommand(), imagesCommand(), etcdCommand())
 	flagsFromContractEnv(root)
 	if err := root.Execute(); err != nil {
+		err = wordError(err)
 		fmt.Fprintln(os.Stderr, "error:", err)
 		var e exitError
 		if errors.As(err, &e) {

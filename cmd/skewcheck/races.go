@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/races"
 )
@@ -29,7 +29,7 @@ func racesCommand() *cobra.Command {
 	all := []string{"registering", "stale-lease", "same-identity", "lease-deleted", "dead-address"}
 	cmd := &cobra.Command{
 		Use:   "races",
-		Short: "Provoke the registration races of the mixed version proxy on a local cluster and measure their windows",
+		Short: "Provoke the registration races of the mixed version proxy on a cluster and measure their windows",
 		Long: `Requests arrive while the peer that alone serves a resource registers, crashes (its lease
 left behind), restarts with the same identity, loses its identity lease, or while a lease
 points at an address where nothing listens. Each race asserts upstream's documented
@@ -45,12 +45,12 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 			if err != nil {
 				return err
 			}
-			if err := prov.validate(providerLocal, providerContainers); err != nil {
+			if err := prov.require(); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := prov.newCluster(ctx, local.Config{Name: "races", Servers: specs, Port: sf.port, Binaries: bin, Progress: os.Stderr})
+			c, err := prov.newCluster(ctx, clusters.Spec{Name: "races", Servers: specs, Port: sf.port, Binaries: bin, Progress: os.Stderr})
 			if err != nil {
 				return err
 			}
@@ -104,7 +104,7 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 		},
 	}
 	sf.add(cmd)
-	prov.add(cmd, false)
+	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
 	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")

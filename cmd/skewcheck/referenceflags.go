@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
@@ -43,7 +44,7 @@ func (r *referenceFlags) validate() error {
 }
 
 // apply checks the choice and turns upstream's proxy off where the reference does its job.
-func (r *referenceFlags) apply(specs []local.ServerSpec) error {
+func (r *referenceFlags) apply(specs []clusters.ServerSpec) error {
 	if err := r.validate(); err != nil {
 		return err
 	}

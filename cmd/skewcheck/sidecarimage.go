@@ -20,7 +20,7 @@ func prepareSidecarImage(ctx context.Context, f *conformanceFlags) error {
 		return fmt.Errorf("--sidecar-command and --sidecar-image both name your proxy: give one")
 	}
 	if err := sidecar.CheckImage(ctx, f.sidecar.Image); err != nil {
-		return err
+		return fmt.Errorf("--sidecar-image: %w", err)
 	}
 	f.sidecar.Dir = filepath.Join(f.run.ReportDir, "sidecar")
 	return os.MkdirAll(f.sidecar.Dir, 0o755)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
@@ -18,10 +19,11 @@ import (
 func upgradeCommand() *cobra.Command {
 	var o upgrade.Options
 	var bin binaries.Options
-	var reportDir, provider string
+	var reportDir string
+	var prov providerFlags
 	cmd := &cobra.Command{
 		Use:   "upgrade",
-		Short: "Roll a local cluster from one version to another under load, assert, and draw a timeline",
+		Short: "Roll a cluster from one version to another under load, assert, and draw a timeline",
 		Long: `Starts --servers apiservers at --from; a seeded load reads (configmaps and every GVR not all
 servers serve), writes and watches through every server; servers are upgraded one at a time
 (graceful stop, start at --to), each step waiting for convergence. Asserted: no 404 and no
@@ -35,11 +37,8 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 			if o.Servers < 2 {
 				return fmt.Errorf("--servers %d: a rolling upgrade needs at least 2 servers", o.Servers)
 			}
-			if err := checkProvider(provider); err != nil {
+			if err := prov.require(); err != nil {
 				return err
-			}
-			if provider == providerKind {
-				o.Make = kindUpgradeCluster(bin)
 			}
 			if o.Seed == 0 {
 				o.Seed = time.Now().UnixNano() % 1_000_000
@@ -47,10 +46,10 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			o.Progress = os.Stderr
-			o.Cluster.Name, o.Cluster.Binaries = "upgrade", bin
+			o.Provider, o.Cluster = prov.name, prov.spec(clusters.Spec{Name: "upgrade", Binaries: bin})
 			r, err := upgrade.Run(ctx, o)
 			if err != nil {
-				return err
+				return wordError(err)
 			}
 			if err := os.MkdirAll(reportDir, 0o755); err != nil {
 				return err
@@ -89,7 +88,7 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 	f.StringVar(&o.Fault, "fault", "", "a process fault (crash, stop, freeze) that hits the next server during every step")
 	f.DurationVar(&o.FaultFor, "fault-for", 5*time.Second, "how long each fault lasts before it is healed")
 	f.StringVar(&reportDir, "report-dir", "_reports/upgrade", "where upgrade.json and timeline.svg go")
-	f.StringVar(&provider, "provider", providerLocal, "what the cluster is made of: local (apiserver processes here) or kind (one kind control-plane node per server, upgraded as kubeadm does: the static pod's image replaced)")
+	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -35,7 +36,7 @@ func BenchmarkGateway(b *testing.B) {
 		b.Fatalf("building the CLI: %v\n%s", err, out)
 	}
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "gwbench", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "gwbench", Servers: []clusters.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true}, {Version: newV, DisablePeerProxy: true}}})
 	if err != nil {
 		b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 	"github.com/skewcheck/skewcheck/framework/integration"
@@ -29,7 +30,7 @@ func TestMetrics(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "gwmetrics", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "gwmetrics", Servers: []clusters.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true}, {Version: newV, DisablePeerProxy: true}}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -22,7 +23,7 @@ func BenchmarkProxied(b *testing.B) {
 	integration.Require(b)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "bench", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "bench", Servers: []clusters.ServerSpec{
 		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -21,7 +22,7 @@ func TestReferenceIsConformant(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "ref", PeerPaths: true, Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "ref", PeerPaths: true, Servers: []clusters.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 		{Version: newV, DisablePeerProxy: true}}})
 	if err != nil {

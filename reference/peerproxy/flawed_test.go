@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -111,11 +112,11 @@ func TestFlawedReferenceRun(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	servers := []local.ServerSpec{
+	servers := []clusters.ServerSpec{
 		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 		{Version: newV, DisablePeerProxy: true}}
 	if os.Getenv(flawThreeEnv) != "" {
-		servers = append(servers, local.ServerSpec{Version: newV, DisablePeerProxy: true})
+		servers = append(servers, clusters.ServerSpec{Version: newV, DisablePeerProxy: true})
 	}
 	c, err := local.New(ctx, local.Config{Name: "flawed", Servers: servers})
 	if err != nil {

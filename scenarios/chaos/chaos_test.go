@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -25,7 +26,7 @@ import (
 func cluster(t *testing.T) *local.Cluster {
 	t.Helper()
 	oldV, newV := integration.Versions()
-	c, err := local.New(context.Background(), local.Config{Name: "chaostest", PeerPaths: true, Servers: []local.ServerSpec{
+	c, err := local.New(context.Background(), local.Config{Name: "chaostest", PeerPaths: true, Servers: []clusters.ServerSpec{
 		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestExactPartitionOfThree(t *testing.T) {
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
 	off := []string{"--runtime-config=batch/v1=false"}
-	c, err := local.New(ctx, local.Config{Name: "pairtest", Servers: []local.ServerSpec{
+	c, err := local.New(ctx, local.Config{Name: "pairtest", Servers: []clusters.ServerSpec{
 		{Version: oldV, ExtraFlags: off}, {Version: newV}, {Version: oldV, ExtraFlags: off}}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,23 +3,23 @@ package faults
 import (
 	"context"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
-// disconnect is a partition of a whole server by its hosts (containers: docker network
-// disconnect): its address is gone for peers, etcd and clients alike, its process runs on,
-// and heal puts it back at the same address.
+// disconnect is a partition of a whole server by the cluster that runs it (containers:
+// docker network disconnect): its address is gone for peers, etcd and clients alike, its
+// process runs on, and heal puts it back at the same address.
 type disconnect struct {
-	s *local.Server
-	d local.Disconnector
+	d      clusters.Disconnector
+	server string
 }
 
-// Disconnect cuts server s off the cluster's network.
-func Disconnect(s *local.Server, d local.Disconnector) Fault { return &disconnect{s: s, d: d} }
-
-func (f *disconnect) Name() string { return "partition" }
-func (f *disconnect) Description() string {
-	return f.s.Name + " cut off the cluster's network (docker network disconnect), reconnected at " + f.s.IP + " on heal"
+// Disconnect cuts the named server off the cluster's network.
+func Disconnect(d clusters.Disconnector, server string) Fault {
+	return &disconnect{d: d, server: server}
 }
-func (f *disconnect) Inject(ctx context.Context) error { return f.d.Disconnect(ctx, f.s) }
-func (f *disconnect) Heal(ctx context.Context) error   { return f.d.Reconnect(ctx, f.s) }
+
+func (f *disconnect) Name() string                     { return "partition" }
+func (f *disconnect) Description() string              { return f.d.DisconnectDescription(f.server) }
+func (f *disconnect) Inject(ctx context.Context) error { return f.d.Disconnect(ctx, f.server) }
+func (f *disconnect) Heal(ctx context.Context) error   { return f.d.Reconnect(ctx, f.server) }

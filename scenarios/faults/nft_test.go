@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
 func server(name, ip, advertise string, cg *local.Cgroup) *local.Server {
-	return &local.Server{Name: name, IP: ip, Port: 6443, Cgroup: cg, Spec: local.ServerSpec{PeerAdvertise: advertise}}
+	return &local.Server{Name: name, IP: ip, Port: 6443, Cgroup: cg, Spec: clusters.ServerSpec{PeerAdvertise: advertise}}
 }
 
 // An exact partition matches each side's sockets by cgroup, and the other side's own and

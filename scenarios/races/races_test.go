@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/integration"
@@ -17,7 +18,7 @@ func TestRacesAgainstUpstream(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "races", Servers: local.SpecsFor([]string{oldV, newV})})
+	c, err := local.New(ctx, local.Config{Name: "races", Servers: clusters.SpecsFor([]string{oldV, newV})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,60 +3,23 @@ package upgrade
 import (
 	"context"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/providers"
 )
 
-// Cluster is what the upgrade needs of a control plane, whichever provider made it.
-type Cluster interface {
-	Target(ctx context.Context) (*framework.Target, error)
-	WaitConverged(ctx context.Context) error
-	// Members are the apiservers, in the order they are upgraded.
-	Members() []Member
-	Delete() error
-}
-
-// Member is one apiserver that can be upgraded in place.
-type Member interface {
-	Name() string
-	Version() string
-	// Restart stops the server gracefully and starts it again at version.
-	Restart(ctx context.Context, version string) error
-}
-
-// makeCluster makes o.Servers apiservers at o.From: with o.Make, or as a local cluster.
-func makeCluster(ctx context.Context, o Options) (Cluster, error) {
-	if o.Make != nil {
-		return o.Make(ctx, o.From, o.Servers)
+// makeCluster makes o.Servers apiservers at o.From on o.Provider (default: the default
+// provider); its Members are what the upgrade restarts, whichever provider made it.
+func makeCluster(ctx context.Context, o Options) (clusters.Cluster, error) {
+	versions := make([]string, o.Servers)
+	for i := range versions {
+		versions[i] = o.From
 	}
-	specs := make([]string, o.Servers)
-	for i := range specs {
-		specs[i] = o.From
+	spec := o.Cluster
+	spec.Servers = clusters.SpecsFor(versions)
+	spec.Progress = o.Progress
+	provider := o.Provider
+	if provider == "" {
+		provider = providers.Default
 	}
-	cfg := o.Cluster
-	cfg.Servers = local.SpecsFor(specs)
-	cfg.Progress = o.Progress
-	c, err := local.New(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return localCluster{c}, nil
-}
-
-type localCluster struct{ *local.Cluster }
-
-func (c localCluster) Members() []Member {
-	out := make([]Member, len(c.Servers))
-	for i, s := range c.Servers {
-		out[i] = localMember{s}
-	}
-	return out
-}
-
-type localMember struct{ s *local.Server }
-
-func (m localMember) Name() string    { return m.s.Name }
-func (m localMember) Version() string { return m.s.Version }
-func (m localMember) Restart(ctx context.Context, version string) error {
-	return m.s.Restart(ctx, version)
+	return clusters.New(ctx, provider, spec)
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -29,10 +29,10 @@ type Options struct {
 	// in which 404s and 503s are expected and only counted.
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
-	Cluster                  local.Config // Name, Binaries, Port...; Servers is set from From
-	// Make, when set, makes the cluster instead of a local one (kind nodes, say): Servers
-	// apiservers at From. Run deletes it at the end.
-	Make func(ctx context.Context, from string, servers int) (Cluster, error)
+	// Provider makes the cluster (clusters.New; default providers.Default), from Cluster
+	// (Name, Binaries, Port...; Servers is set from From). Run deletes it at the end.
+	Provider string
+	Cluster  clusters.Spec
 	// Fault, when set, goes wrong during every step: the named process fault (crash, stop,
 	// freeze) hits the next server, not the one being upgraded, as the step starts, and
 	// heals after FaultFor. Its span counts as a window, like a step's.

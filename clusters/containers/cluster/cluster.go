@@ -2,9 +2,9 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"io"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
@@ -14,7 +14,7 @@ import (
 // returns.
 func New(ctx context.Context, cfg local.Config, skewcheckBinary string) (*local.Cluster, error) {
 	if len(cfg.Servers) == 0 {
-		return nil, errors.New("a cluster needs at least one server: give versions such as --versions v1.35.4,v1.36.3")
+		return nil, clusters.ErrNoServers
 	}
 	if cfg.Name == "" {
 		cfg.Name = "skewcheck"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -36,7 +37,7 @@ func TestContainersNameClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Remove()
-	c1, err := New(ctx, local.Config{Name: "clash-net", Servers: local.SpecsFor([]string{oldV})}, static)
+	c1, err := New(ctx, local.Config{Name: "clash-net", Servers: clusters.SpecsFor([]string{oldV})}, static)
 	if c1 != nil {
 		c1.Delete()
 	}
@@ -54,7 +55,7 @@ func TestContainersNameClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop(0)
-	c2, err := New(ctx, local.Config{Name: "clash-ctr", Servers: local.SpecsFor([]string{oldV})}, static)
+	c2, err := New(ctx, local.Config{Name: "clash-ctr", Servers: clusters.SpecsFor([]string{oldV})}, static)
 	if c2 != nil {
 		c2.Delete()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework/integration"
@@ -31,7 +32,7 @@ func TestContainersNodeOperations(t *testing.T) {
 		return err
 	})
 	oldV, newV := integration.Versions()
-	c, err := New(ctx, local.Config{Name: "ops", Servers: local.SpecsFor([]string{oldV})}, staticSkewcheck(t))
+	c, err := New(ctx, local.Config{Name: "ops", Servers: clusters.SpecsFor([]string{oldV})}, staticSkewcheck(t))
 	if err != nil {
 		t.Fatal(err)
 	}

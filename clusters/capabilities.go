@@ -1,0 +1,63 @@
+package clusters
+
+import (
+	"context"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
+)
+
+// Capability is something only some providers' clusters can do. A provider declares its
+// capabilities when it registers, so a command checks them (Require) before it makes
+// anything; where a capability is a method set, the cluster also implements the interface
+// of the same name, found by a type assertion.
+type Capability string
+
+const (
+	// NodeProxiers: clusters sign kube-proxy's own identity (interface NodeProxier), so a
+	// service dataplane can run against them with what upstream grants kube-proxy.
+	NodeProxiers Capability = "a service dataplane"
+	// DataplaneMachineCapability: the apiservers run on machines of their own, where a
+	// dataplane runs beside its apiserver (interface DataplaneMachines).
+	DataplaneMachineCapability Capability = "dataplane machines"
+	// Disconnection: a server can be cut off the cluster's network and put back (interface
+	// Disconnector).
+	Disconnection Capability = "disconnecting a server"
+	// Fronts: the harness can put its reference peer proxy in front of every apiserver
+	// (clusters/front's Host).
+	Fronts Capability = "the reference peer proxy in front of the apiservers"
+	// VendorFronts: a vendor's sidecar or gateway, a command or an image on this
+	// machine's network, can be put in front of the apiservers (clusters/front's Host).
+	VendorFronts Capability = "a sidecar or gateway in front of the apiservers"
+	// ServersWithoutPeerProxy: ServerSpec.DisablePeerProxy.
+	ServersWithoutPeerProxy Capability = "servers without the mixed version proxy"
+	// PeerAdvertise: ServerSpec.PeerAdvertise.
+	PeerAdvertise Capability = "a peer-advertise address of one's own"
+	// NodeImages: Spec.NodeImages.
+	NodeImages Capability = "node images of one's own"
+	// Named: clusters that outlive the command that made them (clusters/registry).
+	Named Capability = "named clusters"
+)
+
+// NodeProxier is a cluster that signs kube-proxy's identity.
+type NodeProxier interface {
+	// AsNodeProxier returns a copy of base (a config for an endpoint of the cluster) that
+	// authenticates as system:kube-proxy, signed by the cluster's CA.
+	AsNodeProxier(base *rest.Config) (*rest.Config, error)
+}
+
+// DataplaneMachines is a cluster whose apiservers run on machines of their own (kind
+// nodes): a dataplane runs on its apiserver's machine, as kube-proxy would.
+type DataplaneMachines interface {
+	DataplaneMachine(ctx context.Context, server string) (*dataplane.Machine, error)
+}
+
+// Disconnector is a cluster that can cut a server off its network and put it back at the
+// same address: a partition of the whole server, as when its machine's link fails.
+type Disconnector interface {
+	Disconnect(ctx context.Context, server string) error
+	Reconnect(ctx context.Context, server string) error
+	// DisconnectDescription says what Disconnect does to server, for reports.
+	DisconnectDescription(server string) string
+}

@@ -1,0 +1,29 @@
+package clusters
+
+import (
+	"context"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Cluster is what every provider's clusters can do.
+type Cluster interface {
+	// Target describes the running cluster for the suites: an endpoint per apiserver, each
+	// with its Node operations.
+	Target(ctx context.Context) (*framework.Target, error)
+	// WaitConverged waits until every running apiserver reaches, through its proxy, every
+	// GVR a running peer serves: readiness is convergence.
+	WaitConverged(ctx context.Context) error
+	// Members are the apiservers, in order, as a rolling upgrade restarts them.
+	Members() []Member
+	// Delete stops everything the cluster runs and removes what it made.
+	Delete() error
+}
+
+// Member is one apiserver that can be restarted in place at another version.
+type Member interface {
+	Name() string
+	Version() string
+	// Restart stops the server gracefully and starts it again at version.
+	Restart(ctx context.Context, version string) error
+}

@@ -1,0 +1,74 @@
+package clusters
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+)
+
+// ServerSpec is what a user asks for one apiserver.
+type ServerSpec struct {
+	// Version is what the user typed (v1.35.4, 1.36, latest); the provider resolves it.
+	Version string
+	// DisablePeerProxy runs this server without the mixed version proxy (gate off, no peer
+	// CA). A provider without ServersWithoutPeerProxy refuses it.
+	DisablePeerProxy bool
+	// PeerAdvertise overrides the ip:port peers use to reach this server, for example a
+	// fault proxy in front of it, so that only apiserver-to-peer traffic is faulted. A
+	// provider without PeerAdvertise refuses it.
+	PeerAdvertise string
+	// ExtraFlags are appended to kube-apiserver's command line (they win over the
+	// provider's own).
+	ExtraFlags []string
+}
+
+// SpecsFor makes one default ServerSpec per version.
+func SpecsFor(versions []string) []ServerSpec {
+	specs := make([]ServerSpec, 0, len(versions))
+	for _, v := range versions {
+		specs = append(specs, ServerSpec{Version: strings.TrimSpace(v)})
+	}
+	return specs
+}
+
+// Spec says what cluster to make, in one vocabulary for every provider. A provider reads
+// what applies to it; a field it cannot honour is an ErrNotSupported from New, before
+// anything is made.
+type Spec struct {
+	// Name labels the cluster in hostnames and kubeconfig contexts. Default "skewcheck".
+	Name string
+	// Servers has one apiserver per entry, in order apiserver-1, apiserver-2, ...
+	Servers []ServerSpec
+	// Dir is where a named cluster (one that outlives the command, clusters/registry)
+	// keeps its files; empty for a run's own cluster, whose files go to a temporary
+	// directory removed by Delete.
+	Dir string
+	// Port is every apiserver's secure port, where the provider lets it be chosen.
+	Port     int
+	Binaries binaries.Options
+	// Progress receives one line per step of minutes-long work; nil discards it.
+	Progress io.Writer `json:"-"`
+	// ConvergeTimeout bounds the wait for every proxy path to be live (0: the provider's).
+	ConvergeTimeout time.Duration
+	// PeerPaths asks for a fault point on every server's peer path, for network faults
+	// between apiservers, where the provider puts one (local, containers); a provider
+	// whose network faults act elsewhere (kind: in the nodes) ignores it.
+	PeerPaths bool
+	// NodeImages are node images to use instead of the ones skewcheck builds, one per
+	// version they carry (NodeImages capability).
+	NodeImages []string
+	// StaticBinary is a static (CGO_ENABLED=0) skewcheck, for providers that run it in an
+	// image (containers: its etcd); empty: this executable.
+	StaticBinary string
+}
+
+// Versions are the servers' versions, in order.
+func (s Spec) Versions() []string {
+	out := make([]string, len(s.Servers))
+	for i, sv := range s.Servers {
+		out[i] = sv.Version
+	}
+	return out
+}
