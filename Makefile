@@ -180,7 +180,7 @@ test: deps binaries
 # The long holds, which make test keeps shorter: the integration tests that hold a silent
 # fault or a stale lease (the conformance runs of upstream and of the reference, and the
 # reference's flawed variants) with the CLI's 60 s hold past the first 503 instead of make
-# test's 20 s (framework/integration/timeouts.go says why 20 s still catches a 404 after a
+# test's 20 s (internal/integration/timeouts.go says why 20 s still catches a 404 after a
 # refresh). make conformance, make chaos and the nightly hold 60 s too.
 soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c

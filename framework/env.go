@@ -46,6 +46,12 @@ func DefaultTimeouts() Timeouts {
 		DiscoveryLeave: 60 * time.Second, Hold: 60 * time.Second}
 }
 
+// WithHold is t with silent faults and stale leases held d past the first 503.
+func (t Timeouts) WithHold(d time.Duration) Timeouts {
+	t.Hold = d
+	return t
+}
+
 // Map renders the timeouts for the report.
 func (t Timeouts) Map() map[string]string {
 	return map[string]string{

@@ -12,8 +12,8 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
@@ -51,7 +51,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, suites.All(),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
 		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile, races.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {

@@ -3,7 +3,7 @@ package dataplane
 import (
 	"testing"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // BenchmarkTopology measures building and deleting the ipmode network: five namespaces, a

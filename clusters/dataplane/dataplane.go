@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/logtail"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -21,7 +23,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/netns"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/interrupt"
+	"github.com/skewcheck/skewcheck/internal/interrupt"
 )
 
 // Config says which dataplane to run and which apiserver it watches.
@@ -243,7 +245,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 	var last framework.Hop
 	for time.Now().Before(deadline) {
 		if exited, how := d.cmd.Exited(); exited {
-			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, framework.LogTail(d.Log(), 15))
+			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, logtail.Tail(d.Log(), 15))
 		}
 		if last = d.fw.Send(ctx, d.fw.FromClient, nodeIP, svc.NodePort); last.Err == nil {
 			return nil
@@ -255,7 +257,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("dataplane %s did not serve NodePort %d within %s (last try: %v); the end of its log (%s):\n%s",
-		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), framework.LogTail(d.Log(), 15))
+		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), logtail.Tail(d.Log(), 15))
 }
 
 // registerNode creates the Node the dataplane runs as, with the node's address, as a kubelet

@@ -13,11 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/logtail"
+
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // waitServing waits until an apiserver answers /version through the gateway, as the
@@ -37,7 +38,7 @@ func (g *Gateway) waitServing(ctx context.Context) error {
 	last, own := "no answer yet", ""
 	for time.Now().Before(deadline) {
 		if exited, how := g.proc.Exited(); exited {
-			return fmt.Errorf("gateway %s exited (%s); its log %s ends with:\n%s", g.cfg.Name, how, g.log, framework.LogTail(g.log, 15))
+			return fmt.Errorf("gateway %s exited (%s); its log %s ends with:\n%s", g.cfg.Name, how, g.log, logtail.Tail(g.log, 15))
 		}
 		id := auditID()
 		req, _ := http.NewRequestWithContext(ctx, "GET", g.url+"/version", nil)
@@ -69,10 +70,10 @@ func (g *Gateway) waitServing(ctx context.Context) error {
 	}
 	if own != "" {
 		return fmt.Errorf("the gateway answers but proxies nothing to the apiservers (its /version says %s; theirs: %s): gateway %s answered GET %s/version (dialing %s, server name %s as both TLS server name and Host) for %s, but no apiserver saw the request. Does it select the cluster by that name (secureServing.serverNames of %s)? Its log %s ends with:\n%s",
-			own, strings.Join(g.apiserverVersions(ctx), ", "), g.cfg.Name, g.url, g.addr, ServerName, g.cfg.ReadyTimeout, ConfigFile, g.log, framework.LogTail(g.log, 15))
+			own, strings.Join(g.apiserverVersions(ctx), ", "), g.cfg.Name, g.url, g.addr, ServerName, g.cfg.ReadyTimeout, ConfigFile, g.log, logtail.Tail(g.log, 15))
 	}
 	return fmt.Errorf("gateway %s did not answer %s/version (dialing %s, server name %s as both TLS server name and Host) within %s (last: %s); its log %s ends with:\n%s",
-		g.cfg.Name, g.url, g.addr, ServerName, g.cfg.ReadyTimeout, last, g.log, framework.LogTail(g.log, 15))
+		g.cfg.Name, g.url, g.addr, ServerName, g.cfg.ReadyTimeout, last, g.log, logtail.Tail(g.log, 15))
 }
 
 // fromAnApiserver: body is an apiserver's /version, or one of their audit logs holds id.

@@ -22,7 +22,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 func TestMain(m *testing.M) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // BenchmarkBringUp measures bring-up to convergence (every /readyz, then every proxy path

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestE2EFrameworkProvider drives the provider as sigs.k8s.io/e2e-framework does: create,

@@ -1,6 +1,6 @@
 package local
 
-import "github.com/skewcheck/skewcheck/framework/interrupt"
+import "github.com/skewcheck/skewcheck/internal/interrupt"
 
 // A test run or a CLI interrupted with Ctrl-C must not leave clusters behind. Apiserver
 // processes die with their parent anyway (parent-death signal), but embedded etcd's data,

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestHoldClusterHelper is not a test on its own: TestInterruptedTestBinaryLeavesNothing

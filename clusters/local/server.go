@@ -9,9 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/logtail"
+
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/pki"
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // State is where a server's process is.
@@ -151,10 +152,10 @@ func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
 			if known := knownCrash(s.Version, s.Log()); known != "" {
 				why = "\n" + known
 			}
-			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s%s", s.Name, s.Version, s.Log(), framework.LogTail(s.Log(), 15), why)
+			return fmt.Errorf("%s (%s) exited before it was ready; its log %s ends with:\n%s%s", s.Name, s.Version, s.Log(), logtail.Tail(s.Log(), 15), why)
 		case <-ctx.Done():
 			return fmt.Errorf("%s (%s) was not ready at %s/readyz within the deadline (%v); its log %s ends with:\n%s",
-				s.Name, s.Version, s.URL(), ctx.Err(), s.Log(), framework.LogTail(s.Log(), 15))
+				s.Name, s.Version, s.URL(), ctx.Err(), s.Log(), logtail.Tail(s.Log(), 15))
 		case <-tick.C:
 		}
 	}

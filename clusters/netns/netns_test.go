@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // Two hosts on a switch talk over their own addresses, and nothing of theirs is visible in

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/logtail"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
@@ -182,7 +184,7 @@ func (n *node) waitServing(ctx context.Context) error {
 	deadline := time.Now().Add(n.cfg.ReadyTimeout)
 	for time.Now().Before(deadline) {
 		if exited, how := n.proc.Exited(); exited {
-			return fmt.Errorf("sidecar %s for %s exited (%s); its log %s ends with:\n%s", n.cfg.Name, n.server.Name, how, n.log, framework.LogTail(n.log, 15))
+			return fmt.Errorf("sidecar %s for %s exited (%s); its log %s ends with:\n%s", n.cfg.Name, n.server.Name, how, n.log, logtail.Tail(n.log, 15))
 		}
 		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/version", nil)
 		if resp, err := client.Do(req); err == nil {
@@ -197,7 +199,7 @@ func (n *node) waitServing(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("sidecar %s for %s did not answer %s/version within %s; its log %s ends with:\n%s", n.cfg.Name, n.server.Name, url, n.cfg.ReadyTimeout, n.log, framework.LogTail(n.log, 15))
+	return fmt.Errorf("sidecar %s for %s did not answer %s/version within %s; its log %s ends with:\n%s", n.cfg.Name, n.server.Name, url, n.cfg.ReadyTimeout, n.log, logtail.Tail(n.log, 15))
 }
 
 // StopSidecar sends SIGTERM and waits up to 10s before SIGKILL, or kills at once.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // These tests run the real CLI binary, as users and CI do: exit codes, messages and what is

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/netns"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestDataplanes runs the ipmode profile through the CLI against each dataplane, as `make

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestGatewayProfile runs the gateway profile through the CLI on a local v1.35.4+v1.36.3

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestNewcomerFirstRun runs `skewcheck conformance` as a new user would, with no flag

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestSidecarCommand certifies a proxy given as a command, the way a vendor would: the

@@ -19,8 +19,8 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/suites"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // BenchmarkProxied compares, in one process on one cluster, the latency and throughput of

@@ -9,8 +9,8 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/integration"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 )
@@ -37,7 +37,7 @@ func TestReferenceIsConformant(t *testing.T) {
 	if target.Upstream {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: integration.Timeouts()}, suites.All(),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
 		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile), ReportDir: t.TempDir(), Seed: 1})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed || tc.KnownDeviation != "" {

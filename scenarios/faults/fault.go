@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/skewcheck/skewcheck/framework/interrupt"
+	"github.com/skewcheck/skewcheck/internal/interrupt"
 )
 
 // Fault is one thing going wrong, reversibly.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // scratchNetns is a network namespace of its own for the test (a sleeping process made by

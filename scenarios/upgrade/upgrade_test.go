@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
 

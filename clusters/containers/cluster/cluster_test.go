@@ -16,7 +16,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestContainersNameClash: a network or a container already holding the name the cluster

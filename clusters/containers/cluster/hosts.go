@@ -10,10 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/logtail"
+
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Addresses on the cluster's /24: .1 is this machine's end of the bridge, etcd .2,
@@ -125,7 +126,7 @@ func (h *Hosts) StartEtcd(ctx context.Context, dir string) (string, error) {
 	h.etcd = c
 	url := fmt.Sprintf("http://%s:%d", ip, etcdPort)
 	if err := waitListening(ctx, c, fmt.Sprintf("%s:%d", ip, etcdPort), 60*time.Second); err != nil {
-		return "", fmt.Errorf("etcd in container %s: %w; its log %s ends with:\n%s", c.Name, err, filepath.Join(dir, "etcd.log"), framework.LogTail(filepath.Join(dir, "etcd.log"), 15))
+		return "", fmt.Errorf("etcd in container %s: %w; its log %s ends with:\n%s", c.Name, err, filepath.Join(dir, "etcd.log"), logtail.Tail(filepath.Join(dir, "etcd.log"), 15))
 	}
 	return url, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework/integration"
+	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
 // TestContainersNodeOperations: on the containers provider a frozen server (docker pause)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // HoldEnv sets how long the integration tests hold a silent fault (and a stale lease) past
@@ -19,15 +17,8 @@ const HoldEnv = "SKEWCHECK_TEST_HOLD"
 // refresh: it runs in make soak, make conformance and the nightly.
 const testHold = 20 * time.Second
 
-// Timeouts are the bounds an integration test runs the suites with: the CLI's defaults but
-// for the hold, which is testHold unless HoldEnv says otherwise.
-func Timeouts() framework.Timeouts {
-	t := framework.DefaultTimeouts()
-	t.Hold = Hold()
-	return t
-}
-
-// Hold is the hold of a silent fault in this run: HoldEnv, else testHold. A value that does
+// Hold is the hold of a silent fault in this run: HoldEnv, else testHold. Tests run the
+// suites with framework.DefaultTimeouts().WithHold(integration.Hold()). A value that does
 // not parse stops the run: a soak that silently ran the short hold would pass for one.
 func Hold() time.Duration {
 	v := os.Getenv(HoldEnv)
