@@ -32,6 +32,9 @@ type Deviation struct {
 	Allows func(Observation) bool
 }
 
+// VersionRange is the deviation's range as the reports print it.
+func (d Deviation) VersionRange() string { return versionRange(d.Since, d.Until) }
+
 // Observation is what a test saw where a known deviation may show, for its Allows.
 type Observation struct {
 	// At is the endpoint whose code shows the deviation (the entry that proxies, not the
@@ -84,7 +87,7 @@ func (t Test) allowance(target *Target, obs Observation) (bool, string) {
 		return false, "known upstream deviations are allowed only to upstream Kubernetes, and the target is " + target.Kind
 	case obs.At == nil:
 		return false, "the observation names no endpoint (a bug in the test)"
-	case !inRange(obs.At.Version, d.Since, d.Until):
+	case !InRange(obs.At.Version, d.Since, d.Until):
 		return false, fmt.Sprintf("%s, where it was seen, is %s, outside the deviation's range %s", obs.At.Name, obs.At.Version, versionRange(d.Since, d.Until))
 	case d.Allows == nil || !d.Allows(obs):
 		return false, fmt.Sprintf("the deviation allows only %s; seen: %s", d.Allowed, obs)

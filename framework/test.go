@@ -63,8 +63,8 @@ func versionRange(since, until string) string {
 	return since + "-" + until
 }
 
-// inRange reports whether version (v1.36.3) is within since..until (minor versions).
-func inRange(version, since, until string) bool {
+// InRange reports whether version (v1.36.3) is within since..until (minor versions).
+func InRange(version, since, until string) bool {
 	mm := semver.MajorMinor(canonical(version))
 	if since != "" && semver.Compare(mm, canonical(since)) < 0 {
 		return false
@@ -74,6 +74,14 @@ func inRange(version, since, until string) bool {
 	}
 	return true
 }
+
+// CompareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1).
+func CompareMinor(a, b string) int {
+	return semver.Compare(semver.MajorMinor(canonical(a)), semver.MajorMinor(canonical(b)))
+}
+
+// CompareVersions compares two versions, with or without their "v" ("1.33", "v1.32.13").
+func CompareVersions(a, b string) int { return semver.Compare(canonical(a), canonical(b)) }
 
 func canonical(v string) string {
 	if !strings.HasPrefix(v, "v") {
@@ -91,7 +99,7 @@ const notApplicable = "not applicable: "
 // "missing <Feature>: ..." when the target lacks something the test needs.
 func (t Test) SkipReason(target *Target) string {
 	for _, e := range target.Endpoints {
-		if !inRange(e.Version, t.Since, t.Until) {
+		if !InRange(e.Version, t.Since, t.Until) {
 			return fmt.Sprintf(notApplicable+"applies to Kubernetes %s; endpoint %s is %s", t.VersionRange(), e.Name, e.Version)
 		}
 	}

@@ -94,8 +94,8 @@ func TestInRange(t *testing.T) {
 		{"v1.9.0", "1.28", "", false},
 	}
 	for _, tc := range cases {
-		if got := inRange(tc.version, tc.since, tc.until); got != tc.want {
-			t.Errorf("inRange(%q, %q, %q) = %v, want %v", tc.version, tc.since, tc.until, got, tc.want)
+		if got := InRange(tc.version, tc.since, tc.until); got != tc.want {
+			t.Errorf("InRange(%q, %q, %q) = %v, want %v", tc.version, tc.since, tc.until, got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 package suites
 
-import "github.com/skewcheck/skewcheck/framework/report"
+import "github.com/skewcheck/skewcheck/framework/matrix"
 
 // lacks is the reason of a test only a fault no shipped mutant has can fail: the fault a
 // new flaw of the reference would need for the test to fail.
@@ -15,7 +15,7 @@ const apiserverOnly = "tests the apiserver's validation and defaulting of ipMode
 // problem of the matrix. Keys are test IDs and mutant names ("<family>/<variant>"); a
 // reason for what a mutant fails, or a test catches, is stale and a problem too. Measured
 // in docs/mutation.md.
-var MutationReasons = report.MutationReasons{
+var MutationReasons = matrix.MutationReasons{
 	Tests: map[string]string{
 		"MVP-001":  lacks("a proxy that forwards a request its own apiserver serves"),
 		"MVP-010":  lacks("a proxy that answers a peer's GVR itself (404) or from a server that does not serve it"),

@@ -20,6 +20,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -89,7 +90,7 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 
 // planMutation lists the runs: for every family with a mutant the filter keeps, its
 // baseline then those mutants.
-func planMutation(o mutationOptions) ([]report.MutationRun, error) {
+func planMutation(o mutationOptions) ([]matrix.MutationRun, error) {
 	if len(o.versions) != 2 {
 		return nil, fmt.Errorf("--versions %s: give two, the older and the newer apiserver", strings.Join(o.versions, ","))
 	}
@@ -100,7 +101,7 @@ func planMutation(o mutationOptions) ([]report.MutationRun, error) {
 			return nil, fmt.Errorf("--mutants: %w", err)
 		}
 	}
-	var runs []report.MutationRun
+	var runs []matrix.MutationRun
 	for _, fam := range mutantFamilies {
 		var kept []string
 		for _, v := range fam.variants() {
@@ -112,7 +113,7 @@ func planMutation(o mutationOptions) ([]report.MutationRun, error) {
 			continue
 		}
 		for _, v := range append([]string{""}, kept...) {
-			r := report.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles,
+			r := matrix.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles,
 				Args: append(append(fam.cluster(o.versions[0], o.versions[1]), "--profiles", strings.Join(fam.profiles, ",")), fam.front(v)...)}
 			if v != "" {
 				r.Name += "/" + v
@@ -127,7 +128,7 @@ func planMutation(o mutationOptions) ([]report.MutationRun, error) {
 	return runs, nil
 }
 
-func printMutationPlan(runs []report.MutationRun) {
+func printMutationPlan(runs []matrix.MutationRun) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "RUN\tPROFILES\tCONFORMANCE FLAGS")
 	for _, r := range runs {
@@ -143,7 +144,7 @@ func printMutationPlan(runs []report.MutationRun) {
 // runMutation runs every planned run, one at a time, each a child skewcheck (ginkgo runs
 // once per process, and one run's crash must not end the matrix), then builds and writes
 // the matrix.
-func runMutation(ctx context.Context, o mutationOptions, runs []report.MutationRun) error {
+func runMutation(ctx context.Context, o mutationOptions, runs []matrix.MutationRun) error {
 	start := time.Now()
 	if o.seed == 0 {
 		o.seed = time.Now().UnixNano() % 1_000_000
@@ -155,7 +156,7 @@ func runMutation(ctx context.Context, o mutationOptions, runs []report.MutationR
 	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 		return err
 	}
-	m := &report.Mutation{Date: start, Versions: o.versions, Seed: o.seed, Focus: o.focus, Runs: runs}
+	m := &matrix.Mutation{Date: start, Versions: o.versions, Seed: o.seed, Focus: o.focus, Runs: runs}
 	for i := range m.Runs {
 		if ctx.Err() != nil {
 			break
@@ -194,9 +195,9 @@ func runMutation(ctx context.Context, o mutationOptions, runs []report.MutationR
 }
 
 // concludeMutation prints the closing line and fails on the matrix's problems.
-func concludeMutation(dir string, m *report.Mutation) error {
+func concludeMutation(dir string, m *matrix.Mutation) error {
 	fmt.Println(m.Summary())
-	fmt.Println("matrix:", filepath.Join(dir, report.MutationMarkdownFile))
+	fmt.Println("matrix:", filepath.Join(dir, matrix.MutationMarkdownFile))
 	if p := m.Problems(); len(p) > 0 {
 		return fmt.Errorf("the mutation matrix has %d problems:\n  %s", len(p), strings.Join(p, "\n  "))
 	}
@@ -205,11 +206,11 @@ func concludeMutation(dir string, m *report.Mutation) error {
 
 // rebuildMutation builds the matrix again from the reports a run of it left, keeping the
 // date, seed and times its mutation.json recorded.
-func rebuildMutation(o mutationOptions, runs []report.MutationRun) error {
-	m := &report.Mutation{Date: time.Now(), Versions: o.versions, Focus: o.focus}
-	if b, err := os.ReadFile(filepath.Join(o.reportDir, report.MutationJSONFile)); err == nil {
+func rebuildMutation(o mutationOptions, runs []matrix.MutationRun) error {
+	m := &matrix.Mutation{Date: time.Now(), Versions: o.versions, Focus: o.focus}
+	if b, err := os.ReadFile(filepath.Join(o.reportDir, matrix.MutationJSONFile)); err == nil {
 		if err := json.Unmarshal(b, m); err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(o.reportDir, report.MutationJSONFile), err)
+			return fmt.Errorf("%s: %w", filepath.Join(o.reportDir, matrix.MutationJSONFile), err)
 		}
 	}
 	seconds := map[string]float64{}
@@ -234,20 +235,20 @@ func rebuildMutation(o mutationOptions, runs []report.MutationRun) error {
 }
 
 // writeMutation builds the matrix from the runs so far and writes it.
-func writeMutation(dir string, m *report.Mutation) error {
+func writeMutation(dir string, m *matrix.Mutation) error {
 	m.Build(mutationTests(m.Runs), suites.MutationReasons)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, report.MutationJSONFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, matrix.MutationJSONFile), b, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, report.MutationMarkdownFile), []byte(m.Markdown()), 0o644)
+	return os.WriteFile(filepath.Join(dir, matrix.MutationMarkdownFile), []byte(m.Markdown()), 0o644)
 }
 
 // mutationTests are the matrix's rows: every test of the profiles the runs cover.
-func mutationTests(runs []report.MutationRun) []report.MutationTest {
+func mutationTests(runs []matrix.MutationRun) []matrix.MutationTest {
 	var profiles []string
 	for _, r := range runs {
 		for _, p := range r.Profiles {
@@ -257,9 +258,9 @@ func mutationTests(runs []report.MutationRun) []report.MutationTest {
 		}
 	}
 	tests, _ := framework.Select(suites.All(), profiles) // the families name profiles that exist (TestMutantFamilies)
-	var out []report.MutationTest
+	var out []matrix.MutationTest
 	for _, t := range tests {
-		out = append(out, report.MutationTest{ID: t.ID, Profile: t.Profile, Description: t.Description})
+		out = append(out, matrix.MutationTest{ID: t.ID, Profile: t.Profile, Description: t.Description})
 	}
 	return out
 }

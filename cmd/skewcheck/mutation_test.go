@@ -11,6 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/gateway"
@@ -76,7 +77,7 @@ func TestMutationReasonsNameWhatExists(t *testing.T) {
 		}
 	}
 	for name := range suites.MutationReasons.Mutants {
-		if !slices.ContainsFunc(runs, func(r report.MutationRun) bool { return r.Name == name && !r.Baseline() }) {
+		if !slices.ContainsFunc(runs, func(r matrix.MutationRun) bool { return r.Name == name && !r.Baseline() }) {
 			t.Errorf("the reasons table names mutant %s, which no reference's registry has", name)
 		}
 	}
@@ -133,11 +134,11 @@ func TestMutationMatrixOneMutant(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, tail(out, 40))
 	}
-	b, err := os.ReadFile(filepath.Join(dir, report.MutationJSONFile))
+	b, err := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m report.Mutation
+	var m matrix.Mutation
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +146,14 @@ func TestMutationMatrixOneMutant(t *testing.T) {
 		t.Fatalf("matrix tests %+v, want MVP-042 alone", m.Tests)
 	}
 	row := m.Tests[0]
-	if row.Cells["peerproxy"] != report.CellPassed || row.Cells["peerproxy/drop-impersonation"] != report.CellFailed ||
+	if row.Cells["peerproxy"] != matrix.CellPassed || row.Cells["peerproxy/drop-impersonation"] != matrix.CellFailed ||
 		!slices.Equal(row.FailedBy, []string{"peerproxy/drop-impersonation"}) {
 		t.Errorf("MVP-042: cells %v, failed by %v; want passed against the baseline, failed against the mutant", row.Cells, row.FailedBy)
 	}
-	if n := m.Totals(); n != (report.MutationTotals{Tests: 1, Mutants: 1, TestsFailed: 1, MutantsCaught: 1}) {
+	if n := m.Totals(); n != (matrix.MutationTotals{Tests: 1, Mutants: 1, TestsFailed: 1, MutantsCaught: 1}) {
 		t.Errorf("totals %+v", n)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.MutationMarkdownFile))
+	md, err := os.ReadFile(filepath.Join(dir, matrix.MutationMarkdownFile))
 	if err != nil || !strings.Contains(string(md), "| MVP-042 | pass | **FAIL** |") {
 		t.Errorf("mutation.md (%v):\n%s", err, md)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 	"github.com/skewcheck/skewcheck/suites"
@@ -104,7 +104,7 @@ func runNightly(ctx context.Context, o nightlyOptions) error {
 	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 		return err
 	}
-	n := &report.Nightly{Date: start, Versions: resolved, Seed: o.seed}
+	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed}
 	for i := 0; i+1 < len(resolved) && ctx.Err() == nil; i++ {
 		n.Pairs = append(n.Pairs, runPair(ctx, self, o, resolved[i], resolved[i+1]))
 		n.Duration = time.Since(start).Seconds()
@@ -129,11 +129,11 @@ func runNightly(ctx context.Context, o nightlyOptions) error {
 
 // runPair runs the conformance profiles and the rolling upgrade of one pair, each as a
 // child skewcheck, so one pair's crash cannot take the night down with it.
-func runPair(ctx context.Context, self string, o nightlyOptions, from, to string) report.NightlyPair {
+func runPair(ctx context.Context, self string, o nightlyOptions, from, to string) matrix.NightlyPair {
 	began := time.Now()
 	name := from + "-" + to
-	p := report.NightlyPair{From: from, To: to, ConformanceDir: filepath.Join(name, "conformance"),
-		Upgrade: report.UpgradeRun{Dir: filepath.Join(name, "upgrade"), Servers: o.servers, Fault: o.fault}}
+	p := matrix.NightlyPair{From: from, To: to, ConformanceDir: filepath.Join(name, "conformance"),
+		Upgrade: matrix.UpgradeRun{Dir: filepath.Join(name, "upgrade"), Servers: o.servers, Fault: o.fault}}
 	seed := strconv.FormatInt(o.seed, 10)
 	binFlags := childBinaryFlags(o.bin)
 
@@ -166,15 +166,15 @@ func runPair(ctx context.Context, self string, o nightlyOptions, from, to string
 
 // runNightlyMutation runs the mutation matrix on one pair as a child skewcheck, and reads
 // back what the index shows of it.
-func runNightlyMutation(ctx context.Context, self string, o nightlyOptions, from, to string) *report.NightlyMutation {
+func runNightlyMutation(ctx context.Context, self string, o nightlyOptions, from, to string) *matrix.NightlyMutation {
 	fmt.Fprintf(os.Stderr, "== nightly: %s + %s: mutation matrix\n", from, to)
-	m := &report.NightlyMutation{Dir: "mutation"}
+	m := &matrix.NightlyMutation{Dir: "mutation"}
 	dir := filepath.Join(o.reportDir, m.Dir)
-	os.Remove(filepath.Join(dir, report.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
+	os.Remove(filepath.Join(dir, matrix.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
 	_, err := runChild(ctx, self, "[mutation] ", nil, append([]string{"mutation", "--versions", from + "," + to,
 		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
-	b, rerr := os.ReadFile(filepath.Join(dir, report.MutationJSONFile))
-	var matrix report.Mutation
+	b, rerr := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
+	var matrix matrix.Mutation
 	if rerr == nil {
 		rerr = json.Unmarshal(b, &matrix)
 	}
@@ -187,7 +187,7 @@ func runNightlyMutation(ctx context.Context, self string, o nightlyOptions, from
 }
 
 // readUpgrade fills in what the index shows of a rolling upgrade from its upgrade.json.
-func readUpgrade(u report.UpgradeRun, dir string, runErr error) report.UpgradeRun {
+func readUpgrade(u matrix.UpgradeRun, dir string, runErr error) matrix.UpgradeRun {
 	b, err := os.ReadFile(filepath.Join(dir, "upgrade.json"))
 	if err != nil {
 		u.Error = fmt.Sprintf("no upgrade.json (%v)", runErr)
@@ -270,7 +270,7 @@ func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 	return why
 }
 
-func writeNightly(dir string, n *report.Nightly) error {
+func writeNightly(dir string, n *matrix.Nightly) error {
 	// The night's runs, set against every version range the tests claim: the pairs are
 	// adjacent, so a night of the matrix checks each range from both sides it can reach.
 	var runs []*report.Conformance
@@ -279,9 +279,9 @@ func writeNightly(dir string, n *report.Nightly) error {
 			runs = append(runs, p.Conformance)
 		}
 	}
-	checks := framework.CheckRanges(suites.All(), runs)
-	n.Ranges = framework.RangesSummary(checks)
-	if err := os.WriteFile(filepath.Join(dir, report.RangesFile), []byte(framework.RangesMarkdown(checks)), 0o644); err != nil {
+	checks := matrix.CheckRanges(suites.All(), runs)
+	n.Ranges = matrix.RangesSummary(checks)
+	if err := os.WriteFile(filepath.Join(dir, matrix.RangesFile), []byte(matrix.RangesMarkdown(checks)), 0o644); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(n, "", "  ")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -74,8 +74,8 @@ range no run reached on some side is listed, not failed.`,
 			if err != nil {
 				return err
 			}
-			checks := framework.CheckRanges(suites.All(), runs)
-			md := framework.RangesMarkdown(checks)
+			checks := matrix.CheckRanges(suites.All(), runs)
+			md := matrix.RangesMarkdown(checks)
 			fmt.Print(md)
 			if out != "" {
 				if err := os.WriteFile(out, []byte(md), 0o644); err != nil {

@@ -1,9 +1,10 @@
-package framework
+package matrix
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
 
@@ -26,8 +27,8 @@ func looked(r *report.Conformance, seen string, at ...string) *report.Conformanc
 }
 
 func TestCheckRanges(t *testing.T) {
-	dev := &Deviation{Since: "1.33", Until: "1.34"}
-	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: dev}}
+	dev := &framework.Deviation{Since: "1.33", Until: "1.34"}
+	tests := []framework.Test{{ID: "T-1", Since: "1.28", Deviation: dev}}
 	runs := []*report.Conformance{
 		run("T-1", report.Skipped, "", "v1.27.16", "v1.27.16"),                                                         // below the test
 		looked(run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"), report.DeviationAbsent, "v1.32.13"),              // below the deviation, absent
@@ -57,7 +58,7 @@ func TestCheckRanges(t *testing.T) {
 // A deviation's range is not exercised by runs that merely passed: inside, the deviation
 // must have been observed; beyond an end, looked for and found absent.
 func TestDeviationRangeNeedsObservations(t *testing.T) {
-	tests := []Test{{ID: "T-1", Since: "1.28", Deviation: &Deviation{Since: "1.33", Until: "1.34"}}}
+	tests := []framework.Test{{ID: "T-1", Since: "1.28", Deviation: &framework.Deviation{Since: "1.33", Until: "1.34"}}}
 	runs := []*report.Conformance{
 		run("T-1", report.Passed, "", "v1.32.13", "v1.32.13"),
 		run("T-1", report.Passed, "", "v1.33.13", "v1.34.4"),
@@ -80,7 +81,7 @@ func TestDeviationRangeNeedsObservations(t *testing.T) {
 }
 
 func TestCheckRangesFindsContradictionsAndGaps(t *testing.T) {
-	tests := []Test{{ID: "T-1", Since: "1.30", Until: "1.34", Deviation: &Deviation{Since: "1.36"}}}
+	tests := []framework.Test{{ID: "T-1", Since: "1.30", Until: "1.34", Deviation: &framework.Deviation{Since: "1.36"}}}
 	runs := []*report.Conformance{
 		run("T-1", report.Failed, "", "v1.32.13"), // failed inside the test's range
 		run("T-1", report.Passed, "", "v1.35.4"),  // ran above it
@@ -96,7 +97,7 @@ func TestCheckRangesFindsContradictionsAndGaps(t *testing.T) {
 	}
 	// A deviation that begins where its test does needs no run below it: the test skips
 	// there, and its own range says so.
-	same := CheckRanges([]Test{{ID: "T-2", Since: "1.28", Deviation: &Deviation{Since: "1.28"}}},
+	same := CheckRanges([]framework.Test{{ID: "T-2", Since: "1.28", Deviation: &framework.Deviation{Since: "1.28"}}},
 		[]*report.Conformance{looked(run("T-2", report.Passed, "seen", "v1.32.13"), report.DeviationObserved, "v1.32.13")})
 	if !same[1].Exercised() {
 		t.Errorf("deviation sharing its test's lower end: missing %q", same[1].Missing)

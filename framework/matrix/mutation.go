@@ -1,10 +1,12 @@
-package report
+package matrix
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/skewcheck/skewcheck/framework/report"
 )
 
 // What `skewcheck mutation` writes in its report directory.
@@ -39,8 +41,8 @@ type MutationRun struct {
 	Dir     string  `json:"dir"`
 	Seconds float64 `json:"durationSeconds"`
 	// Error says why the run left no report.
-	Error  string       `json:"error,omitempty"`
-	Report *Conformance `json:"-"`
+	Error  string              `json:"error,omitempty"`
+	Report *report.Conformance `json:"-"`
 	// CaughtBy lists the tests the mutant fails that pass against its baseline.
 	CaughtBy []string `json:"caughtBy,omitempty"`
 	// Reason says why no test catches the mutant (a mutant only, when CaughtBy is
@@ -164,13 +166,13 @@ func cellOf(r *MutationRun, id, profile string) Cell {
 		return CellNotRun
 	}
 	for _, t := range r.Report.Tests {
-		if t.ID == id && t.SkipReason != NotSelected {
+		if t.ID == id && t.SkipReason != report.NotSelected {
 			switch t.Result {
-			case Failed:
+			case report.Failed:
 				return CellFailed
-			case Passed:
+			case report.Passed:
 				return CellPassed
-			case Skipped:
+			case report.Skipped:
 				return CellSkipped
 			}
 		}

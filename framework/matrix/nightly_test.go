@@ -1,17 +1,19 @@
-package report
+package matrix
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skewcheck/skewcheck/framework/report"
 )
 
 func TestNightlyFailuresAndPage(t *testing.T) {
 	n := &Nightly{Date: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), Versions: []string{"v1.34.4", "v1.35.4", "v1.36.3"}, Seed: 42, Duration: 3600,
 		Pairs: []NightlyPair{
 			{From: "v1.34.4", To: "v1.35.4", ConformanceDir: "v1.34.4-v1.35.4/conformance",
-				Conformance: &Conformance{Seed: 42, Profiles: []Profile{{Name: "mvp", Passed: 20}, {Name: "chaos", Passed: 4, Failed: 1, FailedTests: []string{"CHAOS-002"}}},
-					Tests: []Test{{ID: "MVP-045", KnownDeviation: "identity lost on upgrade"}}},
+				Conformance: &report.Conformance{Seed: 42, Profiles: []report.Profile{{Name: "mvp", Passed: 20}, {Name: "chaos", Passed: 4, Failed: 1, FailedTests: []string{"CHAOS-002"}}},
+					Tests: []report.Test{{ID: "MVP-045", KnownDeviation: "identity lost on upgrade"}}},
 				Upgrade: UpgradeRun{Ran: true, Passed: true, Servers: 3, Fault: "crash", Timeline: "<svg id=\"t1\"></svg>", Dir: "v1.34.4-v1.35.4/upgrade"}},
 			{From: "v1.35.4", To: "v1.36.3", ConformanceError: "exit status 1; no such file",
 				Upgrade: UpgradeRun{Ran: true, Violations: []string{"404 outside a window <at 3s>"}}},
@@ -45,7 +47,7 @@ func TestNightlyFailuresAndPage(t *testing.T) {
 // and does not fail the night; the same run without a named defect does.
 func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
 	defect := "kube-apiserver 1.33 and 1.34 crash (nil pointer) when a registered peer cannot be reached"
-	pair := NightlyPair{From: "v1.33.13", To: "v1.34.4", Conformance: &Conformance{Profiles: []Profile{{Name: "mvp", Passed: 21}}},
+	pair := NightlyPair{From: "v1.33.13", To: "v1.34.4", Conformance: &report.Conformance{Profiles: []report.Profile{{Name: "mvp", Passed: 21}}},
 		Upgrade: UpgradeRun{Error: "no upgrade.json (exit status 1)", KnownDefect: defect}}
 	n := &Nightly{Date: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Seed: 11, Pairs: []NightlyPair{pair},
 		Ranges: "20 of 70 ranges exercised on both sides, 0 contradicted"}

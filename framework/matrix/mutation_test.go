@@ -1,18 +1,20 @@
-package report
+package matrix
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/report"
 )
 
 // results is a run's report with the given result per test ID.
-func results(profile string, byID map[string]Result, skipReason string) *Conformance {
-	c := &Conformance{}
+func results(profile string, byID map[string]report.Result, skipReason string) *report.Conformance {
+	c := &report.Conformance{}
 	for _, id := range []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6", "G-1"} {
 		if r, ok := byID[id]; ok {
-			t := Test{ID: id, Profile: profile, Result: r}
-			if r == Skipped {
+			t := report.Test{ID: id, Profile: profile, Result: r}
+			if r == report.Skipped {
 				t.SkipReason = skipReason
 			}
 			c.Tests = append(c.Tests, t)
@@ -32,16 +34,16 @@ func matrixTests() []MutationTest {
 // A family "a" of profile p: its baseline and three mutants; a family "b" of profile g
 // whose mutant's run left no report.
 func matrix() *Mutation {
-	base := map[string]Result{"T-1": Passed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}
+	base := map[string]report.Result{"T-1": report.Passed, "T-2": report.Passed, "T-3": report.Failed, "T-4": report.Skipped, "T-5": report.Passed, "T-6": report.Passed}
 	return &Mutation{Runs: []MutationRun{
 		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", base, "needs a dataplane")},
 		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"},
-			Report: results("p", map[string]Result{"T-1": Failed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}, "needs a dataplane")},
+			Report: results("p", map[string]report.Result{"T-1": report.Failed, "T-2": report.Passed, "T-3": report.Failed, "T-4": report.Skipped, "T-5": report.Passed, "T-6": report.Passed}, "needs a dataplane")},
 		{Name: "a/m2", Family: "a", Mutant: "m2", Profiles: []string{"p"},
-			Report: results("p", map[string]Result{"T-1": Failed, "T-2": Skipped, "T-3": Failed, "T-4": Failed, "T-5": Passed, "T-6": Failed}, "x")},
+			Report: results("p", map[string]report.Result{"T-1": report.Failed, "T-2": report.Skipped, "T-3": report.Failed, "T-4": report.Failed, "T-5": report.Passed, "T-6": report.Failed}, "x")},
 		{Name: "a/m3", Family: "a", Mutant: "m3", Profiles: []string{"p"},
-			Report: results("p", map[string]Result{"T-1": Passed, "T-2": Passed, "T-3": Failed, "T-4": Skipped, "T-5": Passed, "T-6": Passed}, "needs a dataplane")},
-		{Name: "b", Family: "b", Profiles: []string{"g"}, Report: results("g", map[string]Result{"G-1": Passed}, "")},
+			Report: results("p", map[string]report.Result{"T-1": report.Passed, "T-2": report.Passed, "T-3": report.Failed, "T-4": report.Skipped, "T-5": report.Passed, "T-6": report.Passed}, "needs a dataplane")},
+		{Name: "b", Family: "b", Profiles: []string{"g"}, Report: results("g", map[string]report.Result{"G-1": report.Passed}, "")},
 		{Name: "b/m4", Family: "b", Mutant: "m4", Profiles: []string{"g"}, Error: "exit status 1: cluster did not start"},
 	}}
 }
@@ -157,8 +159,8 @@ func TestMutationProblemsAndReasons(t *testing.T) {
 // list such a test as skipped, not selected.
 func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
 	m := &Mutation{Focus: `\[T-1\]`, Runs: []MutationRun{
-		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Passed, "T-2": Skipped}, NotSelected)},
-		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]Result{"T-1": Failed, "T-2": Skipped}, NotSelected)},
+		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Passed, "T-2": report.Skipped}, report.NotSelected)},
+		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Failed, "T-2": report.Skipped}, report.NotSelected)},
 	}}
 	m.Build(matrixTests(), MutationReasons{})
 	if len(m.Tests) != 1 || m.Tests[0].ID != "T-1" || len(m.Problems()) != 0 {

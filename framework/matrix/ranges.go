@@ -1,12 +1,11 @@
-package framework
+package matrix
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"golang.org/x/mod/semver"
-
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
 
@@ -38,7 +37,7 @@ func (c RangeCheck) Exercised() bool { return len(c.Missing) == 0 && len(c.Probl
 // against every run that included the test; a deviation's only against runs of upstream
 // Kubernetes (reports whose target skewcheck started, or declared upstream), the only
 // targets a deviation is allowed for.
-func CheckRanges(tests []Test, runs []*report.Conformance) []RangeCheck {
+func CheckRanges(tests []framework.Test, runs []*report.Conformance) []RangeCheck {
 	var out []RangeCheck
 	for _, t := range tests {
 		out = append(out, checkTestRange(t, runs))
@@ -49,7 +48,7 @@ func CheckRanges(tests []Test, runs []*report.Conformance) []RangeCheck {
 	return out
 }
 
-func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
+func checkTestRange(t framework.Test, runs []*report.Conformance) RangeCheck {
 	c := RangeCheck{ID: t.ID, Range: t.VersionRange()}
 	for _, r := range runs {
 		// Any target counts here, skewcheck's references and vendors' proxies too: a test's
@@ -81,9 +80,9 @@ func checkTestRange(t Test, runs []*report.Conformance) RangeCheck {
 // endpoint inside the range, or found it absent (the behaviour it covers checked and held)
 // at an endpoint beyond that end (report.DeviationCheck). A run that did neither, a report
 // from before the checks were recorded among them, is listed as no evidence.
-func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
+func checkDeviationRange(t framework.Test, runs []*report.Conformance) RangeCheck {
 	d := t.Deviation
-	c := RangeCheck{ID: t.ID + " deviation", Range: versionRange(d.Since, d.Until)}
+	c := RangeCheck{ID: t.ID + " deviation", Range: d.VersionRange()}
 	for _, r := range runs {
 		res, ok := resultOf(r, t.ID)
 		if !ok || r.Upstream == "" || res.Result == report.Skipped {
@@ -122,10 +121,10 @@ func checkDeviationRange(t Test, runs []*report.Conformance) RangeCheck {
 	// Beyond an end the deviation shares with its test, the test itself skips: the test's
 	// own range answers for that side.
 	since, until := d.Since, d.Until
-	if since != "" && t.Since != "" && compareMinor(since, t.Since) <= 0 {
+	if since != "" && t.Since != "" && framework.CompareMinor(since, t.Since) <= 0 {
 		since = ""
 	}
-	if until != "" && t.Until != "" && compareMinor(until, t.Until) >= 0 {
+	if until != "" && t.Until != "" && framework.CompareMinor(until, t.Until) >= 0 {
 		until = ""
 	}
 	c.missing(since, until)
@@ -171,19 +170,14 @@ func (c *RangeCheck) missing(since, until string) {
 // or above by the first endpoint outside it.
 func sideOf(versions []string, since, until string) string {
 	for _, v := range versions {
-		if !inRange(v, since, until) {
-			if since != "" && compareMinor(v, since) < 0 {
+		if !framework.InRange(v, since, until) {
+			if since != "" && framework.CompareMinor(v, since) < 0 {
 				return "below"
 			}
 			return "above"
 		}
 	}
 	return "inside"
-}
-
-// compareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1).
-func compareMinor(a, b string) int {
-	return semver.Compare(semver.MajorMinor(canonical(a)), semver.MajorMinor(canonical(b)))
 }
 
 func resultOf(r *report.Conformance, id string) (report.Test, bool) {
@@ -205,7 +199,7 @@ func endpointVersions(r *report.Conformance) []string {
 			out = append(out, e.Version)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return semver.Compare(canonical(out[i]), canonical(out[j])) < 0 })
+	sort.Slice(out, func(i, j int) bool { return framework.CompareVersions(out[i], out[j]) < 0 })
 	return out
 }
 

@@ -1,4 +1,4 @@
-package report
+package matrix
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"github.com/skewcheck/skewcheck/framework/report"
 )
 
 // Nightly is one night of the version matrix: for each adjacent pair of versions, a
@@ -43,9 +45,9 @@ type NightlyPair struct {
 	To   string `json:"to"`
 	// Conformance is the report of the profiles against From+To, nil when the run wrote
 	// none (ConformanceError says why).
-	Conformance      *Conformance `json:"conformance,omitempty"`
-	ConformanceDir   string       `json:"conformanceDir"`
-	ConformanceError string       `json:"conformanceError,omitempty"`
+	Conformance      *report.Conformance `json:"conformance,omitempty"`
+	ConformanceDir   string              `json:"conformanceDir"`
+	ConformanceError string              `json:"conformanceError,omitempty"`
 	// ConformanceKnownDefect is the known upstream defect the conformance run named when it
 	// ended without a report: not a failure of the target, and listed as such.
 	ConformanceKnownDefect string     `json:"conformanceKnownDefect,omitempty"`
@@ -182,7 +184,7 @@ func (n *Nightly) HTML() ([]byte, error) {
 }
 
 var nightlyPage = template.Must(template.New("nightly").Funcs(template.FuncMap{
-	"profile": func(c *Conformance, name string) *Profile {
+	"profile": func(c *report.Conformance, name string) *report.Profile {
 		if c == nil {
 			return nil
 		}
