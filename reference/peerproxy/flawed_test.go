@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites/mvp"
+	"github.com/skewcheck/skewcheck/suites/races"
 )
 
 // flawEnv and flawReportEnv tell a child run of this test binary which flaw to give the
@@ -30,7 +32,8 @@ const (
 )
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
-// watch streaming test (MVP-012) and the one-hop test (MVP-014) can fail: the reference
+// watch streaming test (MVP-012), the one-hop test (MVP-014) and the stale-lease race
+// (RACE-002) can fail: the reference
 // made wrong in one way at a time fails the tests about that way, each of which must have
 // run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
 // with its own cluster.
@@ -66,6 +69,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		{peerproxy.FlawBufferResponses, map[string]string{"MVP-012": "ended without the peer's ADDED event"}, `\[MVP-012`, false},
 		// A read answered by one peer is sent to the other as well.
 		{peerproxy.FlawHedgeReads, map[string]string{"MVP-014": "should reach exactly one other server, once"}, `\[MVP-014`, true},
+		// A crashed peer is forgotten after 5 s while its lease stands: 503, then 404s
+		// for the rest of the hold, the peer still down.
+		{peerproxy.FlawForgetUnreachablePeer, map[string]string{"RACE-002": "404s and 0 200s while the peer was down"}, `\[RACE-002`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
@@ -123,7 +129,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	dir := os.Getenv(flawReportEnv)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, mvp.Tests,
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts()}, slices.Concat(mvp.Tests, races.Tests),
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)
