@@ -114,30 +114,34 @@ func live(l *coordinationv1.Lease) bool {
 var errNoServer = errors.New("no apiserver of the cluster is running to read the proxies' leases through: start one")
 
 // referenceRegistrar is the registrar of the reference proxies in front of c: their own
-// leases (reference/peerproxy lease.go), read and written through whichever apiserver
-// runs, since the races crash and stop servers.
+// leases (reference/peerproxy lease.go).
 func referenceRegistrar(c *local.Cluster, names map[string]string) *LeaseRegistrar {
+	return &LeaseRegistrar{Namespace: peerproxy.LeaseNamespace, Labels: map[string]string{peerproxy.LeaseLabel: "true"},
+		URLAnnotation: peerproxy.LeaseURLAnnotation, Names: names, Client: RunningServer(c)}
+}
+
+// RunningServer is a LeaseRegistrar's Client for the proxies in front of c: whichever of
+// its apiservers runs when asked, since the races crash and stop servers.
+func RunningServer(c *local.Cluster) func() (kubernetes.Interface, error) {
 	var mu sync.Mutex // the races read leases from watchers of their own
 	clients := map[string]kubernetes.Interface{}
-	return &LeaseRegistrar{Namespace: peerproxy.LeaseNamespace, Labels: map[string]string{peerproxy.LeaseLabel: "true"},
-		URLAnnotation: peerproxy.LeaseURLAnnotation, Names: names,
-		Client: func() (kubernetes.Interface, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, s := range c.Servers {
-				if s.State() != local.Running {
-					continue
-				}
-				if cs, ok := clients[s.Name]; ok {
-					return cs, nil
-				}
-				cs, err := kubernetes.NewForConfig(c.RestConfig(s, local.Admin))
-				if err != nil {
-					return nil, err
-				}
-				clients[s.Name] = cs
+	return func() (kubernetes.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range c.Servers {
+			if s.State() != local.Running {
+				continue
+			}
+			if cs, ok := clients[s.Name]; ok {
 				return cs, nil
 			}
-			return nil, errNoServer
-		}}
+			cs, err := kubernetes.NewForConfig(c.RestConfig(s, local.Admin))
+			if err != nil {
+				return nil, err
+			}
+			clients[s.Name] = cs
+			return cs, nil
+		}
+		return nil, errNoServer
+	}
 }
