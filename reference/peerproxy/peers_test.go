@@ -235,3 +235,29 @@ func TestUnreadablePeerKeepsItsViewForItsWholeLease(t *testing.T) {
 		t.Errorf("after 20 failed syncs capablePeers(batch/v1/jobs) = %v, want the last view [%s]", got, peer.URL)
 	}
 }
+
+// The flaw forget-unreachable-peer (the mutant RACE-002 must catch) keeps an unreadable
+// peer only for forgetAfter since its last read, its lease live all along.
+func TestFlawForgetsAnUnreadablePeerWhileItsLeaseLives(t *testing.T) {
+	cluster := pkiFor(t)
+	core := list(group("", ver("v1", res("pods"))))
+	localSrv, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "local"), list(group("apps", ver("v1", res("deployments")))), core)
+	peer, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "peer"), list(group("batch", ver("v1", res("jobs")))), core)
+	r := proxyUnderTest(t, cluster, localSrv.URL, lease("skewcheck-peerproxy-p", peer.URL, time.Now(), 3600))
+	r.flaw = FlawForgetUnreachablePeer
+	r.sync(context.Background())
+	peer.Close()
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
+		t.Fatalf("just after the peer went down capablePeers(batch/v1/jobs) = %v, want the last view [%s]", got, peer.URL)
+	}
+	r.mu.Lock()
+	v := r.peers["skewcheck-peerproxy-p"]
+	v.fetched = time.Now().Add(-forgetAfter - time.Second)
+	r.peers["skewcheck-peerproxy-p"] = v
+	r.mu.Unlock()
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); got != nil {
+		t.Errorf("unread for longer than %v, the flawed proxy should have forgotten the peer; capablePeers(batch/v1/jobs) = %v", forgetAfter, got)
+	}
+}
