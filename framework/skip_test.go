@@ -8,8 +8,8 @@ import (
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
-// TestSkipReasonKinds: a version outside the test's range and a mechanism the proxy does
-// not use are "not applicable"; anything else the target lacks is "missing <Feature>".
+// TestSkipReasonKinds: a version outside the test's range is "not applicable"; anything
+// else the target lacks is "missing <Feature>", a registration it does not declare too.
 func TestSkipReasonKinds(t *testing.T) {
 	tg := threeVersions()
 	cases := []struct {
@@ -21,7 +21,7 @@ func TestSkipReasonKinds(t *testing.T) {
 	}{
 		{"before the range", Test{Since: "1.35"}, func(*Target) {}, true, "not applicable: applies to Kubernetes 1.35+"},
 		{"after the range", Test{Until: "1.34"}, func(*Target) {}, true, "not applicable: applies to Kubernetes up to 1.34"},
-		{"not upstream's mechanism", Test{Features: []Feature{FeatureIdentityLeases}}, func(t *Target) { t.Upstream = false }, true, "not applicable: the proxy under test"},
+		{"no registration declared", Test{Features: []Feature{FeatureRegistration}}, func(t *Target) { t.Upstream = false }, false, "missing Registration: the target"},
 		{"no node control", Test{Features: []Feature{FeatureNodeControl}}, func(t *Target) { t.Endpoints[0].Node = nil }, false, "missing NodeControl: "},
 		{"no dataplane", Test{Features: []Feature{FeatureDataplane}}, func(*Target) {}, false, "missing Dataplane: "},
 		{"no skew", Test{Features: []Feature{FeatureSkew}}, func(t *Target) { t.Endpoints = t.Endpoints[:2] }, false, "missing Skew: every endpoint serves the same GVRs"},

@@ -78,6 +78,9 @@ type Target struct {
 	NoDataplane string
 	// Gateway is the API gateway under test in front of the Endpoints, when the run has one.
 	Gateway *Gateway
+	// Registrar is how the proxies register their servers with one another, for the races;
+	// nil on upstream targets, whose kube-apiservers use identity leases (scenarios/races).
+	Registrar Registrar
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -26,9 +26,10 @@ const (
 	// FeatureDataplane: the target has a service dataplane under test, in a network of
 	// hosts skewcheck built around it.
 	FeatureDataplane Feature = "Dataplane"
-	// FeatureIdentityLeases: the proxy finds its peers through kube-apiserver identity
-	// leases (upstream's mechanism), so the suite can race with them.
-	FeatureIdentityLeases Feature = "IdentityLeases"
+	// FeatureRegistration: the suite knows how the proxies register their servers with one
+	// another, so it can race with that: kube-apiserver identity leases on upstream
+	// targets, or what the target declares (Target.Registrar).
+	FeatureRegistration Feature = "Registration"
 	// FeaturePeerPath: the network path from the other servers into each server passes a
 	// point where the suite can fault it (a local or containers cluster made with peer
 	// paths; a kind cluster, in its nodes' network namespaces).
@@ -105,10 +106,6 @@ func (t Test) SkipReason(target *Target) string {
 	}
 	for _, f := range t.Features {
 		if r := missingFeature(target, f); r != "" {
-			if f == FeatureIdentityLeases {
-				// The test is about a mechanism the implementation does not use.
-				return notApplicable + r
-			}
 			return Missing(f, r)
 		}
 	}
@@ -148,9 +145,9 @@ func missingFeature(t *Target, f Feature) string {
 		if t.Dataplane == nil {
 			return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
 		}
-	case FeatureIdentityLeases:
-		if !t.Upstream {
-			return "the proxy under test does not find its peers through kube-apiserver identity leases (" + t.Kind + ")"
+	case FeatureRegistration:
+		if !t.Upstream && t.Registrar == nil {
+			return "the target (" + t.Kind + ") does not say how its proxies register with one another, and they are not kube-apiservers, which use identity leases: declare it (framework.Registrar on the target)"
 		}
 	case FeaturePeerPath:
 		for _, e := range t.Endpoints {

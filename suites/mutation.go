@@ -55,5 +55,9 @@ var MutationReasons = matrix.MutationReasons{
 		"GW-050":   lacks("a gateway that keeps a killed upstream in the rotation"),
 		"GW-061":   lacks("a gateway that applies an invalid UpstreamCluster"),
 	},
-	Mutants: map[string]string{},
+	Mutants: map[string]string{
+		// It keeps a crashed peer 5 s, longer than MVP-022 watches one; the profiles that
+		// hold a crash longer are not in the matrix (each would add minutes per mutant).
+		"peerproxy/forget-unreachable-peer": "caught by RACE-002 (reference/peerproxy TestFlawedReferenceFailsIdentityTests) and the chaos profile's held crashes, whose profiles the matrix does not run: mvp and discovery never keep a peer down 5 s",
+	},
 }

@@ -41,6 +41,8 @@ func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Dur
 	if err != nil {
 		return nil, nil, err
 	}
+	leases := map[string]string{} // endpoint -> its proxy's lease
+	t.Registrar = referenceRegistrar(c, leases)
 	for i, s := range c.Servers {
 		listen, err := c.HarnessAddress(30 + i + 1)
 		if err != nil {
@@ -67,6 +69,7 @@ func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Dur
 			return nil, nil, err
 		}
 		nodes = append(nodes, n)
+		leases["peerproxy-"+s.Name] = peerproxy.LeaseName(n.cfg.ID)
 		admin, user := c.RestConfig(s, local.Admin), c.RestConfig(s, local.Unprivileged)
 		admin.Host, user.Host = n.proxy.URL(), n.proxy.URL()
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{

@@ -41,6 +41,8 @@ type Config struct {
 	// ReadyTimeout bounds the wait for a sidecar to answer /version (default 60s).
 	ReadyTimeout time.Duration
 	Progress     io.Writer
+	// Leases, when set, is how the sidecars register with one another (leases.go).
+	Leases *Leases
 }
 
 // Env is what each sidecar process finds in its environment.
@@ -87,6 +89,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		}
 	}
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
+	envs := map[string][]string{} // by endpoint, for the leases' names
 	for i, s := range c.Servers {
 		listen, err := c.HarnessAddress(30 + i + 1)
 		if err != nil {
@@ -122,11 +125,15 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 			return nil, nil, err
 		}
 		d := direct.Endpoints[i]
+		envs["sidecar-"+s.Name] = n.env
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
 			Name: "sidecar-" + s.Name, URL: url, Admin: admin, User: user,
 			AuditLog: s.AuditLog(), Log: n.log, Node: &local.Fronted{Server: s, Sidecar: n},
 			UserName: d.UserName, UserGroups: d.UserGroups, UserUID: d.UserUID, UserExtra: d.UserExtra,
 		})
+	}
+	if cfg.Leases != nil {
+		t.Registrar = cfg.Leases.registrar(c, envs)
 	}
 	t.Converge = func(ctx context.Context) error { return framework.WaitReachable(ctx, t, 90*time.Second) }
 	if err := t.Converge(ctx); err != nil {

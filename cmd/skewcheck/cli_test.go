@@ -73,7 +73,7 @@ func TestListNeedsNoCluster(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, want := range []string{"MVP-010", "DISC-001", "1.35+", "mvp", "discovery", "IPM-101", "Dataplane", "CHAOS-001", "RACE-001", "IdentityLeases"} {
+	for _, want := range []string{"MVP-010", "DISC-001", "1.35+", "mvp", "discovery", "IPM-101", "Dataplane", "CHAOS-001", "RACE-001", "Registration"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list output lacks %q:\n%s", want, out)
 		}

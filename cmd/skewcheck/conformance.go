@@ -35,16 +35,22 @@ type conformanceFlags struct {
 	auditLogs    map[string]string
 	upstream     bool
 	sidecar      sidecar.Config
-	list         bool
-	reference    referenceFlags
-	dataplane    dataplaneFlags
-	gateway      gatewayFlags
-	run          framework.RunOptions
-	timeouts     framework.Timeouts
+	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
+	sidecarLeases sidecar.Leases
+	list          bool
+	reference     referenceFlags
+	dataplane     dataplaneFlags
+	gateway       gatewayFlags
+	run           framework.RunOptions
+	timeouts      framework.Timeouts
 }
 
 func conformanceCommand() *cobra.Command {
-	f := conformanceFlags{timeouts: framework.DefaultTimeouts()}
+	return conformanceCommandWith(&conformanceFlags{timeouts: framework.DefaultTimeouts()})
+}
+
+// conformanceCommandWith is the command with its flags bound to f (tests read f).
+func conformanceCommandWith(f *conformanceFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "conformance",
 		Short: "Run the conformance suites against a local skewed cluster (default) or an existing target",
@@ -78,7 +84,7 @@ endpoint.`,
 			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
 				f.run.Profiles = []string{gatewaysuite.Profile}
 			}
-			return runConformance(cmd.Context(), &f)
+			return runConformance(cmd.Context(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -94,6 +100,10 @@ endpoint.`,
 	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
 	fl.StringVar(&f.sidecar.Image, "sidecar-image", "", "your proxy, as an image in the local Docker engine (never pulled) run in front of every apiserver of the local cluster, on the host's network, with the environment of --sidecar-command and its files mounted read-only; logs in <report-dir>/sidecar/")
 	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command or --sidecar-image: your proxy's name in the report")
+	fl.StringVar(&f.sidecarLeases.Name, "sidecar-lease-name", "", "with --sidecar-command or --sidecar-image: your proxies register with a Lease each, named this (its environment expanded: 'acme-$SKEWCHECK_ID'), so the races profile runs through them (with --sidecar-lease-labels and --sidecar-lease-url-annotation)")
+	fl.StringVar(&f.sidecarLeases.Namespace, "sidecar-lease-namespace", "kube-system", "with --sidecar-lease-name: the namespace of your proxies' leases")
+	fl.StringToStringVar(&f.sidecarLeases.Labels, "sidecar-lease-labels", nil, "with --sidecar-lease-name: KEY=VALUE labels every one of your proxies' leases has")
+	fl.StringVar(&f.sidecarLeases.URLAnnotation, "sidecar-lease-url-annotation", "", "with --sidecar-lease-name: the annotation of a lease with the URL peers dial (https://host:port)")
 	f.dataplane.add(cmd)
 	f.gateway.add(cmd)
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
@@ -157,6 +167,9 @@ func runConformance(ctx context.Context, f *conformanceFlags) error {
 	}
 	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
 		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of a local cluster's apiservers: they cannot go with --kubeconfig or --reference")
+	}
+	if err := f.applySidecarLeases(); err != nil {
+		return err
 	}
 	if f.kubeconfig != "" && f.dataplane.name != "" {
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")

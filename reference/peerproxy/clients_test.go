@@ -88,7 +88,7 @@ func TestTokenFloodDelaysNeitherLeaseNorSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	listLeases := func() error {
-		_, err := r.client.CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{})
+		_, err := r.client.CoordinationV1().Leases(LeaseNamespace).List(ctx, metav1.ListOptions{})
 		return err
 	}
 	if err := listLeases(); err != nil {

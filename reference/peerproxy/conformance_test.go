@@ -13,6 +13,7 @@ import (
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
+	"github.com/skewcheck/skewcheck/suites/races"
 )
 
 // TestReferenceIsConformant: in front of apiservers whose own proxy is off, the reference
@@ -38,7 +39,7 @@ func TestReferenceIsConformant(t *testing.T) {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile), ReportDir: t.TempDir(), Seed: 1})
+		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile, races.Profile), ReportDir: t.TempDir(), Seed: 1})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed || tc.KnownDeviation != "" {
 			t.Errorf("%s: %s %s%s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason, tc.KnownDeviation)

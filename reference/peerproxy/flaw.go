@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
@@ -35,13 +36,18 @@ const (
 	// local apiserver alone, as upstream does: a legacy discovery client misses, or fails
 	// on, what only a peer serves.
 	FlawLocalLegacyDiscovery Flaw = "local-legacy-discovery"
+	// FlawForgetUnreachablePeer drops a peer whose discovery it has not read for
+	// forgetAfter, though the peer's lease is still valid: a health check that evicts
+	// peers. A crashed or frozen peer's resources then get 404 (no such thing) instead of
+	// 503 (retry), the spurious 404 the proxy exists to prevent.
+	FlawForgetUnreachablePeer Flaw = "forget-unreachable-peer"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -66,6 +72,18 @@ func (f Flaw) hedges(method string) bool { return f == FlawHedgeReads && idempot
 
 // localDocuments says whether legacy discovery documents are left to the local apiserver.
 func (f Flaw) localDocuments() bool { return f == FlawLocalLegacyDiscovery }
+
+// forgetAfter is how long FlawForgetUnreachablePeer keeps a peer it cannot read: longer
+// than MVP-022 watches a crashed peer (its 503s come at once), so the flaw is left to
+// what holds a crash longer (RACE-002, CHAOS-001 and 002), and a sync that fails once
+// does not drop a peer by itself.
+const forgetAfter = 5 * time.Second
+
+// forgets says whether a sync that could not read a peer, last read at fetched, drops it
+// although its lease is live (only FlawForgetUnreachablePeer does).
+func (f Flaw) forgets(fetched, now time.Time) bool {
+	return f == FlawForgetUnreachablePeer && now.Sub(fetched) > forgetAfter
+}
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
@@ -78,5 +79,25 @@ func TestEveryFlawIsRegistered(t *testing.T) {
 	}
 	if _, err := ParseFlaw("nosuch"); err == nil || !strings.Contains(err.Error(), string(FlawHedgeReads)) {
 		t.Errorf("an unknown flaw should be refused naming the flaws; got %v", err)
+	}
+}
+
+// Only FlawForgetUnreachablePeer drops a peer it cannot read, and only once it has not read
+// it for forgetAfter: the reference keeps a live lease's peer however long it is down.
+func TestFlawForgets(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		flaw    Flaw
+		fetched time.Time
+		want    bool
+	}{
+		{NoFlaw, now.Add(-time.Hour), false},
+		{FlawHedgeReads, now.Add(-time.Hour), false},
+		{FlawForgetUnreachablePeer, now.Add(-time.Second), false},
+		{FlawForgetUnreachablePeer, now.Add(-forgetAfter - time.Second), true},
+	} {
+		if got := tc.flaw.forgets(tc.fetched, now); got != tc.want {
+			t.Errorf("%q, last read %v ago: forgets %v, want %v", tc.flaw, now.Sub(tc.fetched), got, tc.want)
+		}
 	}
 }

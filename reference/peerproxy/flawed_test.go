@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/mvp"
+	"github.com/skewcheck/skewcheck/suites/races"
 )
 
 // flawEnv and flawReportEnv tell a child run of this test binary which flaw to give the
@@ -32,9 +34,9 @@ const (
 )
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
-// watch streaming test (MVP-012), the one-hop test (MVP-014) and legacy discovery
-// (DISC-005) can fail: the reference made wrong in one way at a time fails the tests
-// about that way, each of which must have
+// watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005)
+// and the stale-lease race (RACE-002) can fail: the reference made wrong in one way at a
+// time fails the tests about that way, each of which must have
 // run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
 // with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
@@ -72,6 +74,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		// Legacy discovery documents left to each apiserver, as upstream leaves them: the
 		// first server's /apis/batch/v1 is 404, and a reference gets no deviation for it.
 		{peerproxy.FlawLocalLegacyDiscovery, map[string]string{"DISC-005": "unable to retrieve the complete list of server APIs: batch/v1"}, `\[DISC-005`, false},
+		// A crashed peer is forgotten after 5 s while its lease stands: 503, then 404s
+		// for the rest of the hold, the peer still down.
+		{peerproxy.FlawForgetUnreachablePeer, map[string]string{"RACE-002": "404s and 0 200s while the peer was down"}, `\[RACE-002`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
@@ -129,7 +134,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	dir := os.Getenv(flawReportEnv)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, append(append([]framework.Test(nil), mvp.Tests...), discovery.Tests...),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, slices.Concat(mvp.Tests, discovery.Tests, races.Tests),
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)

@@ -24,10 +24,14 @@ import (
 //   - a crashed proxy's lease lives DefaultLeaseDuration, an hour, as upstream's identity
 //     leases do (upstream-facts: duration 3600 s);
 //   - a graceful stop deletes it at once: the server has left, and 404 is the truth.
+//
+// The lease's format is public (docs/peerproxy-peer-leases.md): LeaseName(ID) in
+// LeaseNamespace, label LeaseLabel=true, annotation LeaseURLAnnotation, holder the ID,
+// so that whoever runs the proxies can read, end or forge a registration.
 const (
-	leaseNamespace = "kube-system"
-	leaseLabel     = "skewcheck.io/peerproxy"
-	leaseAPIServer = "skewcheck.io/apiserver-url"
+	LeaseNamespace     = "kube-system"
+	LeaseLabel         = "skewcheck.io/peerproxy"
+	LeaseURLAnnotation = "skewcheck.io/apiserver-url"
 	// DefaultLeaseDuration is how long a lease outlives its proxy's last renewal.
 	DefaultLeaseDuration = time.Hour
 	leaseRenewPeriod     = 5 * time.Second
@@ -36,7 +40,10 @@ const (
 	renewAttempt = 3 * time.Second
 )
 
-func (r *registry) leaseName() string { return "skewcheck-peerproxy-" + r.id }
+// LeaseName is the name of the lease of the proxy whose Config.ID is id.
+func LeaseName(id string) string { return "skewcheck-peerproxy-" + id }
+
+func (r *registry) leaseName() string { return LeaseName(r.id) }
 
 // renewLoop keeps the lease alive until ctx ends. It has its own loop and its own client:
 // slow peer syncs or a flood of token reviews must never delay it.
@@ -104,14 +111,14 @@ func (r *registry) renewVia() []leaseWriter {
 
 // renewThrough creates or renews the lease with one client.
 func (r *registry) renewThrough(ctx context.Context, c kubernetes.Interface) error {
-	leases := c.CoordinationV1().Leases(leaseNamespace)
+	leases := c.CoordinationV1().Leases(LeaseNamespace)
 	now := metav1.NewMicroTime(time.Now())
 	secs := int32(r.duration() / time.Second)
 	l, err := leases.Get(ctx, r.leaseName(), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		_, err = leases.Create(ctx, &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Name: r.leaseName(), Labels: map[string]string{leaseLabel: "true"},
-				Annotations: map[string]string{leaseAPIServer: r.advertised()}},
+			ObjectMeta: metav1.ObjectMeta{Name: r.leaseName(), Labels: map[string]string{LeaseLabel: "true"},
+				Annotations: map[string]string{LeaseURLAnnotation: r.advertised()}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &r.id, LeaseDurationSeconds: &secs, RenewTime: &now},
 		}, metav1.CreateOptions{})
 		return err
@@ -143,7 +150,7 @@ func (r *registry) advertised() string {
 func (r *registry) deregister(ctx context.Context) {
 	for _, via := range r.renewVia() {
 		actx, cancel := context.WithTimeout(ctx, renewAttempt)
-		err := via.client.CoordinationV1().Leases(leaseNamespace).Delete(actx, r.leaseName(), metav1.DeleteOptions{})
+		err := via.client.CoordinationV1().Leases(LeaseNamespace).Delete(actx, r.leaseName(), metav1.DeleteOptions{})
 		cancel()
 		if err == nil || apierrors.IsNotFound(err) {
 			return

@@ -20,8 +20,8 @@ import (
 )
 
 func lease(name, url string, renewed time.Time, seconds int32) *coordinationv1.Lease {
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: leaseNamespace,
-		Labels: map[string]string{leaseLabel: "true"}, Annotations: map[string]string{leaseAPIServer: url}}}
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: LeaseNamespace,
+		Labels: map[string]string{LeaseLabel: "true"}, Annotations: map[string]string{LeaseURLAnnotation: url}}}
 	if !renewed.IsZero() {
 		t := metav1.NewMicroTime(renewed)
 		l.Spec.RenewTime = &t
@@ -56,7 +56,7 @@ func TestRenewAndDeregister(t *testing.T) {
 	cs := fake.NewClientset()
 	r := &registry{id: "c1-s1", localURL: "https://127.77.1.1:6443", client: cs, leaseClient: cs}
 	ctx := context.Background()
-	leases := cs.CoordinationV1().Leases(leaseNamespace)
+	leases := cs.CoordinationV1().Leases(LeaseNamespace)
 
 	if err := r.renew(ctx); err != nil {
 		t.Fatalf("first renew: %v", err)
@@ -65,7 +65,7 @@ func TestRenewAndDeregister(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the lease was not created: %v", err)
 	}
-	if l.Labels[leaseLabel] != "true" || l.Annotations[leaseAPIServer] != r.localURL {
+	if l.Labels[LeaseLabel] != "true" || l.Annotations[LeaseURLAnnotation] != r.localURL {
 		t.Errorf("lease labels %v annotations %v", l.Labels, l.Annotations)
 	}
 	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != r.id {
@@ -176,7 +176,7 @@ func TestSync(t *testing.T) {
 	}
 
 	// Once its lease goes, so does its view.
-	if err := r.client.CoordinationV1().Leases(leaseNamespace).Delete(context.Background(), "skewcheck-peerproxy-b", metav1.DeleteOptions{}); err != nil {
+	if err := r.client.CoordinationV1().Leases(LeaseNamespace).Delete(context.Background(), "skewcheck-peerproxy-b", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.sync(context.Background())
@@ -202,7 +202,7 @@ func TestRenewThroughAPeerWhenTheLocalApiserverFails(t *testing.T) {
 	if err := r.renew(ctx); err != nil {
 		t.Fatalf("renew with a frozen local apiserver and a live peer: %v", err)
 	}
-	l, err := shared.CoordinationV1().Leases(leaseNamespace).Get(ctx, r.leaseName(), metav1.GetOptions{})
+	l, err := shared.CoordinationV1().Leases(LeaseNamespace).Get(ctx, r.leaseName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the lease was not written through the peer: %v", err)
 	}
@@ -233,5 +233,31 @@ func TestUnreadablePeerKeepsItsViewForItsWholeLease(t *testing.T) {
 	}
 	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
 		t.Errorf("after 20 failed syncs capablePeers(batch/v1/jobs) = %v, want the last view [%s]", got, peer.URL)
+	}
+}
+
+// The flaw forget-unreachable-peer (the mutant RACE-002 must catch) keeps an unreadable
+// peer only for forgetAfter since its last read, its lease live all along.
+func TestFlawForgetsAnUnreadablePeerWhileItsLeaseLives(t *testing.T) {
+	cluster := pkiFor(t)
+	core := list(group("", ver("v1", res("pods"))))
+	localSrv, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "local"), list(group("apps", ver("v1", res("deployments")))), core)
+	peer, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "peer"), list(group("batch", ver("v1", res("jobs")))), core)
+	r := proxyUnderTest(t, cluster, localSrv.URL, lease("skewcheck-peerproxy-p", peer.URL, time.Now(), 3600))
+	r.flaw = FlawForgetUnreachablePeer
+	r.sync(context.Background())
+	peer.Close()
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
+		t.Fatalf("just after the peer went down capablePeers(batch/v1/jobs) = %v, want the last view [%s]", got, peer.URL)
+	}
+	r.mu.Lock()
+	v := r.peers["skewcheck-peerproxy-p"]
+	v.fetched = time.Now().Add(-forgetAfter - time.Second)
+	r.peers["skewcheck-peerproxy-p"] = v
+	r.mu.Unlock()
+	r.sync(context.Background())
+	if got := r.capablePeers("batch/v1/jobs"); got != nil {
+		t.Errorf("unread for longer than %v, the flawed proxy should have forgotten the peer; capablePeers(batch/v1/jobs) = %v", forgetAfter, got)
 	}
 }

@@ -26,13 +26,13 @@ func peerURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	switch {
 	case raw == "":
-		return "", fmt.Errorf("the lease has no %s annotation", leaseAPIServer)
+		return "", fmt.Errorf("the lease has no %s annotation", LeaseURLAnnotation)
 	case err != nil:
-		return "", fmt.Errorf("%s %q is not a URL: %v", leaseAPIServer, raw, err)
+		return "", fmt.Errorf("%s %q is not a URL: %v", LeaseURLAnnotation, raw, err)
 	case u.Scheme != "https":
-		return "", fmt.Errorf("%s %s is not https: peers are read and reached over verified TLS only", leaseAPIServer, u.Redacted())
+		return "", fmt.Errorf("%s %s is not https: peers are read and reached over verified TLS only", LeaseURLAnnotation, u.Redacted())
 	case u.Hostname() == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("%s %s is not https://<host>[:<port>]: a proxy advertises nothing else", leaseAPIServer, u.Redacted())
+		return "", fmt.Errorf("%s %s is not https://<host>[:<port>]: a proxy advertises nothing else", LeaseURLAnnotation, u.Redacted())
 	}
 	return "https://" + u.Host, nil
 }

@@ -6,16 +6,13 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// leaseWatch reads one identity lease through the entry every interval and remembers the
-// last time it was seen held by the holder it had when the watch began: until then the
-// server of that lease was still registered, for the entry too (it reads the same store).
+// leaseWatch reads one registration (an identity lease upstream) every interval and
+// remembers the last time it was seen held by the holder it had when the watch began:
+// until then the server of that registration was still registered, for the entry too (it
+// reads the same store).
 type leaseWatch struct {
 	mu sync.Mutex
 	// stood is when (seconds on the race's timeline) the last request was sent that found
@@ -23,18 +20,13 @@ type leaseWatch struct {
 	stood float64
 }
 
-// watchLease starts reading lease kube-system/name through cs until ctx ends. The first
+// watchLease starts reading registration name through reg until ctx ends. The first
 // holder is read before it returns.
-func watchLease(ctx context.Context, cs kubernetes.Interface, name string, tl *Timeline, interval time.Duration) (*leaseWatch, error) {
-	leases := cs.CoordinationV1().Leases("kube-system")
+func watchLease(ctx context.Context, reg framework.Registrar, name string, tl *Timeline, interval time.Duration) (*leaseWatch, error) {
 	sent := tl.Since()
-	l, err := leases.Get(ctx, name, metav1.GetOptions{})
+	first, err := reg.Read(ctx, name)
 	if err != nil {
 		return nil, err
-	}
-	holder := ""
-	if l.Spec.HolderIdentity != nil {
-		holder = *l.Spec.HolderIdentity
 	}
 	w := &leaseWatch{stood: sent}
 	go func() {
@@ -48,14 +40,14 @@ func watchLease(ctx context.Context, cs kubernetes.Interface, name string, tl *T
 			}
 			sent := tl.Since()
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			l, err := leases.Get(rctx, name, metav1.GetOptions{})
+			now, err := reg.Read(rctx, name)
 			cancel()
 			switch {
-			case err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == holder:
+			case err == nil && now.Holder == first.Holder:
 				w.mu.Lock()
 				w.stood = sent
 				w.mu.Unlock()
-			case err == nil || apierrors.IsNotFound(err):
+			case err == nil || errors.Is(err, framework.ErrNotRegistered):
 				return // replaced or deleted: the first holder never comes back
 			}
 			// any other error says nothing about the lease: read it again
@@ -71,8 +63,8 @@ func (w *leaseWatch) Stood() float64 {
 	return w.stood
 }
 
-// absenceWatch reads, every interval, whether the server behind an endpoint has an
-// identity lease, until the first read that finds one.
+// absenceWatch reads, every interval, whether the server behind an endpoint is registered
+// (has an identity lease, upstream), until the first read that finds it is.
 type absenceWatch struct {
 	mu sync.Mutex
 	// absent is when (seconds on the race's timeline) the last read was sent that found no
@@ -80,9 +72,9 @@ type absenceWatch struct {
 	absent float64
 }
 
-// watchAbsence starts reading the identity leases through cs for e's until ctx ends or one
-// is found. Before the first read, absence is -1: nothing is known.
-func watchAbsence(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint, tl *Timeline, interval time.Duration) *absenceWatch {
+// watchAbsence starts reading through reg whether e's server is registered, until ctx ends
+// or it is. Before the first read, absence is -1: nothing is known.
+func watchAbsence(ctx context.Context, reg framework.Registrar, e *framework.Endpoint, tl *Timeline, interval time.Duration) *absenceWatch {
 	w := &absenceWatch{absent: -1}
 	go func() {
 		tick := time.NewTicker(interval)
@@ -90,14 +82,14 @@ func watchAbsence(ctx context.Context, cs kubernetes.Interface, e *framework.End
 		for {
 			sent := tl.Since()
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, err := identityLease(rctx, cs, e)
+			_, err := reg.Find(rctx, e)
 			cancel()
 			switch {
 			case ctx.Err() != nil:
 				return
 			case err == nil:
 				return // registered: absence ends here
-			case errors.Is(err, errNoLease):
+			case errors.Is(err, framework.ErrNotRegistered):
 				w.mu.Lock()
 				w.absent = sent
 				w.mu.Unlock()
@@ -113,8 +105,8 @@ func watchAbsence(ctx context.Context, cs kubernetes.Interface, e *framework.End
 	return w
 }
 
-// AbsentUntil is when the last read was sent that found no identity lease of the server,
-// -1 when no read did.
+// AbsentUntil is when the last read was sent that found the server unregistered, -1 when
+// no read did.
 func (w *absenceWatch) AbsentUntil() float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -20,7 +20,7 @@ func TestLeaseWatchStopsAtNewHolder(t *testing.T) {
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("apiserver-peer_old")}}
 	cs := fake.NewSimpleClientset(lease)
 	tl := &Timeline{t0: time.Now()}
-	w, err := watchLease(ctx, cs, "apiserver-peer", tl, 10*time.Millisecond)
+	w, err := watchLease(ctx, identityLeases{cs: cs}, "apiserver-peer", tl, 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

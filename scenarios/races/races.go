@@ -2,20 +2,11 @@ package races
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"slices"
-	"strings"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
 // Outcome is one race: what upstream documents, what was seen, and the window measured.
@@ -46,9 +37,20 @@ type Env struct {
 	// and timeout of the proxy, which must not forget the crashed peer. Default Observe.
 	Hold  time.Duration
 	Bound time.Duration // how long a recovery may take
+	// Registrar is how the target's proxies register their servers (Target.Registrar);
+	// nil: kube-apiserver identity leases, read and written through the entry.
+	Registrar framework.Registrar
 }
 
 func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
+
+// registrar is env.Registrar, or upstream's identity leases through the entry.
+func (env Env) registrar() (framework.Registrar, error) {
+	if env.Registrar != nil {
+		return env.Registrar, nil
+	}
+	return identityLeasesVia(env.Route.Entry)
+}
 
 // Registering: the peer that alone serves the GVR starts while requests arrive. Its window
 // is asserted in three parts, by what the identity leases say. While the peer has no
@@ -62,7 +64,7 @@ func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
 func Registering(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "registering", Documented: "404 while the peer has no identity lease; 404 or 503 until the entry knows it; then 200 within the bound, and only 200 after"}
 	peer := env.Route.Peer
-	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	reg, err := env.registrar()
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
@@ -74,7 +76,7 @@ func Registering(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
-	absence := watchAbsence(pctx, cs, peer, tl, env.Interval)
+	absence := watchAbsence(pctx, reg, peer, tl, env.Interval)
 	started := tl.Since()
 	if err := peer.Node.Start(ctx); err != nil {
 		o.Violations = append(o.Violations, "starting the peer: "+err.Error())
@@ -175,7 +177,7 @@ func StaleLease(ctx context.Context, env Env) Outcome {
 // deletion, and a 404 or two after it.
 func SameIdentity(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "same-identity", Documented: "503 and never 404 while the crashed peer's lease stands, then 200 (from 1.35 the restarted peer deletes its old lease on startup: 404s from then on counted)"}
-	cs, lease, err := peerLease(ctx, env)
+	reg, lease, err := peerLease(ctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
@@ -183,7 +185,7 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
-	lw, err := watchLease(pctx, cs, lease, tl, env.Interval)
+	lw, err := watchLease(pctx, reg, lease, tl, env.Interval)
 	if err != nil {
 		o.Violations = append(o.Violations, "reading the peer's identity lease: "+err.Error())
 		return o
@@ -226,14 +228,15 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	return o
 }
 
-// peerLease is a client of the entry, as the admin, and the name of the peer's identity lease.
-func peerLease(ctx context.Context, env Env) (*kubernetes.Clientset, string, error) {
-	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+// peerLease is the target's registrar and the name of the peer's registration (its
+// identity lease, upstream).
+func peerLease(ctx context.Context, env Env) (framework.Registrar, string, error) {
+	reg, err := env.registrar()
 	if err != nil {
 		return nil, "", err
 	}
-	lease, err := identityLease(ctx, cs, env.Route.Peer)
-	return cs, lease, err
+	r, err := reg.Find(ctx, env.Route.Peer)
+	return reg, r.Name, err
 }
 
 // LeaseDeleted: the peer's identity lease is deleted while requests arrive. The entry
@@ -241,7 +244,7 @@ func peerLease(ctx context.Context, env Env) (*kubernetes.Clientset, string, err
 // next renewal (every 10 s), then 200.
 func LeaseDeleted(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "lease-deleted", Documented: "404 until the peer re-creates its lease (renewed every 10 s), then 200 within 20 s of the deletion"}
-	cs, lease, err := peerLease(ctx, env)
+	reg, lease, err := peerLease(ctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
@@ -251,7 +254,7 @@ func LeaseDeleted(ctx context.Context, env Env) Outcome {
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
 	tl.waitFor(ctx, 200, 0, env.Bound)
 	deleted := tl.Since()
-	if err := cs.CoordinationV1().Leases("kube-system").Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+	if err := reg.Expire(ctx, lease); err != nil {
 		o.Violations = append(o.Violations, "deleting the lease: "+err.Error())
 		return o
 	}
@@ -282,27 +285,24 @@ func LeaseDeleted(ctx context.Context, env Env) Outcome {
 // discovery then need a moment; measured 7 to 9 s on 1.35.4 -> 1.36.3.
 const leaseRecreated = 20 * time.Second
 
-// DeadAddress: an identity lease names an address where nothing listens. A server that
+// DeadAddress: a registration names an address where nothing listens. A server that
 // serves nothing anyone can read must not disturb routing: the real peer keeps answering.
+// Upstream's forged identity lease has no address at all (identityLeases.Forge says why):
+// there the race is a registration the entry cannot reach, not a dead address.
 func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
 	o := Outcome{Race: "dead-address", Documented: "a lease pointing at nothing changes nothing: 200 throughout"}
-	cs, err := kubernetes.NewForConfig(env.Route.Entry.Admin)
+	reg, err := env.registrar()
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	name, holder, secs := "apiserver-skewcheckdeadaddress", "apiserver-skewcheckdeadaddress_0", int32(3600)
-	now := metav1.NewMicroTime(time.Now())
-	_, err = cs.CoordinationV1().Leases("kube-system").Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": "skewcheck-dead"},
-			Annotations: map[string]string{"kubernetes.io/peer-advertise-address": deadAddress}},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &now, AcquireTime: &now},
-	}, metav1.CreateOptions{})
+	created := time.Now()
+	forged, err := reg.Forge(ctx, deadAddress)
 	if err != nil {
 		o.Violations = append(o.Violations, "creating the lease: "+err.Error())
 		return o
 	}
-	defer removeFailingLease(ctx, cs, name, now.Time)
+	defer removeFailingLease(ctx, reg, forged.Name, created)
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
@@ -316,55 +316,25 @@ func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
 	return o
 }
 
-// removeFailingLease deletes an identity lease that names no server, and waits until the
-// entry is done retrying it. 1.35 and later cannot sync their peer cache while such a lease
-// stands (it has no peer endpoint: "missing port in address"); each failed sync is retried
-// with a per-lease exponential backoff (5 ms doubling: k8s.io/apiserver peerproxy
-// handleSyncPeerDiscoveryCacheErr), and a retry already scheduled still runs after the
-// lease is gone. Every sync rebuilds the cache from scratch and leaves out a peer that does
-// not answer just then, so that retry, run during the next race, dropped a crashed peer
-// whose lease stood (kind, RACE-002 after RACE-005: 404 from 0.5 s after the crash, the
-// retry 2.5 s after this deletion). Each backoff is about the sum of those before it, so
-// the last retry comes at most about as long after the deletion as the lease existed (a
-// second more for the syncs themselves, on a busy machine).
-func removeFailingLease(ctx context.Context, cs kubernetes.Interface, name string, created time.Time) {
-	cs.CoordinationV1().Leases("kube-system").Delete(context.Background(), name, metav1.DeleteOptions{})
+// removeFailingLease deletes a registration that names no server, and waits until the
+// entry is done retrying it. 1.35 and later cannot sync their peer cache while such an
+// identity lease stands (it has no peer endpoint: "missing port in address"); each failed
+// sync is retried with a per-lease exponential backoff (5 ms doubling: k8s.io/apiserver
+// peerproxy handleSyncPeerDiscoveryCacheErr), and a retry already scheduled still runs
+// after the lease is gone. Every sync rebuilds the cache from scratch and leaves out a peer
+// that does not answer just then, so that retry, run during the next race, dropped a
+// crashed peer whose lease stood (kind, RACE-002 after RACE-005: 404 from 0.5 s after the
+// crash, the retry 2.5 s after this deletion). Each backoff is about the sum of those
+// before it, so the last retry comes at most about as long after the deletion as the lease
+// existed (a second more for the syncs themselves, on a busy machine). Other registrars
+// get the same wait: it costs a few seconds and keeps the races independent.
+func removeFailingLease(ctx context.Context, reg framework.Registrar, name string, created time.Time) {
+	reg.Expire(context.Background(), name)
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Since(created) + time.Second):
 	}
 }
-
-// identityLease finds the identity lease of the server behind e by the address it
-// advertises to peers (its own, or the peer path in front of it when the cluster has one),
-// or by its hostname when the target knows it.
-func identityLease(ctx context.Context, cs kubernetes.Interface, e *framework.Endpoint) (string, error) {
-	u, err := url.Parse(e.URL)
-	if err != nil {
-		return "", err
-	}
-	addrs := []string{u.Host}
-	if p := faults.PeerPathOf(e); p != nil {
-		addrs = append(addrs, p.Address)
-	}
-	leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
-	if err != nil {
-		return "", err
-	}
-	for _, l := range leases.Items {
-		if slices.Contains(addrs, l.Annotations["kubernetes.io/peer-advertise-address"]) ||
-			e.Hostname != "" && l.Labels["kubernetes.io/hostname"] == e.Hostname {
-			return l.Name, nil
-		}
-	}
-	if e.Hostname != "" {
-		return "", fmt.Errorf("%w advertises %s or names host %s", errNoLease, strings.Join(addrs, " or "), e.Hostname)
-	}
-	return "", fmt.Errorf("%w advertises %s", errNoLease, strings.Join(addrs, " or "))
-}
-
-// errNoLease is identityLease finding no lease of the server.
-var errNoLease = errors.New("no identity lease")
 
 // restore starts the peer again if a race left it down, and waits for convergence.
 func restore(ctx context.Context, env Env) {

@@ -4,9 +4,10 @@
 // loses its identity lease. Each test asserts the outcome upstream documents and reports
 // the window it measured.
 //
-// The races act on kube-apiserver identity leases, which is how upstream's proxy finds its
-// peers; a proxy that finds them otherwise (skewcheck's reference has leases of its own)
-// skips the profile with that reason.
+// The races act on how the proxies register their servers with one another: kube-apiserver
+// identity leases on upstream targets, or what a target declares (framework.Registrar:
+// the reference peer proxy's front declares its own leases). A target that declares
+// nothing, and is not upstream, skips the profile, missing Registration.
 package races
 
 import (
@@ -24,7 +25,7 @@ import (
 // Profile is this suite's profile name.
 const Profile = "races"
 
-var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl, framework.FeatureIdentityLeases}
+var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl, framework.FeatureRegistration}
 
 // deadAddress is where the dead-address race's lease points: the last address block local
 // clusters would use, where nothing listens.
@@ -34,19 +35,19 @@ const deadAddress = "127.77.250.250:6443"
 // (graceful stop deletes the lease, peer-aggregated discovery).
 var Tests = []framework.Test{
 	{ID: "RACE-001", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "a request arriving while the only peer serving its GVR registers gets 404 while the peer has no identity lease, 404 or 503 until the entry knows the peer, then 200 within the converge bound and nothing but 200 after it; the window is measured",
+		Description: "a request arriving while the only peer serving its GVR registers gets 404 while the peer is not registered (upstream: has no identity lease), 404 or 503 until the entry knows the peer, then 200 within the converge bound and nothing but 200 after it; the window is measured",
 		Run:         race(scenario.Registering)},
 	{ID: "RACE-002", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "while a crashed peer's identity lease is still valid, requests for what only it serves get 503, never 404",
+		Description: "while a crashed peer's registration (upstream: its identity lease) is still valid, requests for what only it serves get 503, never 404",
 		Run:         race(scenario.StaleLease)},
 	{ID: "RACE-003", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "a peer restarting with the same identity gives 503 and never 404 until it answers, then 200; the window, and any 404 just after the first 200, are measured",
+		Description: "a peer restarting with the same identity gives 503 and never 404 while its old registration stands, then 200; the window, and any 404 just after the first 200, are measured",
 		Run:         race(scenario.SameIdentity)},
 	{ID: "RACE-004", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "when the peer's identity lease is deleted, requests get 200 again within 20 s (the peer re-creates it at its next renewal), with no answer but 200, 404 or 503 in between; the 404 window is measured",
+		Description: "when the peer's registration (upstream: its identity lease) is deleted, requests get 200 again within 20 s (the peer registers again at its next renewal), with no answer but 200, 404 or 503 in between; the 404 window is measured",
 		Run:         race(scenario.LeaseDeleted)},
 	{ID: "RACE-005", Profile: Profile, Since: "1.35", Features: needs,
-		Description: "a lease that names an address where nothing listens does not disturb requests",
+		Description: "a registration of a server that does not exist does not disturb requests: it names an address where nothing listens (upstream: an identity lease, which carries no address the proxy dials, so a peer it cannot reach at all)",
 		Run: race(func(ctx context.Context, env scenario.Env) scenario.Outcome {
 			return scenario.DeadAddress(ctx, env, deadAddress)
 		})},
@@ -67,7 +68,7 @@ func race(run func(context.Context, scenario.Env) scenario.Outcome) func(context
 			Expect(converge(ctx)).To(Succeed(), "converging after the race")
 		})
 		o := run(ctx, scenario.Env{Route: routes[0], Converge: converge, Interval: 100 * time.Millisecond,
-			Observe: 3 * time.Second, Hold: env.Timeouts.Hold, Bound: env.Timeouts.Converge})
+			Observe: 3 * time.Second, Hold: env.Timeouts.Hold, Bound: env.Timeouts.Converge, Registrar: env.Target.Registrar})
 		ginkgo.AddReportEntry("seen", o.Seen)
 		env.Measure("windowSeconds", o.Window)
 		env.Measure("spurious404", float64(o.Spurious404))
