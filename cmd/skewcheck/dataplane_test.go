@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,7 @@ func runDataplaneCase(t *testing.T, tc dataplaneCase) {
 	out, code := run(t, t.TempDir(), args...)
 	defer assertNoDataplaneLeft(t)
 	if (code == 0) != tc.pass {
-		t.Fatalf("exit code %d, want success %v:\n%s", code, tc.pass, tail(out, 40))
+		t.Fatalf("exit code %d, want success %v:\n%s%s", code, tc.pass, tail(out, 40), failedTests(dir))
 	}
 	if tc.errText != "" {
 		if !strings.Contains(out, tc.errText) {
@@ -123,6 +124,26 @@ func assertNoNamespaceLeft(t *testing.T) {
 			t.Errorf("network namespace %s left behind", e.Name())
 		}
 	}
+}
+
+// failedTests lists the failed tests of the report in dir with their reasons, which the
+// tail of the CLI's output may have cut off; "" when there is no report or no failure.
+func failedTests(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		return ""
+	}
+	var rep report.Conformance
+	if json.Unmarshal(b, &rep) != nil {
+		return ""
+	}
+	var out strings.Builder
+	for _, tc := range rep.Tests {
+		if tc.Result == report.Failed {
+			fmt.Fprintf(&out, "\n%s failed: %s", tc.ID, tc.Failure)
+		}
+	}
+	return out.String()
 }
 
 func testByID(rep report.Conformance, id string) report.Test {
