@@ -169,16 +169,13 @@ docs:
 TESTSUMMARY := bin/testsummary
 TEST_JSON ?= $(REPORT_DIR)/make-test.json
 TEST_P ?= 3
-# The three longest packages first, so they run side by side from the start instead of
-# one of them starting when the others end; go test drops the repeats in ./...
-TEST_PKGS ?= ./suites ./cmd/skewcheck ./reference/peerproxy ./...
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	@mkdir -p $(dir $(TEST_JSON))
-	$(GO) test -json -count=1 -p $(TEST_P) -timeout 40m $(TEST_PKGS) 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
+	$(GO) test -json -count=1 -p $(TEST_P) -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
 
 # The long holds, which make test keeps shorter: the integration tests that hold a silent
 # fault or a stale lease (the conformance runs of upstream and of the reference, and the
