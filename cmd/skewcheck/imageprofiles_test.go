@@ -120,10 +120,11 @@ func buildReferenceImage(t *testing.T, rt *containers.Runtime, component string)
 }
 
 // exitsAtOnceImage is an image whose process fails at once with a message: skewcheck given
-// a command it does not have.
+// a command it does not have. Its tag names the test: tests that run side by side each
+// build and remove their own.
 func exitsAtOnceImage(t *testing.T, rt *containers.Runtime) string {
 	t.Helper()
-	tag := fmt.Sprintf("skewcheck-test/exits-at-once:%d", os.Getpid())
+	tag := fmt.Sprintf("skewcheck-test/exits-at-once-%s:%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), os.Getpid())
 	removeImageWhenDone(t, rt, tag)
 	if err := images.Build(context.Background(), rt, staticCLI(t), tag, []string{"no-such-command"}, io.Discard); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
-	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -79,11 +77,7 @@ func TestSidecarImageBadInput(t *testing.T) {
 	}
 	expectNoNewContainers(t, rt, before)
 
-	tag := fmt.Sprintf("skewcheck-test/exits-at-once:%d", os.Getpid())
-	removeImageWhenDone(t, rt, tag)
-	if err := images.Build(context.Background(), rt, staticCLI(t), tag, []string{"no-such-command"}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
+	tag := exitsAtOnceImage(t, rt)
 	oldV, _ := integration.Versions()
 	out, code = run(t, t.TempDir(), "conformance", "--versions", oldV, "--sidecar-image", tag, "--report-dir", t.TempDir())
 	if code == 0 || !strings.Contains(out, "exited with status 1") || !strings.Contains(out, `unknown command "no-such-command"`) {
