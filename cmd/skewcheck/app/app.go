@@ -45,7 +45,26 @@ func NewCommand(streams IOStreams) *cobra.Command {
 		newRacesCommand(streams), newReferenceCommand(streams), newReportCommand(streams), newBinariesCommand(streams),
 		newNightlyCommand(streams), newMutationCommand(streams), newImagesCommand(streams), newEtcdCommand(streams))
 	flagsFromContractEnv(root)
+	helpOfUnknownTopicToErrOut(root, streams)
 	return root
+}
+
+// helpOfUnknownTopicToErrOut keeps `skewcheck help NOSUCH` writing to ErrOut: cobra writes
+// that answer and the usage after it to OutOrStderr, which is Out once Out is set.
+func helpOfUnknownTopicToErrOut(root *cobra.Command, streams IOStreams) {
+	root.InitDefaultHelpCmd()
+	help, _, err := root.Find([]string{"help"})
+	if err != nil || help == root {
+		return
+	}
+	run := help.Run
+	help.Run = func(c *cobra.Command, args []string) {
+		if cmd, _, err := c.Root().Find(args); cmd == nil || err != nil {
+			root.SetOut(streams.ErrOut)
+			defer root.SetOut(streams.Out)
+		}
+		run(c, args)
+	}
 }
 
 // Run runs the command line args (without the program's name) and returns the process's

@@ -135,3 +135,27 @@ func TestMutationListNeedsNoCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestStreams: results go to Out, errors to ErrOut, as the binary's stdout and stderr, and
+// `help NOSUCH` answers on ErrOut as cobra does without streams of its own.
+func TestStreams(t *testing.T) {
+	t.Setenv("SKEWCHECK_STATE_DIR", t.TempDir())
+	for _, tc := range []struct {
+		args          []string
+		code          int
+		out, errOut   string
+		noOut, noErrs bool
+	}{
+		{args: []string{"conformance", "--list"}, out: "MVP-010", noErrs: true},
+		{args: []string{"--version"}, out: "skewcheck version " + version, noErrs: true},
+		{args: []string{"conformance", "--reference-flaw", "hedge-reads"}, code: 1, errOut: "error: ", noOut: true},
+		{args: []string{"help", "nosuch"}, errOut: "Unknown help topic", noOut: true},
+	} {
+		var out, errOut bytes.Buffer
+		code := Run(tc.args, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		if code != tc.code || !strings.Contains(out.String(), tc.out) || !strings.Contains(errOut.String(), tc.errOut) ||
+			(tc.noOut && out.Len() > 0) || (tc.noErrs && errOut.Len() > 0) {
+			t.Errorf("%q: exit %d (want %d)\nout:\n%s\nerrOut:\n%s", tc.args, code, tc.code, out.String(), errOut.String())
+		}
+	}
+}
