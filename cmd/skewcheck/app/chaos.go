@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/chaos"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+func newChaosCommand(streams IOStreams) *cobra.Command {
+	var sf serverFlags
+	var prov providerFlags
+	var bin binaries.Options
+	var faultNames, targets []string
+	var server int
+	var opts chaos.Options
+	var reportDir string
+	var hold time.Duration
+	cmd := &cobra.Command{
+		Use:   "chaos",
+		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
+		Long: `Starts a local cluster (peer traffic through forwarders, so network faults hit only
+apiserver-to-peer traffic), and for each fault and target: loads a resource only --server
+serves through another server, injects the fault for --for, heals it, and measures the time
+to the first 503, the time to recover, spurious 404s and lost writes.
+
+Targets: upstream (the apiservers' own mixed version proxy) and reference (skewcheck's
+reference peer proxy in front of the same apiservers), side by side in one table.`,
+		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(faultNames) == 1 && faultNames[0] == "all" {
+				faultNames = faults.Names()
+			}
+			for _, n := range faultNames {
+				if err := faults.Check(n); err != nil {
+					return err
+				}
+			}
+			if opts.Seed == 0 {
+				opts.Seed = time.Now().UnixNano() % 1_000_000
+			}
+			if len(sf.extra) == 0 {
+				// A resource only the faulted server serves: batch/v1 off everywhere else.
+				for i := 1; i <= len(sf.versions); i++ {
+					if i != server {
+						sf.extra = append(sf.extra, fmt.Sprintf("%d=--runtime-config=batch/v1=false", i))
+					}
+				}
+			}
+			specs, err := sf.specs()
+			if err != nil {
+				return err
+			}
+			if err := prov.require(); err != nil {
+				return err
+			}
+			for _, tname := range targets {
+				if tname != "upstream" && tname != "reference" {
+					return fmt.Errorf("unknown target %q: upstream or reference", tname)
+				}
+				if err := clusters.Require(prov.name, clusters.Fronts); tname == "reference" && err != nil {
+					return fmt.Errorf("--targets reference puts skewcheck's reference peer proxies in front of the apiservers, which --provider %s cannot have (%v): give --targets upstream", prov.name, err)
+				}
+			}
+			if server < 1 || server > len(specs) {
+				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			defer faults.HealAll(context.Background())
+			var outcomes []chaos.Outcome
+			for _, tname := range targets {
+				got, err := chaosRun(ctx, streams, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+				outcomes = append(outcomes, got...)
+				if err != nil {
+					return err
+				}
+				if ctx.Err() != nil {
+					break
+				}
+			}
+			md := chaos.Markdown(outcomes)
+			fmt.Fprint(streams.Out, md)
+			if err := os.MkdirAll(reportDir, 0o755); err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(map[string]any{"seed": opts.Seed, "for": opts.For.String(), "server": server, "outcomes": outcomes}, "", "  ")
+			os.WriteFile(filepath.Join(reportDir, "chaos-report.json"), b, 0o644)
+			os.WriteFile(filepath.Join(reportDir, "chaos.md"), []byte(md), 0o644)
+			fmt.Fprintf(streams.Out, "seed %d; report: %s\n", opts.Seed, filepath.Join(reportDir, "chaos-report.json"))
+			if v := chaos.Violations(outcomes); len(v) > 0 {
+				return fmt.Errorf("%d outcomes break what a mixed version proxy promises (replay with --seed %d):\n  %s", len(v), opts.Seed, strings.Join(v, "\n  "))
+			}
+			return ctx.Err()
+		},
+	}
+	sf.add(cmd)
+	prov.add(cmd)
+	addBinaryFlags(cmd, &bin)
+	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
+	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
+	cmd.Flags().StringSliceVar(&targets, "targets", []string{"upstream", "reference"}, "upstream, reference or both")
+	cmd.Flags().DurationVar(&opts.For, "for", 15*time.Second, "how long each fault stays injected (silent faults: see --hold)")
+	cmd.Flags().DurationVar(&hold, "hold", framework.DefaultTimeouts().Hold, "how long a silent fault (freeze, blackhole, half-open) is held past the first 503, so a proxy that forgets a silent peer after a refresh or timeout of its own is caught answering 404")
+	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
+	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
+	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
+	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
+	return cmd
+}
+
+// chaosRun brings up a cluster for one target, runs every fault against it, and deletes
+// it. The reference gets apiservers whose own proxy is off, as `conformance --reference`
+// does, so its column is its own behaviour and not upstream's underneath. Process faults
+// act through the nodes' operations, network faults through what each node declares
+// (peer paths, network namespaces), whatever the provider.
+func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
+	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
+	specs = slices.Clone(specs)
+	for i := range specs {
+		specs[i].DisablePeerProxy = tname == "reference"
+	}
+	fmt.Fprintf(streams.ErrOut, "== %s: starting a cluster of %d apiservers (provider %s)\n", tname, len(specs), prov.name)
+	c, err := prov.newCluster(ctx, clusters.Spec{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: streams.ErrOut,
+		PeerPaths: true, ConvergeTimeout: framework.DefaultTimeouts().Converge})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Delete()
+	var t *framework.Target
+	if tname == "upstream" {
+		t, err = c.Target(ctx)
+	} else if h, ok := c.(front.Host); ok {
+		var stopTarget func()
+		t, stopTarget, err = front.PeerProxy(ctx, h.FrontHost(), 2*time.Second)
+		if err == nil {
+			defer stopTarget()
+		}
+	} else {
+		err = wordError(clusters.ErrNotSupported{Provider: prov.name, Capability: clusters.Fronts})
+	}
+	if err != nil {
+		return nil, err
+	}
+	route, err := soleRoute(t, server)
+	if err != nil {
+		return nil, err
+	}
+	r := chaos.NewRunner(t, route)
+	if d, ok := c.(clusters.Disconnector); ok {
+		member := c.Members()[server-1].Name()
+		r.Make = func(n string) (faults.Fault, error) {
+			if n == "partition" {
+				// The cluster cuts the server off itself: the partition its provider has.
+				// The nftables faults (loss, partition-one-way, partition-pair*) act in each
+				// server's own network namespace there.
+				return faults.Disconnect(d, member), nil
+			}
+			return faults.ByName(n, r.Subject)
+		}
+	}
+	return runFaults(ctx, streams, tname, t, r, faultNames, opts, hold), nil
+}
+
+// runFaults measures each named fault (made by r) on r's route in turn, converging the
+// target after each. A fault r skips, or cannot make, is an outcome skipped with the reason.
+func runFaults(ctx context.Context, streams IOStreams, tname string, t *framework.Target, r *chaos.Runner, faultNames []string,
+	opts chaos.Options, hold time.Duration) []chaos.Outcome {
+	var outcomes []chaos.Outcome
+	for _, n := range faultNames {
+		f, skip, err := r.Fault(ctx, n)
+		if err != nil {
+			skip = err.Error()
+		}
+		if skip != "" {
+			desc := ""
+			if f != nil {
+				desc = f.Description()
+			}
+			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: skip})
+			continue
+		}
+		o := opts
+		if faults.Silent(n) {
+			// Held past the first 503, which upstream gives only after its 45 s stall.
+			o.For, o.EndAfter503 = max(opts.For, framework.DefaultTimeouts().Unavailable)+hold, hold
+		}
+		fmt.Fprintf(streams.ErrOut, "%s: %s for up to %v (seed %d)\n", tname, f.Description(), o.For, opts.Seed)
+		outcomes = append(outcomes, chaos.Measure(ctx, tname, r.Route, f, o))
+		if ctx.Err() != nil {
+			break
+		}
+		if t.Converge != nil {
+			if err := t.Converge(ctx); err != nil {
+				fmt.Fprintln(streams.ErrOut, "warning: not converged after healing:", err)
+			}
+		}
+	}
+	return outcomes
+}
+
+// soleRoute is a route into a creatable GVR that only server n serves.
+func soleRoute(t *framework.Target, n int) (framework.Route, error) {
+	peer := t.Endpoints[n-1]
+	for _, r := range framework.SoleRoutes(t, "create", "list", "get") {
+		if r.Peer == peer {
+			return r, nil
+		}
+	}
+	return framework.Route{}, fmt.Errorf("no creatable GVR is served only by server %d: nothing to measure", n)
+}

@@ -1,0 +1,161 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// These tests run the command line in process, through Run with buffers: what fails or
+// answers before any cluster exists. What starts clusters, leaves things behind or takes
+// signals runs the built binary (package main's tests), as users and CI do.
+
+// TestMain keeps this test binary from running its tests again when a command re-executes
+// os.Executable(), as cluster create does for its supervisor: only commands that fail
+// before that may run here (an unknown version fails in the supervisor: package main's
+// TestUnknownVersion).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		fmt.Fprintf(os.Stderr, "the app tests' binary was re-executed as the CLI (%s): run that command through the built binary, in package main's tests\n", strings.Join(os.Args[1:], " "))
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+// runApp runs the command line args with its own state directory and returns what it wrote
+// to both streams, interleaved as a terminal shows them, and its exit code.
+func runApp(t *testing.T, state string, args ...string) (string, int) {
+	t.Helper()
+	t.Setenv("SKEWCHECK_STATE_DIR", state)
+	var out bytes.Buffer
+	code := Run(args, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	return out.String(), code
+}
+
+func TestListNeedsNoCluster(t *testing.T) {
+	out, code := runApp(t, t.TempDir(), "conformance", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"MVP-010", "DISC-001", "1.35+", "mvp", "discovery", "IPM-101", "Dataplane", "CHAOS-001", "RACE-001", "Registration"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list output lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := runApp(t, t.TempDir(), "conformance", "--list", "--profiles", "nosuch"); code == 0 || !strings.Contains(out, `unknown profile "nosuch"`) {
+		t.Errorf("an unknown profile should fail clearly; exit %d: %s", code, out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	state := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad name", []string{"cluster", "create", "--name", "Bad_Name"}, "is not valid"},
+		{"bad server ref", []string{"cluster", "create", "--name", "x", "--no-peer-proxy", "7"}, "names no server"},
+		{"delete unknown", []string{"cluster", "delete", "--name", "nosuch"}, "there is no cluster named"},
+		{"missing kubeconfig", []string{"conformance", "--kubeconfig", "/nonexistent/kubeconfig", "--contexts", "a"}, "/nonexistent/kubeconfig"},
+		{"unknown dataplane", []string{"conformance", "--profiles", "ipmode", "--dataplane", "kube-proxy-ebpf"}, "the dataplanes are kube-proxy-nftables"},
+		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
+		{"chaos on kind with the reference", []string{"chaos", "--provider", "kind"}, "give --targets upstream"},
+		{"flaw without the reference", []string{"conformance", "--reference-flaw", "hedge-reads"}, "goes with --reference peerproxy"},
+		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
+		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := runApp(t, state, tc.args...)
+			if code == 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 0 {
+		t.Errorf("failed commands left cluster directories: %v", entries)
+	}
+}
+
+func TestUnreachableTarget(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: a, context: {cluster: c, user: u}}]
+current-context: a
+`), 0o600)
+	out, code := runApp(t, t.TempDir(), "conformance", "--kubeconfig", kc, "--contexts", "a")
+	if code == 0 || !strings.Contains(out, "is the endpoint reachable") {
+		t.Errorf("want a clear error for an unreachable endpoint; exit %d:\n%s", code, out)
+	}
+}
+
+// TestKindBadInput: what --provider kind refuses, before any node is made (and before
+// Docker is asked: package main's TestKindNoDockerEngine asks one that is not there).
+func TestKindBadInput(t *testing.T) {
+	state := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown provider", []string{"cluster", "create", "--name", "p", "--provider", "kvm"}, `unknown provider "kvm"`},
+		{"unsupported flag", []string{"cluster", "create", "--provider", "kind", "--name", "np", "--no-peer-proxy", "1"}, "not supported with --provider kind"},
+		{"reference", []string{"cluster", "create", "--provider", "kind", "--name", "rf", "--reference", "peerproxy"}, "not supported with --provider kind"},
+		{"conformance with a kubeconfig", []string{"conformance", "--provider", "kind", "--kubeconfig", "/nonexistent"}, "cannot go with --kubeconfig"},
+		{"node image without version", []string{"images", "node"}, "--version is required"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := runApp(t, state, tc.args...)
+			if code == 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 0 {
+		t.Errorf("failed commands left cluster directories: %v", entries)
+	}
+}
+
+func TestMutationListNeedsNoCluster(t *testing.T) {
+	out, code := runApp(t, t.TempDir(), "mutation", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"peerproxy (baseline)", "peerproxy/hedge-reads", "gateway/no-impersonation", "ipmode/reference-ignoring-ipmode", "--gateway-defect ignore-sni"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestStreams: results go to Out, errors to ErrOut, as the binary's stdout and stderr, and
+// `help NOSUCH` answers on ErrOut as cobra does without streams of its own.
+func TestStreams(t *testing.T) {
+	t.Setenv("SKEWCHECK_STATE_DIR", t.TempDir())
+	for _, tc := range []struct {
+		args          []string
+		code          int
+		out, errOut   string
+		noOut, noErrs bool
+	}{
+		{args: []string{"conformance", "--list"}, out: "MVP-010", noErrs: true},
+		{args: []string{"--version"}, out: "skewcheck version " + version, noErrs: true},
+		{args: []string{"conformance", "--reference-flaw", "hedge-reads"}, code: 1, errOut: "error: ", noOut: true},
+		{args: []string{"help", "nosuch"}, errOut: "Unknown help topic", noOut: true},
+	} {
+		var out, errOut bytes.Buffer
+		code := Run(tc.args, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		if code != tc.code || !strings.Contains(out.String(), tc.out) || !strings.Contains(errOut.String(), tc.errOut) ||
+			(tc.noOut && out.Len() > 0) || (tc.noErrs && errOut.Len() > 0) {
+			t.Errorf("%q: exit %d (want %d)\nout:\n%s\nerrOut:\n%s", tc.args, code, tc.code, out.String(), errOut.String())
+		}
+	}
+}

@@ -1,0 +1,417 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/sidecar"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/suites"
+	"github.com/skewcheck/skewcheck/suites/chaos"
+	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
+)
+
+type conformanceFlags struct {
+	servers      serverFlags
+	provider     providerFlags
+	binaries     binaries.Options
+	kubeconfig   string
+	contexts     []string
+	userContexts []string
+	auditLogs    map[string]string
+	upstream     bool
+	sidecar      sidecar.Config
+	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
+	sidecarLeases sidecar.Leases
+	list          bool
+	reference     referenceFlags
+	dataplane     dataplaneFlags
+	gateway       gatewayFlags
+	run           framework.RunOptions
+	timeouts      framework.Timeouts
+}
+
+func newConformanceCommand(streams IOStreams) *cobra.Command {
+	return conformanceCommandWith(streams, &conformanceFlags{timeouts: framework.DefaultTimeouts()})
+}
+
+// conformanceCommandWith is the command with its flags bound to f (tests read f).
+func conformanceCommandWith(streams IOStreams, f *conformanceFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Run the conformance suites against a local skewed cluster (default) or an existing target",
+		Long: `Runs the conformance profiles and writes a report (YAML, JSON, JUnit) to --report-dir.
+
+Exit code: 0 when no test failed and every test that applies ran (tests that do not apply
+to the target's versions are "not applicable" and do not count); 1 when a test failed (or
+the run could not start); 2 when nothing failed but tests that apply could not run because
+the target or this machine lacks what they need ("skipped: missing <feature>", listed
+under NOT TESTED): incomplete, not the implementation's failure.
+
+Without --kubeconfig it starts a local cluster of real kube-apiservers, one per --versions
+entry, runs the suites against it and deletes it. Without --server-flag its servers get
+the skew the suites need (batch/v1 off on the first, autoscaling/v2 off on the second);
+--profiles ipmode without --dataplane tests skewcheck's reference dataplane. With
+--kubeconfig it tests what the contexts point at: one context per apiserver or proxy
+endpoint.`,
+		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
+			"  skewcheck conformance --list\n" +
+			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
+			"  skewcheck conformance --sidecar-name acme-proxy --sidecar-command 'acme-proxy --listen $SKEWCHECK_LISTEN --apiserver $SKEWCHECK_APISERVER ...'\n" +
+			"  skewcheck conformance --profiles ipmode --dataplane exec --dataplane-name acme-lb \\\n" +
+			"      --dataplane-command 'acme-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'\n" +
+			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
+			"      --implementation-project acme-proxy --implementation-version 1.2.0",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.list && !cmd.Flags().Changed("profiles") {
+				printTests(streams.Out, suites.All()) // every profile, not only the default ones
+				return nil
+			}
+			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
+				f.run.Profiles = []string{gatewaysuite.Profile}
+			}
+			return runConformance(cmd.Context(), streams, f)
+		},
+	}
+	fl := cmd.Flags()
+	f.servers.add(cmd)
+	f.provider.add(cmd)
+	addBinaryFlags(cmd, &f.binaries)
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
+	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
+	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
+	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
+	f.reference.add(cmd)
+	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
+	fl.StringVar(&f.sidecar.Image, "sidecar-image", "", "your proxy, as an image in the local Docker engine (never pulled) run in front of every apiserver of the local cluster, on the host's network, with the environment of --sidecar-command and its files mounted read-only; logs in <report-dir>/sidecar/")
+	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command or --sidecar-image: your proxy's name in the report")
+	fl.StringVar(&f.sidecarLeases.Name, "sidecar-lease-name", "", "with --sidecar-command or --sidecar-image: your proxies register with a Lease each, named this (its environment expanded: 'acme-$SKEWCHECK_ID'), so the races profile runs through them (with --sidecar-lease-labels and --sidecar-lease-url-annotation)")
+	fl.StringVar(&f.sidecarLeases.Namespace, "sidecar-lease-namespace", "kube-system", "with --sidecar-lease-name: the namespace of your proxies' leases")
+	fl.StringToStringVar(&f.sidecarLeases.Labels, "sidecar-lease-labels", nil, "with --sidecar-lease-name: KEY=VALUE labels every one of your proxies' leases has")
+	fl.StringVar(&f.sidecarLeases.URLAnnotation, "sidecar-lease-url-annotation", "", "with --sidecar-lease-name: the annotation of a lease with the URL peers dial (https://host:port)")
+	f.dataplane.add(cmd)
+	f.gateway.add(cmd)
+	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
+	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
+	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
+	fl.StringVar(&f.run.Skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
+	fl.StringVar(&f.run.ReportDir, "report-dir", "_reports", "where the report and failure evidence go")
+	fl.Int64Var(&f.run.Seed, "seed", 0, "random seed (0: from the clock); it is in the report so a run can be replayed")
+	fl.BoolVarP(&f.run.Verbose, "verbose", "v", false, "print every test as it runs")
+	fl.StringVar(&f.run.Implementation.Organization, "implementation-organization", "", "who makes the implementation under test")
+	fl.StringVar(&f.run.Implementation.Project, "implementation-project", "", "the implementation's name (default: kubernetes for a local cluster)")
+	fl.StringVar(&f.run.Implementation.Version, "implementation-version", "", "the implementation's version")
+	fl.StringVar(&f.run.Implementation.URL, "implementation-url", "", "where to read about the implementation")
+	fl.StringSliceVar(&f.run.Implementation.Contact, "implementation-contact", nil, "who to ask about this report")
+	fl.DurationVar(&f.timeouts.Request, "timeout-request", f.timeouts.Request, "bound on one request and on waits for a write to show")
+	fl.DurationVar(&f.timeouts.Converge, "timeout-converge", f.timeouts.Converge, "bound on waiting for every proxy path to be live")
+	fl.DurationVar(&f.timeouts.Unavailable, "timeout-unavailable", f.timeouts.Unavailable, "bound on the time to 503 after a peer fails")
+	fl.DurationVar(&f.timeouts.DiscoveryLeave, "timeout-discovery-leave", f.timeouts.DiscoveryLeave, "bound on a stopped server leaving merged discovery")
+	fl.DurationVar(&f.timeouts.Spec, "timeout-spec", 0, "bound on one whole test (0: twice the sum of the unavailable bound, the hold, two convergences and a request)")
+	fl.DurationVar(&f.timeouts.Refused, "timeout-refused", f.timeouts.Refused, "bound on the time to 503 after a peer crashed (its connections are refused)")
+	fl.DurationVar(&f.timeouts.Hold, "fault-hold", f.timeouts.Hold, "how long a freeze, blackhole, half-open path or stale lease is held while 503 (never 404) is asserted: past every timeout of the proxy under test")
+	return cmd
+}
+
+func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags) error {
+	tests, err := framework.Select(suites.All(), f.run.Profiles)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		printTests(streams.Out, tests)
+		return nil
+	}
+	if f.kubeconfig != "" && f.provider.chosen() {
+		return fmt.Errorf("--provider %s makes a cluster: it cannot go with --kubeconfig, which tests an existing target", f.provider.name)
+	}
+	if f.kubeconfig == "" {
+		if err := f.provider.require(); err != nil {
+			return err
+		}
+		if line := f.servers.applyDefaultSkew(); line != "" {
+			fmt.Fprintln(streams.ErrOut, line)
+		}
+	}
+	if line := f.applyDefaultDataplane(); line != "" {
+		fmt.Fprintln(streams.ErrOut, line)
+	}
+	if f.kubeconfig == "" {
+		if err := f.provider.require(f.capabilities()...); err != nil {
+			return err
+		}
+	}
+	if err := f.reference.validate(); err != nil {
+		return err
+	}
+	if err := f.dataplane.validate(ctx); err != nil {
+		return err
+	}
+	if err := f.gateway.validate(ctx, f); err != nil {
+		return err
+	}
+	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
+		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of a local cluster's apiservers: they cannot go with --kubeconfig or --reference")
+	}
+	if err := f.applySidecarLeases(); err != nil {
+		return err
+	}
+	if f.kubeconfig != "" && f.dataplane.name != "" {
+		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
+	}
+	f.run.SkewcheckVersion = version
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := prepareSidecarImage(ctx, f); err != nil {
+		return err
+	}
+	target, cluster, cleanup, err := conformanceTarget(ctx, streams, f)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	stopDataplane, err := f.dataplane.start(ctx, streams, target, cluster, f.binaries, f.run.ReportDir)
+	if err != nil {
+		return err
+	}
+	defer stopDataplane()
+	if f.run.Implementation.Project == "" && target.Upstream {
+		f.run.Implementation.Project = "kubernetes"
+		f.run.Implementation.URL = "https://github.com/kubernetes/kubernetes"
+	}
+	env := &framework.Env{Target: target, Timeouts: f.timeouts}
+	rep := framework.Run(failRecorder{}, env, tests, f.run)
+	files, err := report.Write(f.run.ReportDir, rep)
+	if err != nil {
+		return err
+	}
+	printSummary(streams.Out, rep, files)
+	return verdictError(streams.Out, rep, files[0])
+}
+
+// verdictError turns the run's verdict into the command's outcome: nil (exit 0), "not
+// conformant" (exit 1), or "incomplete" (exit 2), so a script can tell an implementation's
+// failure from a run that could not check everything here.
+func verdictError(out io.Writer, rep *report.Conformance, details string) error {
+	switch rep.Verdict() {
+	case report.VerdictFailed:
+		return fmt.Errorf("not conformant: %s (details in %s)", failingProfiles(rep), details)
+	case report.VerdictIncomplete:
+		missing := rep.MissingTests()
+		if len(missing) == 0 {
+			return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: no test ran (details in %s)", details)}
+		}
+		return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: nothing failed, but %d tests that apply could not run here (NOT TESTED above; details in %s)", len(missing), details)}
+	}
+	if slices.ContainsFunc(rep.Tests, func(t report.Test) bool { return t.SkipKind == report.Deselected }) {
+		fmt.Fprintln(out, "every selected test passed; the profiles are partial only because --focus/--skip left tests out")
+	}
+	for _, p := range rep.Profiles {
+		if p.Result == report.ProfileNotApplicable {
+			fmt.Fprintf(out, "profile %s: no test of it applies to these versions; nothing is claimed for it\n", p.Name)
+		}
+	}
+	return nil
+}
+
+// capabilities are what the flags ask of the provider beyond a cluster.
+func (f *conformanceFlags) capabilities() []clusters.Capability {
+	var caps []clusters.Capability
+	if f.reference.name != "" {
+		caps = append(caps, clusters.Fronts)
+	}
+	if f.sidecar.Enabled() || f.gateway.enabled() {
+		caps = append(caps, clusters.VendorFronts)
+	}
+	if f.dataplane.name != "" || f.dataplane.image != "" {
+		caps = append(caps, clusters.NodeProxiers)
+	}
+	return caps
+}
+
+// conformanceTarget finds or makes the target, and the cluster behind it when it made one
+// (for a dataplane to join); cleanup deletes what it made.
+func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
+	if f.kubeconfig != "" {
+		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
+		if err == nil {
+			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
+			err = attachAuditLogs(t, f.auditLogs)
+		}
+		return t, nil, func() {}, err
+	}
+	specs, err := f.servers.specs()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := f.reference.apply(specs); err != nil {
+		return nil, nil, nil, err
+	}
+	f.gateway.specs(specs)
+	if f.sidecar.Enabled() {
+		for i := range specs {
+			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
+		}
+	}
+	// The chaos profile's network faults act on forwarders in front of each peer address.
+	peerPaths := slices.Contains(f.run.Profiles, chaos.Profile)
+	c, err := f.provider.newCluster(ctx, clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
+		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() {
+		fmt.Fprintln(streams.ErrOut, "deleting the cluster")
+		if err := c.Delete(); err != nil {
+			fmt.Fprintln(streams.ErrOut, "warning:", err)
+		}
+	}
+	var frontOf func(h *local.Cluster) (*framework.Target, func(), error)
+	switch {
+	case f.gateway.enabled():
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) {
+			return f.gateway.front(ctx, streams, h, f.run.ReportDir)
+		}
+	case f.sidecar.Enabled():
+		f.sidecar.Progress = streams.ErrOut
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return sidecar.Front(ctx, h, f.sidecar) }
+	case f.reference.name == "peerproxy":
+		fmt.Fprintln(streams.ErrOut, "starting a reference peer proxy in front of every apiserver")
+		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return f.reference.front(ctx, h) }
+	}
+	if frontOf != nil {
+		h, ok := c.(front.Host)
+		if !ok {
+			cleanup()
+			lacking := clusters.VendorFronts
+			if f.reference.name != "" {
+				lacking = clusters.Fronts
+			}
+			return nil, nil, nil, wordError(clusters.ErrNotSupported{Provider: f.provider.name, Capability: lacking})
+		}
+		t, stop, err := frontOf(h.FrontHost())
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		return t, c, func() { stop(); cleanup() }, nil
+	}
+	t, err := c.Target(ctx)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return t, c, cleanup, nil
+}
+
+// attachAuditLogs gives endpoints of an existing target the audit logs the user named.
+func attachAuditLogs(t *framework.Target, logs map[string]string) error {
+	for name, path := range logs {
+		e := t.Endpoint(name)
+		if e == nil {
+			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of --contexts", name, path, name)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("--audit-logs %s=%s: %w (the apiserver's --audit-log-path, copied or mounted where skewcheck runs)", name, path, err)
+		}
+		f.Close()
+		e.AuditLog = path
+	}
+	return nil
+}
+
+// failRecorder stands in for *testing.T when ginkgo runs outside go test; the report, not
+// this, carries the outcome.
+type failRecorder struct{}
+
+func (failRecorder) Fail() {}
+
+func printTests(out io.Writer, tests []framework.Test) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tPROFILE\tKUBERNETES\tNEEDS\tDESCRIPTION")
+	for _, t := range tests {
+		var needs []string
+		for _, f := range t.Features {
+			needs = append(needs, string(f))
+		}
+		desc := t.Description
+		if t.Deviation != nil {
+			desc += " (known upstream deviation)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Profile, t.VersionRange(), strings.Join(needs, ","), desc)
+	}
+	w.Flush()
+}
+
+func printSummary(out io.Writer, rep *report.Conformance, files []string) {
+	fmt.Fprintln(out)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tRESULT\tTIME\tNOTE")
+	for _, t := range rep.Tests {
+		note := t.SkipReason
+		result := string(t.Result)
+		if t.SkipKind == report.NotApplicable {
+			result = "not applicable"
+			note = strings.TrimPrefix(note, "not applicable: ")
+		}
+		if t.KnownDeviation != "" {
+			note = "KNOWN UPSTREAM DEVIATION: " + t.KnownDeviation
+		}
+		if t.Failure != "" {
+			note = strings.SplitN(t.Failure, "\n", 2)[0]
+		}
+		for k, v := range t.Measurements {
+			note += fmt.Sprintf(" %s=%.3f", k, v)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
+	}
+	w.Flush()
+	for _, p := range rep.Profiles {
+		line := fmt.Sprintf("profile %s: %s", p.Name, p.Result)
+		if p.NotApplicable > 0 {
+			line += fmt.Sprintf(" (%d not applicable to these versions, not counted)", p.NotApplicable)
+		}
+		fmt.Fprintln(out, line)
+	}
+	if missing := rep.MissingTests(); len(missing) > 0 {
+		// Loud on purpose: a skip for something missing is no finding about the
+		// implementation, but it is no evidence either, and must not pass unnoticed.
+		fmt.Fprintf(out, "\nNOT TESTED: %d tests that apply could not run on this target or machine; the run claims nothing about them:\n", len(missing))
+		for _, t := range missing {
+			fmt.Fprintf(out, "  %s  %s\n", t.ID, t.SkipReason)
+		}
+		fmt.Fprintln(out)
+	}
+	if rep.Upstream == "declared" {
+		fmt.Fprintln(out, "target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
+	}
+	fmt.Fprintf(out, "report: %s\n", strings.Join(files, ", "))
+	fmt.Fprintln(out, report.ClosingLine(rep))
+}
+
+func failingProfiles(rep *report.Conformance) string {
+	var out []string
+	for _, p := range rep.Profiles {
+		if p.Result != report.ProfileSuccess && p.Result != report.ProfileNotApplicable {
+			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
+		}
+	}
+	return strings.Join(out, "; ")
+}

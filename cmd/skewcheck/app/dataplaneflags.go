@@ -1,0 +1,160 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// dataplaneNames are the service dataplanes --dataplane knows: the reference's flawed
+// variants come from its own registry (dataplane.ReferenceFlawed).
+var dataplaneNames = func() []string {
+	names := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference"}
+	for _, s := range dataplane.ReferenceFlawed() {
+		names = append(names, s.Name())
+	}
+	return append(names, "exec", "image")
+}()
+
+type dataplaneFlags struct {
+	name, command, image, label, version string
+	syncBound                            time.Duration
+}
+
+func (f *dataplaneFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.name, "dataplane", "", "service dataplane under test for the ipmode profile: "+strings.Join(dataplaneNames, ", "))
+	fl.StringVar(&f.command, "dataplane-command", "", "with --dataplane exec: the shell command that runs your dataplane on the node; it finds $SKEWCHECK_KUBECONFIG, $SKEWCHECK_NODE_NAME, $SKEWCHECK_NODE_IP and $SKEWCHECK_DIR")
+	fl.StringVar(&f.image, "dataplane-image", "", "your dataplane as an image in the local Docker engine (never pulled), run in the node's network namespace with NET_ADMIN and NET_RAW with the environment of --dataplane-command and $SKEWCHECK_DIR mounted read-write (implies --dataplane image)")
+	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane-command or --dataplane-image: your dataplane's name in the report")
+	fl.StringVar(&f.version, "dataplane-version", "", "kube-proxy version for --dataplane kube-proxy-* (default: the newest apiserver's)")
+	fl.DurationVar(&f.syncBound, "dataplane-sync-bound", 10*time.Second, "bound on a dataplane applying a change of a Service, such as a switch of ipMode")
+}
+
+// validate checks the flags before any cluster is started for them, and that an image
+// is in the local engine.
+func (f *dataplaneFlags) validate(ctx context.Context) error {
+	if f.image != "" {
+		switch f.name {
+		case "", "image":
+			f.name = "image"
+		default:
+			return fmt.Errorf("--dataplane-image runs your dataplane's image: it cannot go with --dataplane %s", f.name)
+		}
+		if f.command != "" {
+			return fmt.Errorf("--dataplane-command and --dataplane-image both name your dataplane: give one")
+		}
+		rt, err := containers.Connect(ctx)
+		if err != nil {
+			return fmt.Errorf("--dataplane-image %s: %w", f.image, err)
+		}
+		defer rt.Close()
+		if err := rt.RequireImage(ctx, f.image); err != nil {
+			return err
+		}
+	}
+	if f.name == "" {
+		return nil
+	}
+	_, err := f.spec(&framework.Endpoint{}, binaries.Options{})
+	return err
+}
+
+func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
+	switch f.name {
+	case "kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs":
+		v := f.version
+		if v == "" {
+			v, _, _ = strings.Cut(watched.Version, "+")
+		}
+		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
+	case "reference":
+		return dataplane.Reference{}, nil
+	case "exec":
+		if f.command == "" {
+			return nil, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
+		}
+		return dataplane.Command{Label: f.label, Shell: f.command}, nil
+	case "image":
+		if f.image == "" {
+			return nil, fmt.Errorf("--dataplane image needs --dataplane-image, the image of your dataplane in the local Docker engine")
+		}
+		return dataplane.Image{Label: f.label, Ref: f.image}, nil
+	}
+	for _, s := range dataplane.ReferenceFlawed() {
+		if s.Name() == f.name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
+}
+
+// newest is the endpoint of the newest version: the dataplane watches it, and kube-proxy
+// is of its version, so the dataplane is never newer than its apiserver (the skew policy).
+func newest(t *framework.Target) *framework.Endpoint {
+	best := t.Endpoints[0]
+	for _, e := range t.Endpoints[1:] {
+		if semver.Compare(e.Version, best.Version) > 0 {
+			best = e
+		}
+	}
+	return best
+}
+
+// start runs the dataplane against the target's newest endpoint and attaches it to the
+// target. On a cluster skewcheck made the dataplane is kube-proxy's own user
+// (system:kube-proxy); on an existing target, whose CA skewcheck cannot sign with, it is
+// the admin. On kind it runs on the newest apiserver's node. A dataplane the machine cannot
+// run is not an error: its tests skip with the reason.
+func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *framework.Target, host clusters.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
+	if f.name == "" {
+		return func() {}, nil
+	}
+	watched := newest(target)
+	spec, err := f.spec(watched, bin)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Join(reportDir, "dataplane"))
+	if err != nil {
+		return nil, err
+	}
+	var identity *rest.Config
+	var machine *dataplane.Machine
+	if p, ok := host.(clusters.NodeProxier); ok {
+		if identity, err = p.AsNodeProxier(watched.Admin); err != nil {
+			return nil, err
+		}
+		if m, ok := host.(clusters.DataplaneMachines); ok {
+			if machine, err = m.DataplaneMachine(ctx, watched.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Identity: identity, Machine: machine, Dir: dir,
+		SyncBound: f.syncBound, Progress: streams.ErrOut})
+	var unsupported dataplane.Unsupported
+	if errors.As(err, &unsupported) {
+		fmt.Fprintf(streams.ErrOut, "dataplane %s cannot run here: %s\n", spec.Name(), unsupported.Reason)
+		target.NoDataplane = "dataplane " + spec.Name() + " cannot run on this machine: " + unsupported.Reason
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	target.Dataplane = d.Framework()
+	return func() { d.Close() }, nil
+}

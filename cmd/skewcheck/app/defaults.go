@@ -1,0 +1,48 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/suites/ipmode"
+)
+
+// defaultSkew is the skew a cluster skewcheck makes for the suites gets when the user
+// gives no --server-flag: two releases alone may serve the same GVRs (1.34 and 1.35 do),
+// and a test of a proxy needs a GVR one server lacks and another serves. The first server
+// lacks batch/v1, whose jobs have a status subresource (MVP-013); the second lacks
+// autoscaling/v2, so requests are proxied from the newer server to the older too, as for
+// an API a newer release removed. Both group-versions are served by every release the
+// suites cover, so the same skew suits every pair.
+var defaultSkew = []string{"1=--runtime-config=batch/v1=false", "2=--runtime-config=autoscaling/v2=false"}
+
+// applyDefaultSkew gives the servers defaultSkew when the user chose no skew of their own
+// and there are two servers or more, and returns the line that says so ("" when it did
+// nothing).
+func (f *serverFlags) applyDefaultSkew() string {
+	if len(f.extra) > 0 || len(f.versions) < 2 {
+		return ""
+	}
+	f.extra = slices.Clone(defaultSkew)
+	return "no --server-flag: batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
+}
+
+// defaultDataplane is the service dataplane the ipmode profile tests when none is named:
+// skewcheck's reference, which needs nothing but nftables (kube-proxy would need a
+// binary built for the version first).
+const defaultDataplane = "reference"
+
+// applyDefaultDataplane names defaultDataplane when the ipmode profile is asked for on a
+// cluster skewcheck makes without a dataplane, and returns the line that says so ("" when
+// it did nothing). A provider that cannot run a dataplane gets none, nor does an existing
+// cluster: its Services would be programmed by its
+// own kube-proxies, so its ipmode tests skip, saying what is missing.
+func (f *conformanceFlags) applyDefaultDataplane() string {
+	if !slices.Contains(f.run.Profiles, ipmode.Profile) || f.dataplane.name != "" || f.dataplane.image != "" ||
+		f.kubeconfig != "" || lacks(f.provider.name, clusters.NodeProxiers) {
+		return ""
+	}
+	f.dataplane.name = defaultDataplane
+	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", ipmode.Profile, defaultDataplane)
+}

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/gateway"
+	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
+)
+
+// gatewayFlags put an API gateway in front of a local cluster for the gateway profile:
+// skewcheck's reference, or a vendor's, through the same commands.
+type gatewayFlags struct {
+	reference     string
+	defects       []string
+	keepPeerProxy bool
+	cfg           clustersgateway.Config
+}
+
+func (g *gatewayFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the local cluster's apiservers: reference (runs the gateway profile)")
+	f.StringSliceVar(&g.defects, "gateway-defect", nil, "with --gateway reference: deliberate mistakes, to see the profile fail ("+strings.Join(gateway.DefectNames(), ", ")+")")
+	f.StringVar(&g.cfg.Shell, "gateway-command", "", "your API gateway, as a shell command run once in front of all the apiservers; its environment:\n"+clustersgateway.Env)
+	f.StringVar(&g.cfg.Image, "gateway-image", "", "your API gateway as an image in the local Docker engine (never pulled), run once on the host's network with the environment of --gateway-command, its files mounted read-only and $SKEWCHECK_GATEWAY_CONFIG read-write; the apply command finds the container's name in $"+clustersgateway.ContainerEnv+" (docker exec ...); logs in <report-dir>/gateway/")
+	f.StringVar(&g.cfg.ApplyShell, "gateway-apply-command", "", "with --gateway-command or --gateway-image: run after every change of the UpstreamCluster documents in $SKEWCHECK_GATEWAY_CONFIG; exit 0 once your gateway serves by them, non-zero (saying why) when it refuses them")
+	f.StringVar(&g.cfg.Name, "gateway-name", "", "with --gateway-command or --gateway-image: your gateway's name in the report")
+	f.DurationVar(&g.cfg.ReadyTimeout, "gateway-ready-timeout", 60*time.Second, "how long your gateway may take, once started and after every node operation, until an apiserver answers GET /version through it")
+	f.DurationVar(&g.cfg.ApplyTimeout, "gateway-apply-timeout", 60*time.Second, "how long one run of --gateway-apply-command may take")
+	f.BoolVar(&g.keepPeerProxy, "gateway-keep-peer-proxy", false, "keep the apiservers' own mixed version proxy on behind the gateway (default off, so only the gateway's routing keeps a skewed GVR from 404)")
+}
+
+func (g *gatewayFlags) enabled() bool {
+	return g.reference != "" || g.cfg.Shell != "" || g.cfg.Image != ""
+}
+
+// validate checks the flags against the rest of the run.
+func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error {
+	switch {
+	case !g.enabled():
+		if len(g.defects) > 0 || g.cfg.ApplyShell != "" {
+			return fmt.Errorf("--gateway-defect and --gateway-apply-command go with --gateway reference or --gateway-command")
+		}
+		return nil
+	case g.reference != "" && g.reference != "reference":
+		return fmt.Errorf("unknown --gateway %q: the reference gateway is \"reference\"; yours plugs in with --gateway-command and --gateway-apply-command", g.reference)
+	case (g.reference != "" && (g.cfg.Shell != "" || g.cfg.Image != "")) || (g.cfg.Shell != "" && g.cfg.Image != ""):
+		return fmt.Errorf("--gateway reference, --gateway-command and --gateway-image each name a gateway: give one")
+	case g.reference == "" && g.cfg.ApplyShell == "":
+		return fmt.Errorf("--gateway-command and --gateway-image need --gateway-apply-command: skewcheck changes the UpstreamCluster documents during the run and must know when your gateway serves by them (see --help)")
+	case g.reference == "" && len(g.defects) > 0:
+		return fmt.Errorf("--gateway-defect applies to the reference gateway only")
+	case f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.name != "":
+		return fmt.Errorf("a gateway runs in front of a local cluster's apiservers on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
+	}
+	for _, p := range f.run.Profiles {
+		if p != gatewaysuite.Profile {
+			return fmt.Errorf("with a gateway, the profile is %s: profile %s tests the endpoints, which are then the apiservers behind the gateway", gatewaysuite.Profile, p)
+		}
+	}
+	if g.cfg.Image != "" {
+		if err := clustersgateway.CheckImage(ctx, g.cfg.Image); err != nil {
+			return fmt.Errorf("--gateway-image: %w", err)
+		}
+	}
+	return nil
+}
+
+// specs turns the apiservers' own proxy off unless asked to keep it.
+func (g *gatewayFlags) specs(specs []clusters.ServerSpec) {
+	if g.enabled() && !g.keepPeerProxy {
+		for i := range specs {
+			specs[i].DisablePeerProxy = true
+		}
+	}
+}
+
+// front starts the gateway; the reference runs as its own process, from this binary,
+// exactly as a vendor's command does.
+func (g *gatewayFlags) front(ctx context.Context, streams IOStreams, c *local.Cluster, reportDir string) (*framework.Target, func(), error) {
+	cfg := g.cfg
+	if g.reference != "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Name = "reference"
+		cfg.Shell = "exec " + self + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
+			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
+			` --default-server-name "$SKEWCHECK_SERVER_NAME"`
+		if len(g.defects) > 0 {
+			cfg.Name = "reference-with-defects"
+			cfg.Shell += " --defect " + strings.Join(g.defects, ",")
+		}
+		cfg.ApplyShell = "exec " + self + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`
+	}
+	if cfg.Name == "" {
+		cfg.Name = "gateway"
+	}
+	if cfg.Image != "" {
+		// A container's output lives only as long as the container, which the run removes;
+		// the mounts need an absolute path.
+		dir, err := filepath.Abs(filepath.Join(reportDir, "gateway"))
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Dir = dir
+	}
+	cfg.Progress = streams.ErrOut
+	return clustersgateway.Front(ctx, c, cfg)
+}

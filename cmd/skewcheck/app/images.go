@@ -1,0 +1,72 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/images"
+)
+
+// DefaultReferenceImage is the tag `skewcheck images reference` gives the peer proxy by
+// default; the other components' are alike (referenceImage).
+const DefaultReferenceImage = "skewcheck/reference-peerproxy:dev"
+
+// referenceImage is the default tag of a reference component's image.
+func referenceImage(component string) string { return "skewcheck/reference-" + component + ":dev" }
+
+func newImagesCommand(streams IOStreams) *cobra.Command {
+	cmd := &cobra.Command{Use: "images", Short: "Build images of skewcheck's own programs into the local Docker engine"}
+	var binary, tag, component string
+	ref := &cobra.Command{
+		Use:   "reference",
+		Short: "Build a reference implementation as a FROM scratch image, to certify with conformance --sidecar-image, --dataplane-image or --gateway-image",
+		Long: `Builds an image holding only a static skewcheck binary, whose entrypoint runs one reference
+implementation configured from its contract's environment (SKEWCHECK_*), and tags it in the
+local Docker engine. Nothing is pulled: FROM scratch has no base image.
+
+  --component peerproxy   "skewcheck reference peerproxy", for --sidecar-image
+  --component dataplane   "skewcheck reference ipmode", for --dataplane-image; it runs nft,
+                          which is copied in from this machine with its shared libraries
+  --component gateway     "skewcheck reference gateway", for --gateway-image
+
+A FROM scratch image has no C library, so the binary must be static: build it with
+CGO_ENABLED=0. --binary defaults to this executable.`,
+		Example: "  CGO_ENABLED=0 go build -o bin/skewcheck-static ./cmd/skewcheck\n" +
+			"  bin/skewcheck-static images reference --tag " + DefaultReferenceImage + "\n" +
+			"  bin/skewcheck conformance --sidecar-image " + DefaultReferenceImage + " --sidecar-name reference-image\n" +
+			"  bin/skewcheck-static images reference --component dataplane\n" +
+			"  bin/skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane-image " + referenceImage("dataplane"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if binary == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("finding this executable: %w; name the binary with --binary", err)
+				}
+				binary = exe
+			}
+			if tag == "" {
+				tag = referenceImage(component)
+			}
+			rt, err := containers.Connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer rt.Close()
+			fmt.Fprintf(streams.ErrOut, "building %s (reference %s) from %s\n", tag, component, binary)
+			if err := images.Reference(cmd.Context(), rt, component, binary, tag, streams.ErrOut); err != nil {
+				return err
+			}
+			fmt.Fprintln(streams.Out, tag)
+			return nil
+		},
+	}
+	ref.Flags().StringVar(&binary, "binary", "", "a static (CGO_ENABLED=0) skewcheck executable (default: this one)")
+	ref.Flags().StringVar(&component, "component", "peerproxy", "which reference: "+strings.Join(images.ReferenceNames(), ", "))
+	ref.Flags().StringVar(&tag, "tag", "", "the image's name and tag (default skewcheck/reference-<component>:dev)")
+	cmd.AddCommand(ref, newNodeImageCommand(streams))
+	return cmd
+}

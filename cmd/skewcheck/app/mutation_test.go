@@ -1,0 +1,104 @@
+package app
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/reference/gateway"
+
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// Every mutant of the plan is one the reference's registry holds and its CLI flag accepts,
+// and the families' profiles exist.
+func TestMutantFamilies(t *testing.T) {
+	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(peerproxy.Flaws()) + len(gateway.DefectNames()) + len(dataplane.ReferenceFlawed())
+	mutants := 0
+	for _, r := range runs {
+		if _, err := framework.Select(suites.All(), r.Profiles); err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+		}
+		if r.Baseline() {
+			continue
+		}
+		mutants++
+		switch r.Family {
+		case "peerproxy":
+			ref := referenceFlags{name: "peerproxy", flaw: r.Mutant}
+			if err := ref.validate(); err != nil || !slices.Contains(r.Args, "--reference-flaw") {
+				t.Errorf("%s: %v, args %v", r.Name, err, r.Args)
+			}
+		case "gateway":
+			if _, err := gateway.ParseDefects([]string{r.Mutant}); err != nil || !slices.Contains(r.Args, "--gateway-defect") {
+				t.Errorf("%s: %v, args %v", r.Name, err, r.Args)
+			}
+		case "ipmode":
+			dp := dataplaneFlags{name: r.Mutant}
+			if _, err := dp.spec(&framework.Endpoint{}, binaries.Options{}); err != nil || r.Mutant == "reference" {
+				t.Errorf("%s: %v", r.Name, err)
+			}
+		default:
+			t.Errorf("%s: a family this test does not know; check its variants here", r.Name)
+		}
+	}
+	if mutants != want || mutants == 0 {
+		t.Errorf("the plan has %d mutants, the registries %d", mutants, want)
+	}
+}
+
+// The reasons table names only tests of the matrix's profiles and mutants the plan has.
+func TestMutationReasonsNameWhatExists(t *testing.T) {
+	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests []string
+	for _, tc := range mutationTests(runs) {
+		tests = append(tests, tc.ID)
+	}
+	for id := range suites.MutationReasons.Tests {
+		if !slices.Contains(tests, id) {
+			t.Errorf("the reasons table names test %s, which no profile of the matrix has", id)
+		}
+	}
+	for name := range suites.MutationReasons.Mutants {
+		if !slices.ContainsFunc(runs, func(r matrix.MutationRun) bool { return r.Name == name && !r.Baseline() }) {
+			t.Errorf("the reasons table names mutant %s, which no reference's registry has", name)
+		}
+	}
+}
+
+// --mutants keeps the matching mutants and their families' baselines, no other family.
+func TestMutationPlanFilter(t *testing.T) {
+	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}, mutants: "^peerproxy/drop-impersonation$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	if !slices.Equal(names, []string{"peerproxy", "peerproxy/drop-impersonation"}) {
+		t.Errorf("runs %v, want the peerproxy baseline and drop-impersonation", names)
+	}
+	if got := strings.Join(runs[1].Args, " "); !strings.Contains(got, "--reference peerproxy --reference-flaw drop-impersonation") ||
+		!strings.Contains(got, "--versions v1.35.4,v1.36.3,v1.36.3") {
+		t.Errorf("args %q", got)
+	}
+	if _, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}, mutants: "nosuch"}); err == nil || !strings.Contains(err.Error(), "--list") {
+		t.Errorf("a filter matching nothing should be refused, pointing at --list; got %v", err)
+	}
+	if _, err := planMutation(mutationOptions{versions: []string{"v1.36.3"}}); err == nil {
+		t.Error("one version should be refused: a run needs the older and the newer")
+	}
+}

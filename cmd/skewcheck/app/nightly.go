@@ -1,0 +1,299 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/scenarios/upgrade"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// nightlyOptions are what one night runs for every adjacent pair of versions.
+type nightlyOptions struct {
+	versions  []string
+	profiles  []string
+	servers   int
+	fault     string
+	seed      int64
+	reportDir string
+	mutation  bool
+	bin       binaries.Options
+}
+
+func newNightlyCommand(streams IOStreams) *cobra.Command {
+	var o nightlyOptions
+	cmd := &cobra.Command{
+		Use:   "nightly",
+		Short: "The version matrix: for every adjacent pair, a rolling upgrade and the conformance profiles, with an index.html",
+		Long: `Builds (or finds cached) the kube-apiserver of every --versions, then for each adjacent pair
+(v1.33 + v1.34, v1.34 + v1.35, ...) runs, each as its own skewcheck process:
+  - conformance --profiles against a local cluster of the pair (batch/v1 off on the older
+    server, so the skew includes a resource with a subresource);
+  - upgrade --from older --to newer with --servers and --fault, under a seeded load.
+Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
+flawed reference against its profiles, under --report-dir/mutation/.
+Every report goes under --report-dir/<from>-<to>/, and index.html there has one row per pair:
+the result of each profile, the upgrade's verdict and timeline, links to every report, and
+the seed, and the matrix's closing line. Exit 1 when anything failed; the last line is the
+summary.`,
+		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runNightly(ctx, streams, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&o.versions, "versions", []string{"1.33", "1.34", "1.35", "1.36", "1.37"}, "the matrix, oldest first (a minor means its newest patch release)")
+	f.StringSliceVar(&o.profiles, "profiles", []string{"mvp", "discovery", "chaos", "races"}, "conformance profiles run against every pair")
+	f.IntVar(&o.servers, "servers", 3, "apiservers of each rolling upgrade")
+	f.StringVar(&o.fault, "fault", "crash", "process fault (crash, stop, freeze) hitting the next server during every upgrade step; empty for none")
+	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")
+	f.StringVar(&o.reportDir, "report-dir", "_reports/nightly", "where every report and index.html go")
+	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair (about 30 minutes): every test must fail against some flawed reference")
+	addBinaryFlags(cmd, &o.bin)
+	return cmd
+}
+
+func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error {
+	start := time.Now()
+	if len(o.versions) < 2 {
+		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
+	}
+	if o.seed == 0 {
+		o.seed = time.Now().UnixNano() % 1_000_000
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding skewcheck's own binary to run each pair: %w", err)
+	}
+	var resolved []string
+	for _, v := range o.versions {
+		r, err := binaries.Resolve(ctx, v)
+		if err != nil {
+			return err
+		}
+		resolved = append(resolved, r)
+	}
+	// Every binary first, one at a time: a build already uses both cores, and a failed
+	// build should end the night before any cluster starts.
+	o.bin.Progress = streams.ErrOut
+	for i, v := range resolved {
+		fmt.Fprintf(streams.ErrOut, "== nightly: kube-apiserver %s (%d of %d)\n", v, i+1, len(resolved))
+		if _, err := binaries.Ensure(ctx, binaries.KubeAPIServer, v, o.bin); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
+		return err
+	}
+	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed}
+	for i := 0; i+1 < len(resolved) && ctx.Err() == nil; i++ {
+		n.Pairs = append(n.Pairs, runPair(ctx, streams, self, o, resolved[i], resolved[i+1]))
+		n.Duration = time.Since(start).Seconds()
+		if err := writeNightly(o.reportDir, n); err != nil { // after every pair: a killed night still has its page
+			return err
+		}
+	}
+	if o.mutation && ctx.Err() == nil {
+		n.Mutation = runNightlyMutation(ctx, streams, self, o, resolved[len(resolved)-2], resolved[len(resolved)-1])
+		n.Duration = time.Since(start).Seconds()
+		if err := writeNightly(o.reportDir, n); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(streams.Out, n.Summary())
+	fmt.Fprintln(streams.Out, "index:", filepath.Join(o.reportDir, "index.html"))
+	if f := n.Failures(); len(f) > 0 {
+		return fmt.Errorf("the nightly run failed (replay a pair with --seed %d):\n  %s", o.seed, strings.Join(f, "\n  "))
+	}
+	return ctx.Err()
+}
+
+// runPair runs the conformance profiles and the rolling upgrade of one pair, each as a
+// child skewcheck, so one pair's crash cannot take the night down with it.
+func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptions, from, to string) matrix.NightlyPair {
+	began := time.Now()
+	name := from + "-" + to
+	p := matrix.NightlyPair{From: from, To: to, ConformanceDir: filepath.Join(name, "conformance"),
+		Upgrade: matrix.UpgradeRun{Dir: filepath.Join(name, "upgrade"), Servers: o.servers, Fault: o.fault}}
+	seed := strconv.FormatInt(o.seed, 10)
+	binFlags := childBinaryFlags(o.bin)
+
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: conformance %s\n", from, to, strings.Join(o.profiles, ","))
+	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
+	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{from, to}, append([]string{"conformance", "--versions", from + "," + to,
+		"--server-flag", "1=--runtime-config=batch/v1=false", "--profiles", strings.Join(o.profiles, ","),
+		"--seed", seed, "--report-dir", cdir}, binFlags...))
+	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
+		p.Conformance = c
+	} else {
+		p.ConformanceError = fmt.Sprintf("%v; %v", err, rerr)
+		p.ConformanceKnownDefect = defect
+	}
+
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s: rolling upgrade of %d servers\n", from, to, o.servers)
+	udir := filepath.Join(o.reportDir, p.Upgrade.Dir)
+	args := []string{"upgrade", "--from", from, "--to", to, "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
+	if o.fault != "" {
+		args = append(args, "--fault", o.fault)
+	}
+	defect, err = runChild(ctx, streams.ErrOut, self, "["+name+" upgrade] ", []string{from, to}, append(args, binFlags...))
+	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
+	if !p.Upgrade.Ran {
+		p.Upgrade.KnownDefect = defect
+	}
+	p.Seconds = time.Since(began).Seconds()
+	return p
+}
+
+// runNightlyMutation runs the mutation matrix on one pair as a child skewcheck, and reads
+// back what the index shows of it.
+func runNightlyMutation(ctx context.Context, streams IOStreams, self string, o nightlyOptions, from, to string) *matrix.NightlyMutation {
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: mutation matrix\n", from, to)
+	m := &matrix.NightlyMutation{Dir: "mutation"}
+	dir := filepath.Join(o.reportDir, m.Dir)
+	os.Remove(filepath.Join(dir, matrix.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
+	_, err := runChild(ctx, streams.ErrOut, self, "[mutation] ", nil, append([]string{"mutation", "--versions", from + "," + to,
+		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
+	b, rerr := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
+	var matrix matrix.Mutation
+	if rerr == nil {
+		rerr = json.Unmarshal(b, &matrix)
+	}
+	if rerr != nil {
+		m.Error = fmt.Sprintf("%v; %v", err, rerr)
+		return m
+	}
+	m.Summary, m.Problems = matrix.Summary(), matrix.Problems()
+	return m
+}
+
+// readUpgrade fills in what the index shows of a rolling upgrade from its upgrade.json.
+func readUpgrade(u matrix.UpgradeRun, dir string, runErr error) matrix.UpgradeRun {
+	b, err := os.ReadFile(filepath.Join(dir, "upgrade.json"))
+	if err != nil {
+		u.Error = fmt.Sprintf("no upgrade.json (%v)", runErr)
+		return u
+	}
+	var r upgrade.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		u.Error = fmt.Sprintf("upgrade.json: %v", err)
+		return u
+	}
+	u.Ran, u.Passed, u.Violations, u.Seconds = true, r.Passed(), r.Violations, r.Duration
+	if svg, err := os.ReadFile(filepath.Join(dir, "timeline.svg")); err == nil {
+		u.Timeline = string(svg)
+	}
+	return u
+}
+
+// childBinaryFlags passes where binaries come from on to the child runs.
+func childBinaryFlags(b binaries.Options) []string {
+	var out []string
+	if b.CacheDir != "" {
+		out = append(out, "--cache-dir", b.CacheDir)
+	}
+	if b.Source != "" {
+		out = append(out, "--source", b.Source)
+	}
+	for k, v := range b.Paths {
+		out = append(out, "--binary", k+"="+v)
+	}
+	return out
+}
+
+// runChild runs skewcheck with args, every line of its output prefixed so a night's log
+// says which pair and run it comes from. Ctrl-C reaches the child as an interrupt, and it
+// gets a minute to heal faults and delete its cluster. When the child fails, defect is the
+// known upstream defect it named as the cause, if any (skewcheck names one only beside the
+// error it caused: a 1.33 or 1.34 server's nil-pointer crash, say): a line that is exactly
+// one of local.KnownDefects, for one of the pair's versions. Anything else, a line that
+// merely begins like one included, leaves the failure a failure.
+func runChild(ctx context.Context, log io.Writer, self, prefix string, versions, args []string) (defect string, err error) {
+	c := exec.CommandContext(ctx, self, args...)
+	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+	c.WaitDelay = time.Minute
+	out, err := c.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	c.Stderr = c.Stdout
+	if err := c.Start(); err != nil {
+		return "", fmt.Errorf("starting %s %s: %w", self, args[0], err)
+	}
+	why := prefixLines(log, out, prefix)
+	if err := c.Wait(); err != nil {
+		for _, line := range why {
+			if d, ok := local.NamedDefect(line, versions...); ok {
+				defect = d.Text
+			}
+		}
+		if len(why) > 0 {
+			return defect, fmt.Errorf("skewcheck %s: %w: %s", args[0], err, strings.Join(why, "; "))
+		}
+		return defect, fmt.Errorf("skewcheck %s: %w", args[0], err)
+	}
+	return "", nil
+}
+
+// prefixLines copies a child's output line by line behind prefix, and returns the lines
+// that say why it failed (its "error:" line, and a known upstream defect it named), so
+// the index can say so without anyone reading the whole log.
+func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 64*1024), 1024*1024)
+	for s.Scan() {
+		line := s.Text()
+		fmt.Fprintln(w, prefix+line)
+		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, local.KnownDefectPrefix) {
+			why = append(why, strings.TrimPrefix(line, "error: "))
+		}
+	}
+	return why
+}
+
+func writeNightly(dir string, n *matrix.Nightly) error {
+	// The night's runs, set against every version range the tests claim: the pairs are
+	// adjacent, so a night of the matrix checks each range from both sides it can reach.
+	var runs []*report.Conformance
+	for _, p := range n.Pairs {
+		if p.Conformance != nil {
+			runs = append(runs, p.Conformance)
+		}
+	}
+	checks := matrix.CheckRanges(suites.All(), runs)
+	n.Ranges = matrix.RangesSummary(checks)
+	if err := os.WriteFile(filepath.Join(dir, matrix.RangesFile), []byte(matrix.RangesMarkdown(checks)), 0o644); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(n, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nightly.json"), b, 0o644); err != nil {
+		return err
+	}
+	page, err := n.HTML()
+	if err != nil {
+		return fmt.Errorf("rendering index.html: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "index.html"), page, 0o644)
+}

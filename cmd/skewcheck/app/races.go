@@ -1,0 +1,116 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/races"
+)
+
+func newRacesCommand(streams IOStreams) *cobra.Command {
+	var sf serverFlags
+	var prov providerFlags
+	var bin binaries.Options
+	var names []string
+	var reportDir, deadAddress string
+	env := races.Env{Interval: 100 * time.Millisecond}
+	all := []string{"registering", "stale-lease", "same-identity", "lease-deleted", "dead-address"}
+	cmd := &cobra.Command{
+		Use:   "races",
+		Short: "Provoke the registration races of the mixed version proxy on a cluster and measure their windows",
+		Long: `Requests arrive while the peer that alone serves a resource registers, crashes (its lease
+left behind), restarts with the same identity, loses its identity lease, or while a lease
+points at an address where nothing listens. Each race asserts upstream's documented
+outcome and measures its window. Writes races.json; exit 1 when an outcome differs.`,
+		Example: "  skewcheck races --versions v1.35.4,v1.36.3\n  skewcheck races --race lease-deleted,registering",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, n := range names {
+				if !strings.Contains(" "+strings.Join(all, " ")+" ", " "+n+" ") {
+					return fmt.Errorf("unknown race %q: the races are %s", n, strings.Join(all, ", "))
+				}
+			}
+			specs, err := sf.specs()
+			if err != nil {
+				return err
+			}
+			if err := prov.require(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c, err := prov.newCluster(ctx, clusters.Spec{Name: "races", Servers: specs, Port: sf.port, Binaries: bin, Progress: streams.ErrOut})
+			if err != nil {
+				return err
+			}
+			defer c.Delete()
+			t, err := c.Target(ctx)
+			if err != nil {
+				return err
+			}
+			routes := framework.SoleRoutes(t, "list")
+			if len(routes) == 0 {
+				return fmt.Errorf("no listable GVR is served by exactly one server: give versions that differ (or --server-flag N=--runtime-config=...)")
+			}
+			env.Route, env.Converge = routes[0], c.WaitConverged
+			run := map[string]func() races.Outcome{
+				"registering":   func() races.Outcome { return races.Registering(ctx, env) },
+				"stale-lease":   func() races.Outcome { return races.StaleLease(ctx, env) },
+				"same-identity": func() races.Outcome { return races.SameIdentity(ctx, env) },
+				"lease-deleted": func() races.Outcome { return races.LeaseDeleted(ctx, env) },
+				"dead-address":  func() races.Outcome { return races.DeadAddress(ctx, env, deadAddress) },
+			}
+			var outcomes []races.Outcome
+			failed := 0
+			for _, n := range names {
+				fmt.Fprintf(streams.ErrOut, "race %s: %s through %s, only %s serves it\n", n, env.Route.GVR.Key(), env.Route.Entry.Name, env.Route.Peer.Name)
+				o := run[n]()
+				outcomes = append(outcomes, o)
+				if !o.Passed() {
+					failed++
+				}
+				if err := c.WaitConverged(ctx); err != nil {
+					return fmt.Errorf("after race %s: %w", n, err)
+				}
+			}
+			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "RACE\tRESULT\tWINDOW\tSPURIOUS 404s\tDOCUMENTED\tSEEN")
+			for _, o := range outcomes {
+				result := "as documented"
+				if !o.Passed() {
+					result = "DIFFERS: " + strings.Join(o.Violations, "; ")
+				}
+				fmt.Fprintf(w, "%s\t%s\t%.2fs\t%d\t%s\t%s\n", o.Race, result, o.Window, o.Spurious404, o.Documented, o.Seen)
+			}
+			w.Flush()
+			os.MkdirAll(reportDir, 0o755)
+			b, _ := json.MarshalIndent(outcomes, "", "  ")
+			os.WriteFile(filepath.Join(reportDir, "races.json"), b, 0o644)
+			if failed > 0 {
+				return fmt.Errorf("%d races differ from the documented outcome", failed)
+			}
+			return nil
+		},
+	}
+	sf.add(cmd)
+	prov.add(cmd)
+	addBinaryFlags(cmd, &bin)
+	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
+	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")
+	cmd.Flags().DurationVar(&env.Hold, "hold", time.Minute, "how long the stale-lease race is watched after the first 503 (past every timeout of the proxy)")
+	cmd.Flags().DurationVar(&env.Bound, "bound", time.Minute, "bound on a recovery")
+	cmd.Flags().StringVar(&deadAddress, "dead-address", "127.77.250.250:6443", "where the dead-address race's lease points (nothing may listen there)")
+	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/races", "where races.json goes")
+	return cmd
+}

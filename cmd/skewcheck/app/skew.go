@@ -1,0 +1,68 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
+)
+
+func newSkewCommand(streams IOStreams) *cobra.Command {
+	var name, kubeconfig string
+	var contexts []string
+	cmd := &cobra.Command{
+		Use:   "skew",
+		Short: "Print the GVRs some servers serve and others do not, from each server's own (nopeer) discovery",
+		Example: "  skewcheck cluster skew --name skew\n" +
+			"  skewcheck cluster skew --kubeconfig ~/.kube/config --contexts apiserver-a,apiserver-b",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kubeconfig == "" {
+				rec, err := registry.Read(name)
+				if err != nil {
+					return fmt.Errorf("reading cluster %q: %v: is it running? (skewcheck cluster list)", name, err)
+				}
+				kubeconfig = rec.Kubeconfig
+				for _, s := range rec.Servers {
+					contexts = append(contexts, s.Admin)
+				}
+			}
+			if len(contexts) == 0 {
+				return fmt.Errorf("--contexts is empty: name one kubeconfig context per apiserver")
+			}
+			byServer := map[string]discovery.Set{}
+			for _, ctxName := range contexts {
+				cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+					&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+					&clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+				if err != nil {
+					return fmt.Errorf("kubeconfig %s, context %s: %w", kubeconfig, ctxName, err)
+				}
+				set, err := discovery.Served(cmd.Context(), cfg)
+				if err != nil {
+					return fmt.Errorf("context %s: %w", ctxName, err)
+				}
+				byServer[ctxName] = set
+			}
+			skew := discovery.Compare(byServer)
+			if len(skew) == 0 {
+				fmt.Fprintf(streams.Out, "no skew: all %d servers serve the same GVRs\n", len(contexts))
+				return nil
+			}
+			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "GVR\tSERVED BY\tMISSING FROM")
+			for _, s := range skew {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", s.GVR.Key(), strings.Join(s.ServedBy, ","), strings.Join(s.Missing, ","))
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "skewcheck", "local cluster name")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "an existing cluster's kubeconfig instead of a local cluster")
+	cmd.Flags().StringSliceVar(&contexts, "contexts", nil, "with --kubeconfig: one context per apiserver")
+	return cmd
+}
