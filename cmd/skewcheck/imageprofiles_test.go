@@ -111,7 +111,7 @@ func TestGatewayImage(t *testing.T) {
 // would, under a tag of this test run's own, removed when the test ends.
 func buildReferenceImage(t *testing.T, rt *containers.Runtime, component string) string {
 	t.Helper()
-	tag := fmt.Sprintf("skewcheck-test/reference-%s:%d", component, os.Getpid())
+	tag := testImageTag(t, "reference-"+component)
 	removeImageWhenDone(t, rt, tag)
 	if out, code := run(t, t.TempDir(), "images", "reference", "--component", component, "--binary", staticCLI(t), "--tag", tag); code != 0 {
 		t.Fatalf("images reference --component %s: exit %d\n%s", component, code, tail(out, 20))
@@ -119,12 +119,18 @@ func buildReferenceImage(t *testing.T, rt *containers.Runtime, component string)
 	return tag
 }
 
+// testImageTag is the tag of an image a test builds and removes. It names the test: tests
+// that run side by side (TestDataplaneImage and TestKindDataplanes both build the reference
+// dataplane) each build and remove their own, never one another's.
+func testImageTag(t *testing.T, what string) string {
+	return fmt.Sprintf("skewcheck-test/%s-%s:%d", what, strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), os.Getpid())
+}
+
 // exitsAtOnceImage is an image whose process fails at once with a message: skewcheck given
-// a command it does not have. Its tag names the test: tests that run side by side each
-// build and remove their own.
+// a command it does not have.
 func exitsAtOnceImage(t *testing.T, rt *containers.Runtime) string {
 	t.Helper()
-	tag := fmt.Sprintf("skewcheck-test/exits-at-once-%s:%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), os.Getpid())
+	tag := testImageTag(t, "exits-at-once")
 	removeImageWhenDone(t, rt, tag)
 	if err := images.Build(context.Background(), rt, staticCLI(t), tag, []string{"no-such-command"}, io.Discard); err != nil {
 		t.Fatal(err)
