@@ -25,10 +25,10 @@ const (
 	// Disconnector).
 	Disconnection Capability = "disconnecting a server"
 	// Fronts: the harness can put its reference peer proxy in front of every apiserver
-	// (clusters/front's Host).
+	// (interface FrontHost).
 	Fronts Capability = "the reference peer proxy in front of the apiservers"
 	// VendorFronts: a vendor's sidecar or gateway, a command or an image on this
-	// machine's network, can be put in front of the apiservers (clusters/front's Host).
+	// machine's network, can be put in front of the apiservers (interface FrontHost).
 	VendorFronts Capability = "a sidecar or gateway in front of the apiservers"
 	// ServersWithoutPeerProxy: ServerSpec.DisablePeerProxy.
 	ServersWithoutPeerProxy Capability = "servers without the mixed version proxy"
@@ -38,6 +38,10 @@ const (
 	NodeImages Capability = "node images of one's own"
 	// Named: clusters that outlive the command that made them (clusters/registry).
 	Named Capability = "named clusters"
+	// NamedFronts: a named cluster's supervisor runs the reference peer proxy in front of
+	// it for as long as it lives. A provider whose named clusters live on with no process
+	// of skewcheck's (kind's, in Docker) has none to run a front in.
+	NamedFronts Capability = "the reference peer proxy in front of a named cluster"
 )
 
 // NodeProxier is a cluster that signs kube-proxy's identity.

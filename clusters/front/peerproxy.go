@@ -1,5 +1,5 @@
-// Package front puts a proxy in front of the apiservers of a local cluster and hands back
-// the target the suites test. The proxy is a product (reference/...), which knows nothing
+// Package front puts a proxy in front of the apiservers of a cluster and hands back the
+// target the suites test. The proxy is a product (reference/...), which knows nothing
 // of clusters or targets; the harness's half of the job, making certificates, choosing
 // addresses, tying the proxy's fate to its apiserver's, is here.
 package front
@@ -8,24 +8,27 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
-// PeerProxy puts a reference peer proxy in front of every apiserver of a local cluster and
-// returns the target the suites test: the proxies are the endpoints; stopping, killing or
-// freezing an endpoint acts on its apiserver and, like a sidecar sharing its fate, on its
-// proxy. Each proxy listens on its apiserver's address block at host 30+N, same port.
-func PeerProxy(ctx context.Context, c *local.Cluster, peerTimeout time.Duration) (*framework.Target, func(), error) {
-	return PeerProxyFlawed(ctx, c, peerTimeout, peerproxy.NoFlaw)
+// PeerProxy is the reference peer proxy as a front: one proxy in front of every apiserver,
+// each with the flaw asked for (NoFlaw: none; a flawed one shows that the suites catch
+// it). The proxies are the target's endpoints; stopping, killing or freezing an endpoint
+// acts on its apiserver and, like a sidecar sharing its fate, on its proxy. Each proxy
+// listens at the site's address 30+N, on its apiserver's port.
+type PeerProxy struct {
+	PeerTimeout time.Duration
+	Flaw        peerproxy.Flaw
 }
 
-// PeerProxyFlawed is PeerProxy with every proxy deliberately wrong in the way flaw says: to
-// show that the suites catch it.
-func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Duration, flaw peerproxy.Flaw) (*framework.Target, func(), error) {
+func (PeerProxy) Capability() clusters.Capability { return clusters.Fronts }
+
+func (p PeerProxy) Put(ctx context.Context, site *clusters.FrontSite) (*framework.Target, func(), error) {
 	var nodes []*node
 	stop := func() {
 		for _, n := range nodes {
@@ -33,51 +36,37 @@ func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Dur
 		}
 	}
 	t := &framework.Target{Kind: "reference:peerproxy"}
-	if flaw != peerproxy.NoFlaw {
-		t.Kind += "-" + string(flaw)
-	}
-	// Who the users are to the apiservers themselves: what a proxied request must carry.
-	direct, err := c.Target(ctx)
-	if err != nil {
-		return nil, nil, err
+	if p.Flaw != peerproxy.NoFlaw {
+		t.Kind += "-" + string(p.Flaw)
 	}
 	leases := map[string]string{} // endpoint -> its proxy's lease
-	t.Registrar = referenceRegistrar(c, leases)
-	for i, s := range c.Servers {
-		listen, err := c.HarnessAddress(30 + i + 1)
+	t.Registrar = referenceRegistrar(site, leases)
+	for i, s := range site.Servers {
+		listen, err := site.Address(30 + i + 1)
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
-		serving, err := c.PKI.ServingCert("peerproxy-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
+		cert, key, err := site.ServingCert("peerproxy-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
 		n := &node{cfg: peerproxy.Config{
-			ID: c.Name + "-" + s.Name, Listen: fmt.Sprintf("%s:%d", listen, s.Port),
-			ServingCert: serving.CertFile, ServingKey: serving.KeyFile, ClientCA: c.PKI.CA.CertFile,
-			APIServer: s.URL(), ServerCA: c.PKI.CA.CertFile,
-			FrontProxyCert: c.PKI.FrontProxyClient.CertFile, FrontProxyKey: c.PKI.FrontProxyClient.KeyFile,
-			ControlCert: c.PKI.Admin.CertFile, ControlKey: c.PKI.Admin.KeyFile, PeerTimeout: peerTimeout, Flaw: flaw,
+			ID: site.Name + "-" + s.Name, Listen: net.JoinHostPort(listen, strconv.Itoa(s.Port)),
+			ServingCert: cert, ServingKey: key, ClientCA: site.CA,
+			APIServer: s.URL, ServerCA: site.CA, AdvertiseURL: s.Advertise,
+			FrontProxyCert: site.FrontProxyCert, FrontProxyKey: site.FrontProxyKey,
+			ControlCert: site.AdminCert, ControlKey: site.AdminKey, PeerTimeout: p.PeerTimeout, Flaw: p.Flaw,
 		}}
-		if s.PeerPath != nil {
-			n.cfg.AdvertiseURL = "https://" + s.PeerPath.Address
-		}
 		if err := n.StartSidecar(ctx); err != nil {
 			stop()
 			return nil, nil, err
 		}
 		nodes = append(nodes, n)
-		leases["peerproxy-"+s.Name] = peerproxy.LeaseName(n.cfg.ID)
-		admin, user := c.RestConfig(s, local.Admin), c.RestConfig(s, local.Unprivileged)
-		admin.Host, user.Host = n.proxy.URL(), n.proxy.URL()
-		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
-			Name: "peerproxy-" + s.Name, URL: n.proxy.URL(), Admin: admin, User: user,
-			AuditLog: s.AuditLog(), Log: s.Log(), Node: &local.Fronted{Server: s, Sidecar: n},
-			UserName: direct.Endpoints[i].UserName, UserGroups: direct.Endpoints[i].UserGroups,
-			UserUID: direct.Endpoints[i].UserUID, UserExtra: direct.Endpoints[i].UserExtra,
-		})
+		name := "peerproxy-" + s.Name
+		leases[name] = peerproxy.LeaseName(n.cfg.ID)
+		t.Endpoints = append(t.Endpoints, Endpoint(site, i, name, n.proxy.URL(), s.Fronted(n)))
 	}
 	t.Converge = func(ctx context.Context) error {
 		// Every proxy must know every other server itself: reachability alone could be
@@ -98,8 +87,8 @@ func PeerProxyFlawed(ctx context.Context, c *local.Cluster, peerTimeout time.Dur
 	return t, stop, nil
 }
 
-// node is the reference proxy in front of one apiserver (local.Fronted makes them share a
-// fate).
+// node is the reference proxy in front of one apiserver (FrontServer.Fronted makes them share
+// a fate).
 type node struct {
 	cfg   peerproxy.Config
 	proxy *peerproxy.Proxy

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
@@ -113,29 +113,29 @@ func live(l *coordinationv1.Lease) bool {
 // errNoServer is a cluster with no apiserver running to read the leases through.
 var errNoServer = errors.New("no apiserver of the cluster is running to read the proxies' leases through: start one")
 
-// referenceRegistrar is the registrar of the reference proxies in front of c: their own
-// leases (reference/peerproxy lease.go).
-func referenceRegistrar(c *local.Cluster, names map[string]string) *LeaseRegistrar {
+// referenceRegistrar is the registrar of the reference proxies in front of site's
+// apiservers: their own leases (reference/peerproxy lease.go).
+func referenceRegistrar(site *clusters.FrontSite, names map[string]string) *LeaseRegistrar {
 	return &LeaseRegistrar{Namespace: peerproxy.LeaseNamespace, Labels: map[string]string{peerproxy.LeaseLabel: "true"},
-		URLAnnotation: peerproxy.LeaseURLAnnotation, Names: names, Client: RunningServer(c)}
+		URLAnnotation: peerproxy.LeaseURLAnnotation, Names: names, Client: RunningServer(site)}
 }
 
-// RunningServer is a LeaseRegistrar's Client for the proxies in front of c: whichever of
-// its apiservers runs when asked, since the races crash and stop servers.
-func RunningServer(c *local.Cluster) func() (kubernetes.Interface, error) {
+// RunningServer is a LeaseRegistrar's Client for the proxies in front of site's apiservers:
+// whichever of them runs when asked, since the races crash and stop servers.
+func RunningServer(site *clusters.FrontSite) func() (kubernetes.Interface, error) {
 	var mu sync.Mutex // the races read leases from watchers of their own
 	clients := map[string]kubernetes.Interface{}
 	return func() (kubernetes.Interface, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, s := range c.Servers {
-			if s.State() != local.Running {
+		for i, s := range site.Servers {
+			if !s.Running() {
 				continue
 			}
 			if cs, ok := clients[s.Name]; ok {
 				return cs, nil
 			}
-			cs, err := kubernetes.NewForConfig(c.RestConfig(s, local.Admin))
+			cs, err := kubernetes.NewForConfig(site.Direct.Endpoints[i].Admin)
 			if err != nil {
 				return nil, err
 			}

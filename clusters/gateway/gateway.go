@@ -1,5 +1,5 @@
-// Package gateway puts an API gateway, given as shell commands, in front of all the
-// apiservers of a local cluster: one command starts it, another applies a new
+// Package gateway puts an API gateway, given as shell commands or an image, in front of all
+// the apiservers of a cluster (a front, clusters/front): one command starts it, another applies a new
 // configuration. skewcheck's reference gateway and a vendor's go the same way. The
 // configuration is a directory of UpstreamCluster documents (KubeGateway's API) that
 // skewcheck writes; a gateway configured another way translates them in its apply command.
@@ -19,8 +19,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/containers"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -81,10 +81,10 @@ const (
 // ConfigFile is the file in $SKEWCHECK_GATEWAY_CONFIG that holds every document.
 const ConfigFile = "upstreamclusters.yaml"
 
-// Gateway is a running gateway in front of a local cluster.
+// Gateway is a running gateway in front of a cluster.
 type Gateway struct {
 	cfg     Config
-	cluster *local.Cluster
+	site    *clusters.FrontSite
 	env     []string
 	confDir string
 	log     string
@@ -102,10 +102,12 @@ type running interface {
 	Stop(grace time.Duration) error
 }
 
-// Front starts the gateway in front of every server of c, configured with one
+func (Config) Capability() clusters.Capability { return clusters.VendorFronts }
+
+// Put starts the gateway in front of every server of site, configured with one
 // UpstreamCluster of all of them, and returns the target: the apiservers as endpoints,
 // and the gateway. stop ends the gateway.
-func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target, func(), error) {
+func (cfg Config) Put(ctx context.Context, site *clusters.FrontSite) (*framework.Target, func(), error) {
 	if (cfg.Shell == "" && cfg.Image == "") || cfg.ApplyShell == "" {
 		return nil, nil, fmt.Errorf("a gateway needs both a command or image that starts it and an apply command that returns once it serves by the documents written (Config.Shell or Config.Image, and Config.ApplyShell)")
 	}
@@ -119,16 +121,13 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		cfg.Progress = io.Discard
 	}
 	if cfg.Dir == "" {
-		cfg.Dir = filepath.Join(c.Dir, "gateway")
+		cfg.Dir = filepath.Join(site.Dir, "gateway")
 	}
-	g := &Gateway{cfg: cfg, cluster: c, confDir: filepath.Join(cfg.Dir, "config"), log: filepath.Join(cfg.Dir, "gateway.log")}
+	g := &Gateway{cfg: cfg, site: site, confDir: filepath.Join(cfg.Dir, "config"), log: filepath.Join(cfg.Dir, "gateway.log")}
 	if err := os.MkdirAll(g.confDir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	t, err := c.Target(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
+	t := *site.Direct // the apiservers are the endpoints; the gateway is beside them
 	t.Kind, t.Upstream = "gateway:"+cfg.Name, false
 	template, err := g.prepare()
 	if err != nil {
@@ -137,7 +136,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	if err := os.WriteFile(filepath.Join(g.confDir, ConfigFile), template, 0o644); err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(cfg.Progress, "starting gateway %s in front of %d apiservers at %s (log %s)\n", cfg.Name, len(c.Servers), g.url, g.log)
+	fmt.Fprintf(cfg.Progress, "starting gateway %s in front of %d apiservers at %s (log %s)\n", cfg.Name, len(site.Servers), g.url, g.log)
 	if err := g.start(ctx); err != nil {
 		g.stop()
 		return nil, nil, err
@@ -146,7 +145,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		g.stop()
 		return nil, nil, fmt.Errorf("gateway %s: applying the first configuration: %w", cfg.Name, err)
 	}
-	e := &framework.Endpoint{Name: "gateway", URL: g.url, Admin: g.admin, User: g.client(local.Unprivileged), Log: g.log}
+	e := &framework.Endpoint{Name: "gateway", URL: g.url, Admin: g.admin, User: g.client(site.Direct.Endpoints[0].User), Log: g.log}
 	t.Gateway = &framework.Gateway{Name: cfg.Name, Endpoint: e, ServerName: ServerName, ServerDomain: ServerDomain,
 		Address: g.addr, Identity: Identity, Template: template, Apply: g.Apply, Connections: g.connections}
 	serversConverged := t.Converge
@@ -156,52 +155,52 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		}
 		return g.waitServing(ctx)
 	}
-	return t, g.stop, nil
+	return &t, g.stop, nil
 }
 
 // prepare issues the certificates, fills in the environment and writes nothing else; it
 // returns the first configuration: every server, one catch-all policy.
 func (g *Gateway) prepare() ([]byte, error) {
-	c := g.cluster
-	listen, err := c.HarnessAddress(20)
+	site := g.site
+	listen, err := site.Address(20)
 	if err != nil {
 		return nil, err
 	}
-	serving, err := c.PKI.ServingCert("gateway", []string{ServerDomain, "*." + ServerDomain}, []net.IP{net.ParseIP(listen)})
+	servingCert, servingKey, err := site.ServingCert("gateway", []string{ServerDomain, "*." + ServerDomain}, []net.IP{net.ParseIP(listen)})
 	if err != nil {
 		return nil, err
 	}
 	// The gateway's own identity: system:masters, so it may impersonate anyone and review
 	// tokens and access; a gateway that forwarded as itself would grant everyone that.
-	identity, err := c.PKI.ClientCert("gateway-identity", Identity, []string{"system:masters"})
+	identityCert, identityKey, err := site.ClientCert("gateway-identity", Identity, []string{"system:masters"})
 	if err != nil {
 		return nil, err
 	}
 	var urls []string
-	for _, s := range c.Servers {
-		urls = append(urls, s.URL())
+	for _, s := range site.Servers {
+		urls = append(urls, s.URL)
 	}
-	port := strconv.Itoa(c.Servers[0].Port)
+	port := strconv.Itoa(site.Servers[0].Port)
 	g.addr = net.JoinHostPort(listen, port)
 	g.url = "https://" + net.JoinHostPort(ServerName, port)
-	g.admin = g.client(local.Admin)
+	g.admin = g.client(site.Direct.Endpoints[0].Admin)
 	g.env = []string{
 		"SKEWCHECK_ID=" + g.cfg.Name, "SKEWCHECK_LISTEN=" + g.addr,
-		"SKEWCHECK_SERVING_CERT=" + serving.CertFile, "SKEWCHECK_SERVING_KEY=" + serving.KeyFile,
-		"SKEWCHECK_CLIENT_CA=" + c.PKI.CA.CertFile, "SKEWCHECK_SERVER_NAME=" + ServerName,
+		"SKEWCHECK_SERVING_CERT=" + servingCert, "SKEWCHECK_SERVING_KEY=" + servingKey,
+		"SKEWCHECK_CLIENT_CA=" + site.CA, "SKEWCHECK_SERVER_NAME=" + ServerName,
 		"SKEWCHECK_GATEWAY_CONFIG=" + g.confDir,
-		"SKEWCHECK_APISERVERS=" + strings.Join(urls, ","), "SKEWCHECK_APISERVER_CA=" + c.PKI.CA.CertFile,
+		"SKEWCHECK_APISERVERS=" + strings.Join(urls, ","), "SKEWCHECK_APISERVER_CA=" + site.CA,
 		"SKEWCHECK_APISERVER_SERVER_NAME=" + APIServerName,
-		"SKEWCHECK_GATEWAY_CERT=" + identity.CertFile, "SKEWCHECK_GATEWAY_KEY=" + identity.KeyFile,
+		"SKEWCHECK_GATEWAY_CERT=" + identityCert, "SKEWCHECK_GATEWAY_KEY=" + identityKey,
 	}
-	return template(urls, c.PKI.CA.CertFile, identity.CertFile, identity.KeyFile, serving.CertFile, serving.KeyFile), nil
+	return template(urls, site.CA, identityCert, identityKey, servingCert, servingKey), nil
 }
 
-// client is the cluster's identity id reaching the gateway as kubectl does with a
-// kubeconfig whose server is https://ServerName:port: the name goes out as both SNI and
-// Host, and the connection goes to the listen address.
-func (g *Gateway) client(id local.Identity) *rest.Config {
-	cfg := g.cluster.RestConfig(g.cluster.Servers[0], id)
+// client is an apiserver's client config (an identity of the cluster) reaching the gateway
+// as kubectl does with a kubeconfig whose server is https://ServerName:port: the name goes
+// out as both SNI and Host, and the connection goes to the listen address.
+func (g *Gateway) client(direct *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(direct)
 	cfg.Host, cfg.TLSClientConfig.ServerName = g.url, ""
 	cfg.Dial = framework.ConnectTo(g.addr)
 	return cfg

@@ -17,8 +17,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
-
-	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
 // waitServing waits until an apiserver answers /version through the gateway, as the
@@ -80,14 +78,14 @@ func (g *Gateway) waitServing(ctx context.Context) error {
 func (g *Gateway) fromAnApiserver(ctx context.Context, body []byte, id string) bool {
 	var got version.Info
 	if json.Unmarshal(body, &got) == nil && got.GitVersion != "" {
-		for _, s := range g.cluster.Servers {
-			if want, err := apiserverVersion(ctx, g.cluster.RestConfig(s, local.Admin)); err == nil && want == got {
+		for _, e := range g.site.Direct.Endpoints {
+			if want, err := apiserverVersion(ctx, e.Admin); err == nil && want == got {
 				return true
 			}
 		}
 	}
-	for _, s := range g.cluster.Servers {
-		if b, err := os.ReadFile(s.AuditLog()); err == nil && bytes.Contains(b, []byte(`"auditID":"`+id+`"`)) {
+	for _, e := range g.site.Direct.Endpoints {
+		if b, err := os.ReadFile(e.AuditLog); err == nil && bytes.Contains(b, []byte(`"auditID":"`+id+`"`)) {
 			return true
 		}
 	}
@@ -97,9 +95,9 @@ func (g *Gateway) fromAnApiserver(ctx context.Context, body []byte, id string) b
 // apiserverVersions are the running apiservers' gitVersions, for the message.
 func (g *Gateway) apiserverVersions(ctx context.Context) []string {
 	var out []string
-	for _, s := range g.cluster.Servers {
-		if v, err := apiserverVersion(ctx, g.cluster.RestConfig(s, local.Admin)); err == nil {
-			out = append(out, fmt.Sprintf("%s %s (built %s)", s.Name, v.GitVersion, v.BuildDate))
+	for _, e := range g.site.Direct.Endpoints {
+		if v, err := apiserverVersion(ctx, e.Admin); err == nil {
+			out = append(out, fmt.Sprintf("%s %s (built %s)", e.Name, v.GitVersion, v.BuildDate))
 		}
 	}
 	return out

@@ -18,6 +18,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Config says what kind cluster to make.
@@ -29,6 +30,9 @@ type Config struct {
 	Versions []string
 	// ServerFlags are extra kube-apiserver flags per node, keyed by 1-based node number.
 	ServerFlags map[int][]string
+	// NoPeerProxy are the nodes (1-based) whose apiserver runs without the Mixed Version
+	// Proxy, for a front that does its job instead.
+	NoPeerProxy map[int]bool
 	// NodeImages are kind node images to use instead of building skewcheck's, each for the
 	// version it carries (kindest/node:<version> where a registry is reachable; pulled when
 	// the engine lacks it). A version with none gets a node image built offline.
@@ -46,10 +50,11 @@ type Config struct {
 
 // Server is one control-plane node's apiserver.
 type Server struct {
-	Name    string // apiserver-N
-	Version string
-	Node    string // the node's container (and host) name
-	URL     string // the node's own endpoint, published on the host
+	Name      string // apiserver-N
+	Version   string
+	PeerProxy bool   // the Mixed Version Proxy on
+	Node      string // the node's container (and host) name
+	URL       string // the node's own endpoint, published on the host
 	// AuditLog is the apiserver's audit log, on the host (mounted into the node).
 	AuditLog string
 }
@@ -215,7 +220,8 @@ func nodeImages(ctx context.Context, eng *engine, cfg Config, out io.Writer) ([]
 			}
 			given[v] = n
 		}
-		n.flags = cfg.ServerFlags[i+1]
+		n.peerProxy = !cfg.NoPeerProxy[i+1]
+		n.flags = append(nodeFlags(v, n.peerProxy), cfg.ServerFlags[i+1]...)
 		nodes = append(nodes, n)
 	}
 	if _, err := nodeimage.BuildLoadBalancer(ctx, nodeimage.Options{Binaries: cfg.Binaries, Progress: out}); err != nil && len(nodes) > 1 {
@@ -262,4 +268,20 @@ func cleanupNote(err error) string {
 		return ""
 	}
 	return fmt.Sprintf(" (but cleaning up failed: %v; remove what is left with `skewcheck cluster delete --name <name>`)", err)
+}
+
+// nodeFlags are the kube-apiserver flags skewcheck gives a node of version v:
+//   - the Mixed Version Proxy's gate, on or off as asked, on each node's own command line
+//     (not kubeadm's shared extraArgs): it is beta and on by default from 1.36, so a node
+//     without the proxy must say false;
+//   - the user's UID taken from X-Remote-Uid where the apiserver can (1.33+, where
+//     RemoteRequestHeaderUID is on by default), as local clusters' do: kubeadm sets every
+//     other --requestheader-* flag but this one, and without it a UID is lost on the hop
+//     from a front (a sidecar, a gateway, the reference peer proxy) to the apiserver.
+func nodeFlags(v string, peerProxy bool) []string {
+	flags := []string{fmt.Sprintf("--feature-gates=UnknownVersionInteroperabilityProxy=%t", peerProxy)}
+	if framework.CompareMinor(v, "1.33") >= 0 {
+		flags = append(flags, "--requestheader-uid-headers=X-Remote-Uid")
+	}
+	return flags
 }

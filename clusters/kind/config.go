@@ -28,10 +28,11 @@ func auditLogIn(dir string, i int) string {
 
 // node is one control-plane node to make.
 type node struct {
-	version string
-	image   string
-	images  nodeimage.Images
-	flags   []string // extra kube-apiserver flags for this node only
+	version   string
+	image     string
+	images    nodeimage.Images
+	flags     []string // extra kube-apiserver flags for this node only
+	peerProxy bool     // the Mixed Version Proxy on
 }
 
 // clusterConfig is the kind configuration: one control-plane node per version, CoreDNS,
@@ -80,13 +81,12 @@ func clusterConfig(name string, nodes []node, patchRoot, auditRoot string, cgrou
 // no apiVersion, so kind applies them to v1beta3 (1.35) and v1beta4 (1.36+) alike.
 func clusterPatches(cgroupV1 bool) []string {
 	patches := []string{
-		// The Mixed Version Proxy: beta and on from 1.36, alpha and off before; proxying
-		// needs the CA peers' serving certificates chain to. kubeadm already sets the
-		// front-proxy flags the proxied requests authenticate with.
+		// The Mixed Version Proxy needs the CA peers' serving certificates chain to; its
+		// gate is each node's own (peerProxyFlags). kubeadm already sets the front-proxy
+		// flags the proxied requests authenticate with.
 		`kind: ClusterConfiguration
 apiServer:
   extraArgs:
-    feature-gates: UnknownVersionInteroperabilityProxy=true
     peer-ca-file: /etc/kubernetes/pki/ca.crt
     shutdown-watch-termination-grace-period: 2s
   extraVolumes:

@@ -35,7 +35,7 @@ func TestClusterConfig(t *testing.T) {
 		t.Errorf("node 2 mounts = %+v", m)
 	}
 	all := strings.Join(cfg.KubeadmConfigPatches, "\n---\n")
-	for _, want := range []string{"UnknownVersionInteroperabilityProxy=true", "peer-ca-file", "addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
+	for _, want := range []string{"peer-ca-file", "addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
 		if !strings.Contains(all, want) {
 			t.Errorf("kubeadm patches lack %q:\n%s", want, all)
 		}

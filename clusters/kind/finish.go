@@ -43,7 +43,7 @@ func finish(ctx context.Context, eng *engine, p *cluster.Provider, cfg Config, n
 		if err != nil {
 			return nil, err
 		}
-		c.Servers = append(c.Servers, Server{Name: fmt.Sprintf("apiserver-%d", i+1), Version: n.version,
+		c.Servers = append(c.Servers, Server{Name: fmt.Sprintf("apiserver-%d", i+1), Version: n.version, PeerProxy: n.peerProxy,
 			Node: nodeContainer(cfg.Name, i), URL: "https://" + addr, AuditLog: auditLogIn(filepath.Join(cfg.Dir, "audit"), i)})
 	}
 	if len(nodes) > 1 {

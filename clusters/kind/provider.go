@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 )
@@ -22,7 +24,7 @@ func Registration() clusters.Provider {
 		Name:        "kind",
 		Description: "one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.DataplaneMachineCapability,
-			clusters.NodeImages, clusters.Named},
+			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy},
 		New:     newCluster,
 		Lasting: lasting{},
 	}
@@ -43,10 +45,11 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 		}
 	}
 	cfg := Config{Name: name, Binaries: spec.Binaries, NodeImages: spec.NodeImages, Progress: out,
-		ServerFlags: map[int][]string{}, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
+		ServerFlags: map[int][]string{}, NoPeerProxy: map[int]bool{}, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
 	for i, s := range spec.Servers {
 		cfg.Versions = append(cfg.Versions, s.Version)
 		cfg.ServerFlags[i+1] = s.ExtraFlags
+		cfg.NoPeerProxy[i+1] = s.DisablePeerProxy
 	}
 	c, err := Create(ctx, cfg)
 	if err != nil {
@@ -66,6 +69,10 @@ type adapter struct {
 	dir  string
 	spec clusters.Spec
 	out  io.Writer
+	// What FrontSite lends fronts, made at its first call: certificate files, and the
+	// loopback block they listen on, held until Delete.
+	fronts    *pki.Bundle
+	addresses *local.AddressBlock
 }
 
 // Members are the nodes' apiservers, upgraded as kubeadm does: the static pod's image.
@@ -77,8 +84,14 @@ func (a *adapter) Members() []clusters.Member {
 	return out
 }
 
-// Delete removes the nodes, the network and the cluster's files.
-func (a *adapter) Delete() error { return Delete(context.Background(), a.Name, a.dir) }
+// Delete removes the nodes, the network and the cluster's files, and gives back the
+// fronts' addresses.
+func (a *adapter) Delete() error {
+	if a.addresses != nil {
+		defer a.addresses.Release()
+	}
+	return Delete(context.Background(), a.Name, a.dir)
+}
 
 // Record is what clusters/registry keeps of a named cluster: no process holds it.
 func (a *adapter) Record() registry.Record {
@@ -86,7 +99,7 @@ func (a *adapter) Record() registry.Record {
 	r := registry.Record{Name: c.Name, Kubeconfig: c.Kubeconfig, Created: time.Now(),
 		Ready: c.Timings.Ready, Converged: c.Timings.Converged}
 	for _, s := range c.Servers {
-		r.Servers = append(r.Servers, registry.Server{Name: s.Name, Version: s.Version, URL: s.URL, Hostname: s.Node, PeerProxy: true, AuditLog: s.AuditLog,
+		r.Servers = append(r.Servers, registry.Server{Name: s.Name, Version: s.Version, URL: s.URL, Hostname: s.Node, PeerProxy: s.PeerProxy, AuditLog: s.AuditLog,
 			Admin: ContextName(c.Name, s.Name, Admin), User: ContextName(c.Name, s.Name, Unprivileged)})
 	}
 	if c.LoadBalancer != "" {
@@ -152,5 +165,6 @@ func (lasting) Remove(ctx context.Context, name, dir string) error { return Dele
 var (
 	_ clusters.NodeProxier       = (*adapter)(nil)
 	_ clusters.DataplaneMachines = (*adapter)(nil)
+	_ clusters.FrontHost         = (*adapter)(nil)
 	_ registry.Recorded          = (*adapter)(nil)
 )

@@ -109,7 +109,7 @@ func (c *Cluster) members() []discovery.Member {
 			continue
 		}
 		url := s.URL
-		out = append(out, discovery.Member{Name: s.Name, MustReach: true,
+		out = append(out, discovery.Member{Name: s.Name, MustReach: s.PeerProxy,
 			Served: func(ctx context.Context) (discovery.Set, error) { return discovery.Served(ctx, cfg) },
 			List:   func(ctx context.Context, path string) (int, error) { return status(ctx, hc, url+path) }})
 	}

@@ -94,3 +94,22 @@ func checkPortFree(role, ip string, port int) error {
 	}
 	return l.Close()
 }
+
+// AddressBlock is a /24 of loopback held as a local cluster holds its own (a slot), for
+// a provider whose apiservers run elsewhere (kind's nodes) but whose fronts run here and
+// need addresses no other cluster uses.
+type AddressBlock struct{ s *slot }
+
+// ClaimAddressBlock takes the first free block; Release gives it back.
+func ClaimAddressBlock() (*AddressBlock, error) {
+	s, err := claimSlot(0)
+	if err != nil {
+		return nil, err
+	}
+	return &AddressBlock{s}, nil
+}
+
+// IP is host's address in the block.
+func (b *AddressBlock) IP(host int) (string, error) { return b.s.ip(host), nil }
+
+func (b *AddressBlock) Release() { b.s.release() }

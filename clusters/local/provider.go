@@ -15,7 +15,7 @@ func Registration() clusters.Provider {
 		Name:        "local",
 		Description: "processes of this machine, each apiserver its own hostname and loopback address",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.Fronts, clusters.VendorFronts,
-			clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise, clusters.Named},
+			clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise, clusters.Named, clusters.NamedFronts},
 		Preflight: CheckPrivilege,
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			c, err := New(ctx, ConfigOf(spec))
@@ -46,9 +46,6 @@ func (a Adapter) Members() []clusters.Member {
 	return out
 }
 
-// FrontHost is the cluster itself, for clusters/front, sidecar and gateway (front.Host).
-func (a Adapter) FrontHost() *Cluster { return a.Cluster }
-
 // Record is what clusters/registry keeps of the cluster once it has converged.
 func (a Adapter) Record() registry.Record {
 	c := a.Cluster
@@ -72,9 +69,9 @@ func (m member) Restart(ctx context.Context, version string) error {
 	return m.s.Restart(ctx, version)
 }
 
-// What the registration declares, the adapter must implement (front.Host, for Fronts and
-// VendorFronts, is checked in clusters/front, which imports this package).
+// What the registration declares, the adapter must implement.
 var (
 	_ clusters.NodeProxier = Adapter{}
+	_ clusters.FrontHost   = Adapter{}
 	_ registry.Recorded    = Adapter{}
 )

@@ -49,6 +49,11 @@ func Create(ctx context.Context, name string, p Plan, supervise []string, out io
 	if err := clusters.Require(p.Provider, append(p.Spec.Needs(), clusters.Named)...); err != nil {
 		return Record{}, err
 	}
+	if len(p.Front) > 0 {
+		if err := clusters.Require(p.Provider, clusters.NamedFronts); err != nil {
+			return Record{}, err
+		}
+	}
 	if prov.Preflight != nil {
 		if err := prov.Preflight(); err != nil {
 			return Record{}, err

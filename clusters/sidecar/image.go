@@ -40,7 +40,7 @@ func (n *node) startContainer(ctx context.Context) error {
 	c, err := n.rt.Start(ctx, containers.Spec{Name: "sidecar-" + env["SKEWCHECK_ID"], Image: n.cfg.Image, Env: env,
 		ReadOnly: mounts, NetworkMode: "host", Log: n.log})
 	if err != nil {
-		return fmt.Errorf("starting sidecar %s for %s: %w", n.cfg.Name, n.server.Name, err)
+		return fmt.Errorf("starting sidecar %s for %s: %w", n.cfg.Name, n.server, err)
 	}
 	n.proc = c
 	return n.waitServing(ctx)

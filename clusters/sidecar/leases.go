@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
 // Leases says how the sidecars register with one another when they do it with a Lease per
@@ -33,7 +33,7 @@ func (l *Leases) Check() error {
 
 // registrar is the declaration as the races' registrar, names read from each sidecar's
 // environment (endpoint name -> env).
-func (l *Leases) registrar(c *local.Cluster, envs map[string][]string) *front.LeaseRegistrar {
+func (l *Leases) registrar(site *clusters.FrontSite, envs map[string][]string) *front.LeaseRegistrar {
 	names := map[string]string{}
 	for endpoint, env := range envs {
 		names[endpoint] = os.Expand(l.Name, func(k string) string {
@@ -49,5 +49,5 @@ func (l *Leases) registrar(c *local.Cluster, envs map[string][]string) *front.Le
 	if ns == "" {
 		ns = "kube-system"
 	}
-	return &front.LeaseRegistrar{Namespace: ns, Labels: l.Labels, URLAnnotation: l.URLAnnotation, Names: names, Client: front.RunningServer(c)}
+	return &front.LeaseRegistrar{Namespace: ns, Labels: l.Labels, URLAnnotation: l.URLAnnotation, Names: names, Client: front.RunningServer(site)}
 }

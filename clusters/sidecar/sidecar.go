@@ -1,9 +1,9 @@
-// Package sidecar puts a vendor's proxy, given as a shell command or a container image, in front of every
-// apiserver of a local cluster, the way skewcheck's reference peer proxy is put there
-// (clusters/front.PeerProxy). The proxies are the target's endpoints, and the suites keep
-// everything a local cluster allows: stopping, killing and freezing servers (the sidecar
-// shares its apiserver's fate), and reading their audit logs. So a sidecar can pass every
-// profile, which against an existing cluster it cannot.
+// Package sidecar puts a vendor's proxy, given as a shell command or a container image, in
+// front of every apiserver of a cluster (a front, clusters/front), the way skewcheck's
+// reference peer proxy is put there (front.PeerProxy). The proxies are the target's
+// endpoints, and the suites keep everything the cluster allows: stopping, killing and
+// freezing servers (the sidecar shares its apiserver's fate), and reading their audit
+// logs. So a sidecar can pass every profile, which against an existing cluster it cannot.
 package sidecar
 
 import (
@@ -15,14 +15,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/skewcheck/skewcheck/internal/logtail"
 
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/containers"
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/process"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -59,9 +61,12 @@ SKEWCHECK_FRONT_PROXY_KEY  and its key
 SKEWCHECK_CONTROL_CERT     an admin identity for the sidecar's own calls, and its key
 SKEWCHECK_CONTROL_KEY`
 
-// Front starts a sidecar in front of every server of c and returns the target of the
-// sidecars; stop ends them. Each listens on its apiserver's address block at host 30+N.
-func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target, func(), error) {
+func (Config) Capability() clusters.Capability { return clusters.VendorFronts }
+
+// Put starts a sidecar in front of every server of site and returns the target of the
+// sidecars; stop ends them. Each listens at the site's address 30+N, on its apiserver's
+// port.
+func (cfg Config) Put(ctx context.Context, site *clusters.FrontSite) (*framework.Target, func(), error) {
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 60 * time.Second
 	}
@@ -69,11 +74,7 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 		cfg.Progress = io.Discard
 	}
 	if cfg.Dir == "" {
-		cfg.Dir = c.Dir
-	}
-	direct, err := c.Target(ctx)
-	if err != nil {
-		return nil, nil, err
+		cfg.Dir = site.Dir
 	}
 	var nodes []*node
 	rt, err := cfg.runtime(ctx)
@@ -90,50 +91,41 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	}
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
 	envs := map[string][]string{} // by endpoint, for the leases' names
-	for i, s := range c.Servers {
-		listen, err := c.HarnessAddress(30 + i + 1)
+	for i, s := range site.Servers {
+		listen, err := site.Address(30 + i + 1)
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
-		serving, err := c.PKI.ServingCert("sidecar-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
+		cert, key, err := site.ServingCert("sidecar-"+s.Name, nil, []net.IP{net.ParseIP(listen)})
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
-		advertise := s.URL()
-		if s.PeerPath != nil {
-			advertise = "https://" + s.PeerPath.Address
-		}
-		admin, user := c.RestConfig(s, local.Admin), c.RestConfig(s, local.Unprivileged)
-		url := fmt.Sprintf("https://%s:%d", listen, s.Port)
-		admin.Host, user.Host = url, url
-		n := &node{server: s, cfg: cfg, rt: rt, admin: admin, log: filepath.Join(cfg.Dir, "sidecar-"+s.Name+".log"), env: []string{
-			"SKEWCHECK_ID=" + c.Name + "-" + s.Name,
-			fmt.Sprintf("SKEWCHECK_LISTEN=%s:%d", listen, s.Port),
-			"SKEWCHECK_SERVING_CERT=" + serving.CertFile, "SKEWCHECK_SERVING_KEY=" + serving.KeyFile,
-			"SKEWCHECK_CLIENT_CA=" + c.PKI.CA.CertFile,
-			"SKEWCHECK_APISERVER=" + s.URL(), "SKEWCHECK_APISERVER_CA=" + c.PKI.CA.CertFile,
-			"SKEWCHECK_ADVERTISE_URL=" + advertise,
-			"SKEWCHECK_FRONT_PROXY_CERT=" + c.PKI.FrontProxyClient.CertFile, "SKEWCHECK_FRONT_PROXY_KEY=" + c.PKI.FrontProxyClient.KeyFile,
-			"SKEWCHECK_CONTROL_CERT=" + c.PKI.Admin.CertFile, "SKEWCHECK_CONTROL_KEY=" + c.PKI.Admin.KeyFile,
+		addr := net.JoinHostPort(listen, strconv.Itoa(s.Port))
+		e := front.Endpoint(site, i, "sidecar-"+s.Name, "https://"+addr, nil)
+		n := &node{server: s.Name, cfg: cfg, rt: rt, admin: e.Admin, log: filepath.Join(cfg.Dir, "sidecar-"+s.Name+".log"), env: []string{
+			"SKEWCHECK_ID=" + site.Name + "-" + s.Name,
+			"SKEWCHECK_LISTEN=" + addr,
+			"SKEWCHECK_SERVING_CERT=" + cert, "SKEWCHECK_SERVING_KEY=" + key,
+			"SKEWCHECK_CLIENT_CA=" + site.CA,
+			"SKEWCHECK_APISERVER=" + s.URL, "SKEWCHECK_APISERVER_CA=" + site.CA,
+			"SKEWCHECK_ADVERTISE_URL=" + s.Advertise,
+			"SKEWCHECK_FRONT_PROXY_CERT=" + site.FrontProxyCert, "SKEWCHECK_FRONT_PROXY_KEY=" + site.FrontProxyKey,
+			"SKEWCHECK_CONTROL_CERT=" + site.AdminCert, "SKEWCHECK_CONTROL_KEY=" + site.AdminKey,
 		}}
-		fmt.Fprintf(cfg.Progress, "starting sidecar %s in front of %s at %s (log %s)\n", cfg.Name, s.Name, url, n.log)
+		fmt.Fprintf(cfg.Progress, "starting sidecar %s in front of %s at %s (log %s)\n", cfg.Name, s.Name, e.URL, n.log)
 		nodes = append(nodes, n) // before starting: stop also ends a sidecar that started but never served
 		if err := n.StartSidecar(ctx); err != nil {
 			stop()
 			return nil, nil, err
 		}
-		d := direct.Endpoints[i]
-		envs["sidecar-"+s.Name] = n.env
-		t.Endpoints = append(t.Endpoints, &framework.Endpoint{
-			Name: "sidecar-" + s.Name, URL: url, Admin: admin, User: user,
-			AuditLog: s.AuditLog(), Log: n.log, Node: &local.Fronted{Server: s, Sidecar: n},
-			UserName: d.UserName, UserGroups: d.UserGroups, UserUID: d.UserUID, UserExtra: d.UserExtra,
-		})
+		e.Log, e.Node = n.log, s.Fronted(n)
+		envs[e.Name] = n.env
+		t.Endpoints = append(t.Endpoints, e)
 	}
 	if cfg.Leases != nil {
-		t.Registrar = cfg.Leases.registrar(c, envs)
+		t.Registrar = cfg.Leases.registrar(site, envs)
 	}
 	t.Converge = func(ctx context.Context) error { return framework.WaitReachable(ctx, t, 90*time.Second) }
 	if err := t.Converge(ctx); err != nil {
@@ -147,9 +139,10 @@ func Front(ctx context.Context, c *local.Cluster, cfg Config) (*framework.Target
 	return t, stop, nil
 }
 
-// node is the sidecar in front of one apiserver (local.Fronted makes them share a fate).
+// node is the sidecar in front of one apiserver (FrontServer.Fronted makes them share a
+// fate).
 type node struct {
-	server *local.Server
+	server string // the apiserver's name
 	cfg    Config
 	admin  *rest.Config        // through the sidecar
 	rt     *containers.Runtime // with Config.Image
@@ -174,7 +167,7 @@ func (n *node) StartSidecar(ctx context.Context) error {
 	cmd.Env = append(os.Environ(), n.env...)
 	p, err := process.Start(cmd, n.log)
 	if err != nil {
-		return fmt.Errorf("starting sidecar %s for %s: %w", n.cfg.Name, n.server.Name, err)
+		return fmt.Errorf("starting sidecar %s for %s: %w", n.cfg.Name, n.server, err)
 	}
 	n.proc = p
 	return n.waitServing(ctx)
@@ -191,7 +184,7 @@ func (n *node) waitServing(ctx context.Context) error {
 	deadline := time.Now().Add(n.cfg.ReadyTimeout)
 	for time.Now().Before(deadline) {
 		if exited, how := n.proc.Exited(); exited {
-			return fmt.Errorf("sidecar %s for %s exited (%s); its log %s ends with:\n%s", n.cfg.Name, n.server.Name, how, n.log, logtail.Tail(n.log, 15))
+			return fmt.Errorf("sidecar %s for %s exited (%s); its log %s ends with:\n%s", n.cfg.Name, n.server, how, n.log, logtail.Tail(n.log, 15))
 		}
 		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/version", nil)
 		if resp, err := client.Do(req); err == nil {
@@ -206,7 +199,7 @@ func (n *node) waitServing(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("sidecar %s for %s did not answer %s/version within %s; its log %s ends with:\n%s", n.cfg.Name, n.server.Name, url, n.cfg.ReadyTimeout, n.log, logtail.Tail(n.log, 15))
+	return fmt.Errorf("sidecar %s for %s did not answer %s/version within %s; its log %s ends with:\n%s", n.cfg.Name, n.server, url, n.cfg.ReadyTimeout, n.log, logtail.Tail(n.log, 15))
 }
 
 // StopSidecar sends SIGTERM and waits up to 10s before SIGKILL, or kills at once.

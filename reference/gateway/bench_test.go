@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -42,7 +43,7 @@ func BenchmarkGateway(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Delete()
-	t, stop, err := clustersgateway.Front(ctx, c, clustersgateway.Config{Name: "reference",
+	t, stop, err := front.On(ctx, c, clustersgateway.Config{Name: "reference",
 		Shell: "exec " + cli + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
 			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`,
 		ApplyShell: "exec " + cli + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`})

@@ -33,7 +33,7 @@ func BenchmarkProxied(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ref, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
+	ref, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestReferenceIsConformant(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Delete() })
-	target, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
+	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

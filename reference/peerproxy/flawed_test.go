@@ -131,7 +131,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Delete() })
-	target, stop, err := front.PeerProxyFlawed(ctx, c, 2*time.Second, peerproxy.Flaw(flaw))
+	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: peerproxy.Flaw(flaw)})
 	if err != nil {
 		t.Fatal(err)
 	}

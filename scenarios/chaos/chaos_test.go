@@ -53,7 +53,7 @@ func TestFaultsOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
 	c := cluster(t)
-	target, stop, err := front.PeerProxy(ctx, c, 2*time.Second)
+	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

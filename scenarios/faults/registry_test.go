@@ -115,7 +115,7 @@ func TestNewSubject(t *testing.T) {
 	}
 	var fronted []*framework.Endpoint
 	for _, e := range cluster {
-		fronted = append(fronted, &framework.Endpoint{Name: e.Name, Node: &local.Fronted{Server: srv(e)}})
+		fronted = append(fronted, &framework.Endpoint{Name: e.Name, Node: local.NewFronted(srv(e), nil)})
 	}
 	s = NewSubject(fronted, fronted[1], fronted[0])
 	if s.path != srv(cluster[1]).PeerPath || len(s.others) != 2 || len(s.servers) != 0 || s.server != nil || s.peer != nil {

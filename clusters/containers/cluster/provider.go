@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
@@ -74,5 +73,5 @@ func (a adapter) disconnectable(server string) (*local.Server, local.Disconnecto
 // What the registration declares, the adapter must implement.
 var (
 	_ clusters.Disconnector = adapter{}
-	_ front.Host            = adapter{}
+	_ clusters.FrontHost    = adapter{}
 )

@@ -145,14 +145,13 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clus
 	var t *framework.Target
 	if tname == "upstream" {
 		t, err = c.Target(ctx)
-	} else if h, ok := c.(front.Host); ok {
+	} else {
 		var stopTarget func()
-		t, stopTarget, err = front.PeerProxy(ctx, h.FrontHost(), 2*time.Second)
+		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
 		if err == nil {
 			defer stopTarget()
 		}
-	} else {
-		err = wordError(clusters.ErrNotSupported{Provider: prov.name, Capability: clusters.Fronts})
+		err = wordError(err)
 	}
 	if err != nil {
 		return nil, err

@@ -2,11 +2,15 @@ package app
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // These tests run the command line in process, through Run with buffers: what fails or
@@ -22,8 +26,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "the app tests' binary was re-executed as the CLI (%s): run that command through the built binary, in package main's tests\n", strings.Join(os.Args[1:], " "))
 		os.Exit(3)
 	}
+	// A provider that can do nothing beyond clusters.Cluster: what every command must
+	// refuse of it, before making anything, is what each capability asks.
+	clusters.Register(clusters.Provider{Name: bareProvider, Description: "nothing beyond a cluster (a test's)",
+		New: func(context.Context, clusters.Spec) (clusters.Cluster, error) {
+			return nil, errors.New("the bare test provider makes no cluster")
+		}})
 	os.Exit(m.Run())
 }
+
+const bareProvider = "bare"
 
 // runApp runs the command line args with its own state directory and returns what it wrote
 // to both streams, interleaved as a terminal shows them, and its exit code.
@@ -63,7 +75,7 @@ func TestBadInput(t *testing.T) {
 		{"missing kubeconfig", []string{"conformance", "--kubeconfig", "/nonexistent/kubeconfig", "--contexts", "a"}, "/nonexistent/kubeconfig"},
 		{"unknown dataplane", []string{"conformance", "--profiles", "ipmode", "--dataplane", "kube-proxy-ebpf"}, "the dataplanes are kube-proxy-nftables"},
 		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
-		{"chaos on kind with the reference", []string{"chaos", "--provider", "kind"}, "give --targets upstream"},
+		{"chaos with the reference on a provider without fronts", []string{"chaos", "--provider", bareProvider}, "give --targets upstream"},
 		{"flaw without the reference", []string{"conformance", "--reference-flaw", "hedge-reads"}, "goes with --reference peerproxy"},
 		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
@@ -106,7 +118,7 @@ func TestKindBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown provider", []string{"cluster", "create", "--name", "p", "--provider", "kvm"}, `unknown provider "kvm"`},
-		{"unsupported flag", []string{"cluster", "create", "--provider", "kind", "--name", "np", "--no-peer-proxy", "1"}, "not supported with --provider kind"},
+		{"unsupported flag", []string{"cluster", "create", "--provider", "kind", "--name", "np", "--peer-advertise", "1=127.0.0.9:6443"}, "not supported with --provider kind"},
 		{"reference", []string{"cluster", "create", "--provider", "kind", "--name", "rf", "--reference", "peerproxy"}, "not supported with --provider kind"},
 		{"conformance with a kubeconfig", []string{"conformance", "--provider", "kind", "--kubeconfig", "/nonexistent"}, "cannot go with --kubeconfig"},
 		{"node image without version", []string{"images", "node"}, "--version is required"},

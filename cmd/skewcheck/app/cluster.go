@@ -17,7 +17,6 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 )
 
@@ -54,7 +53,7 @@ func newCreateCommand(streams IOStreams) *cobra.Command {
 			}
 			caps := []clusters.Capability{clusters.Named}
 			if ref.name != "" {
-				caps = append(caps, clusters.Fronts)
+				caps = append(caps, clusters.Fronts, clusters.NamedFronts)
 			}
 			if err := prov.require(caps...); err != nil {
 				return err
@@ -143,17 +142,21 @@ func superviseFront(ctx context.Context, streams IOStreams, c clusters.Cluster, 
 	if p.Reference == "" {
 		return func() {}, nil
 	}
-	h, ok := c.(front.Host)
+	h, ok := c.(clusters.FrontHost)
 	if !ok {
-		return nil, errors.New("--reference puts the reference peer proxy in front of apiservers this machine hosts: this cluster's provider has none")
+		return nil, errors.New("--reference puts the reference peer proxy in front of apiservers this machine reaches: this cluster's provider has none")
 	}
-	fmt.Fprintln(streams.Out, "starting a reference peer proxy in front of every apiserver")
-	ref := referenceFlags{name: p.Reference, flaw: p.Flaw, peerTimeout: p.PeerTimeout}
-	t, stop, err := ref.front(ctx, h.FrontHost())
+	site, err := h.FrontSite(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := addProxyContexts(h.FrontHost(), t, rec); err != nil {
+	fmt.Fprintln(streams.Out, "starting a reference peer proxy in front of every apiserver")
+	ref := referenceFlags{name: p.Reference, flaw: p.Flaw, peerTimeout: p.PeerTimeout}
+	t, stop, err := ref.front().Put(ctx, site)
+	if err != nil {
+		return nil, err
+	}
+	if err := addProxyContexts(site, t, rec); err != nil {
 		stop()
 		return nil, err
 	}

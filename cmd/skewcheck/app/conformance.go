@@ -17,7 +17,6 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -282,33 +281,26 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 			fmt.Fprintln(streams.ErrOut, "warning:", err)
 		}
 	}
-	var frontOf func(h *local.Cluster) (*framework.Target, func(), error)
+	var f0 front.Front
 	switch {
 	case f.gateway.enabled():
-		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) {
-			return f.gateway.front(ctx, streams, h, f.run.ReportDir)
-		}
+		f0, err = f.gateway.front(streams, f.run.ReportDir)
 	case f.sidecar.Enabled():
 		f.sidecar.Progress = streams.ErrOut
-		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return sidecar.Front(ctx, h, f.sidecar) }
+		f0 = f.sidecar
 	case f.reference.name == "peerproxy":
 		fmt.Fprintln(streams.ErrOut, "starting a reference peer proxy in front of every apiserver")
-		frontOf = func(h *local.Cluster) (*framework.Target, func(), error) { return f.reference.front(ctx, h) }
+		f0 = f.reference.front()
 	}
-	if frontOf != nil {
-		h, ok := c.(front.Host)
-		if !ok {
-			cleanup()
-			lacking := clusters.VendorFronts
-			if f.reference.name != "" {
-				lacking = clusters.Fronts
-			}
-			return nil, nil, nil, wordError(clusters.ErrNotSupported{Provider: f.provider.name, Capability: lacking})
-		}
-		t, stop, err := frontOf(h.FrontHost())
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	if f0 != nil {
+		t, stop, err := front.Before(ctx, f.provider.name, c, f0)
 		if err != nil {
 			cleanup()
-			return nil, nil, nil, err
+			return nil, nil, nil, wordError(err)
 		}
 		return t, c, func() { stop(); cleanup() }, nil
 	}

@@ -11,9 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/front"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
-	"github.com/skewcheck/skewcheck/clusters/local"
-	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/gateway"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
@@ -85,14 +84,14 @@ func (g *gatewayFlags) specs(specs []clusters.ServerSpec) {
 	}
 }
 
-// front starts the gateway; the reference runs as its own process, from this binary,
+// front is the gateway to start; the reference runs as its own process, from this binary,
 // exactly as a vendor's command does.
-func (g *gatewayFlags) front(ctx context.Context, streams IOStreams, c *local.Cluster, reportDir string) (*framework.Target, func(), error) {
+func (g *gatewayFlags) front(streams IOStreams, reportDir string) (front.Front, error) {
 	cfg := g.cfg
 	if g.reference != "" {
 		self, err := os.Executable()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cfg.Name = "reference"
 		cfg.Shell = "exec " + self + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
@@ -112,10 +111,10 @@ func (g *gatewayFlags) front(ctx context.Context, streams IOStreams, c *local.Cl
 		// the mounts need an absolute path.
 		dir, err := filepath.Abs(filepath.Join(reportDir, "gateway"))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cfg.Dir = dir
 	}
 	cfg.Progress = streams.ErrOut
-	return clustersgateway.Front(ctx, c, cfg)
+	return cfg, nil
 }

@@ -67,6 +67,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.PeerAdvertise:           "--peer-advertise",
 	clusters.NodeImages:              "--node-image",
 	clusters.Named:                   "cluster create",
+	clusters.NamedFronts:             "cluster create --reference",
 }
 
 // wordError turns the library's typed errors into the CLI's words: which flag asked for

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -60,9 +58,9 @@ func (r *referenceFlags) apply(specs []clusters.ServerSpec) error {
 	return fmt.Errorf("unknown --reference %q: the reference implementations are: peerproxy", r.name)
 }
 
-// front puts the reference peer proxy, with the flaw asked for, in front of every apiserver.
-func (r *referenceFlags) front(ctx context.Context, c *local.Cluster) (*framework.Target, func(), error) {
-	return front.PeerProxyFlawed(ctx, c, r.peerTimeout, peerproxy.Flaw(r.flaw))
+// front is the reference peer proxy, with the flaw asked for, in front of every apiserver.
+func (r *referenceFlags) front() front.Front {
+	return front.PeerProxy{PeerTimeout: r.peerTimeout, Flaw: peerproxy.Flaw(r.flaw)}
 }
 
 func flawNames() string {
@@ -75,19 +73,18 @@ func flawNames() string {
 
 // addProxyContexts adds, for each proxy endpoint, an admin and a user context to the
 // cluster's kubeconfig and to its record: "<cluster>-peerproxy-apiserver-N[-user]".
-func addProxyContexts(c *local.Cluster, t *framework.Target, rec *registry.Record) error {
-	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+func addProxyContexts(site *clusters.FrontSite, t *framework.Target, rec *registry.Record) error {
+	cfg, err := clientcmd.LoadFromFile(site.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	for i, e := range t.Endpoints {
-		s := c.Servers[i]
-		name := c.Name + "-" + e.Name
-		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: e.URL, CertificateAuthority: c.PKI.CA.CertFile}
-		admin, user := c.ContextName(s, local.Admin), c.ContextName(s, local.Unprivileged)
-		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: cfg.Contexts[admin].AuthInfo}
-		cfg.Contexts[name+"-user"] = &clientcmdapi.Context{Cluster: name, AuthInfo: cfg.Contexts[user].AuthInfo}
+		s := site.Servers[i]
+		name := site.Name + "-" + e.Name
+		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: e.URL, CertificateAuthority: site.CA}
+		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: cfg.Contexts[s.AdminContext].AuthInfo}
+		cfg.Contexts[name+"-user"] = &clientcmdapi.Context{Cluster: name, AuthInfo: cfg.Contexts[s.UserContext].AuthInfo}
 		rec.Servers[i].Proxy = &registry.Endpoint{URL: e.URL, Admin: name, User: name + "-user"}
 	}
-	return clientcmd.WriteToFile(*cfg, c.Kubeconfig)
+	return clientcmd.WriteToFile(*cfg, site.Kubeconfig)
 }
