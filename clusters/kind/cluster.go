@@ -271,15 +271,19 @@ func cleanupNote(err error) string {
 }
 
 // nodeFlags are the kube-apiserver flags skewcheck gives a node of version v:
-//   - the Mixed Version Proxy's gate, on or off as asked, on each node's own command line
-//     (not kubeadm's shared extraArgs): it is beta and on by default from 1.36, so a node
-//     without the proxy must say false;
+//   - the Mixed Version Proxy, on or off as asked, on each node's own command line (not
+//     kubeadm's shared extraArgs): on is the gate and the CA peers' serving certificates
+//     chain to (the cluster CA); off is the gate false, since it is beta and on by default
+//     from 1.36, and no --peer-ca-file, which the apiserver refuses without the gate;
 //   - the user's UID taken from X-Remote-Uid where the apiserver can (1.33+, where
 //     RemoteRequestHeaderUID is on by default), as local clusters' do: kubeadm sets every
 //     other --requestheader-* flag but this one, and without it a UID is lost on the hop
 //     from a front (a sidecar, a gateway, the reference peer proxy) to the apiserver.
 func nodeFlags(v string, peerProxy bool) []string {
-	flags := []string{fmt.Sprintf("--feature-gates=UnknownVersionInteroperabilityProxy=%t", peerProxy)}
+	flags := []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false"}
+	if peerProxy {
+		flags = []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt"}
+	}
 	if framework.CompareMinor(v, "1.33") >= 0 {
 		flags = append(flags, "--requestheader-uid-headers=X-Remote-Uid")
 	}

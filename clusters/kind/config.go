@@ -81,13 +81,11 @@ func clusterConfig(name string, nodes []node, patchRoot, auditRoot string, cgrou
 // no apiVersion, so kind applies them to v1beta3 (1.35) and v1beta4 (1.36+) alike.
 func clusterPatches(cgroupV1 bool) []string {
 	patches := []string{
-		// The Mixed Version Proxy needs the CA peers' serving certificates chain to; its
-		// gate is each node's own (peerProxyFlags). kubeadm already sets the front-proxy
-		// flags the proxied requests authenticate with.
+		// The Mixed Version Proxy is each node's own (nodeFlags). kubeadm already sets the
+		// front-proxy flags the proxied requests authenticate with.
 		`kind: ClusterConfiguration
 apiServer:
   extraArgs:
-    peer-ca-file: /etc/kubernetes/pki/ca.crt
     shutdown-watch-termination-grace-period: 2s
   extraVolumes:
   - name: skewcheck-audit

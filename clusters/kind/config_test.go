@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestClusterConfig(t *testing.T) {
 		t.Errorf("node 2 mounts = %+v", m)
 	}
 	all := strings.Join(cfg.KubeadmConfigPatches, "\n---\n")
-	for _, want := range []string{"peer-ca-file", "addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
+	for _, want := range []string{"addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
 		if !strings.Contains(all, want) {
 			t.Errorf("kubeadm patches lack %q:\n%s", want, all)
 		}
@@ -71,6 +72,24 @@ func TestClusterConfig(t *testing.T) {
 	for _, target := range []string{"etcd", "kube-controller-manager", "kube-scheduler"} {
 		if _, err := os.Stat(filepath.Join(dir, "node-1", target+"+json.json")); err != nil {
 			t.Errorf("node 1 has no %s patch: %v", target, err)
+		}
+	}
+}
+
+// TestNodeFlags: a node without the proxy has the gate false and no --peer-ca-file (the
+// apiserver refuses the file without the gate); the UID header from 1.33 only.
+func TestNodeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		version   string
+		peerProxy bool
+		want      []string
+	}{
+		{"v1.36.3", false, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false", "--requestheader-uid-headers=X-Remote-Uid"}},
+		{"v1.35.4", true, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt", "--requestheader-uid-headers=X-Remote-Uid"}},
+		{"v1.32.13", true, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt"}},
+	} {
+		if got := nodeFlags(tc.version, tc.peerProxy); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, proxy %v: %q, want %q", tc.version, tc.peerProxy, got, tc.want)
 		}
 	}
 }

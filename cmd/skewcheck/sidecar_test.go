@@ -25,12 +25,14 @@ func TestSidecarCommand(t *testing.T) {
 }
 
 // referenceAsSidecar runs the reference peer proxy from the environment skewcheck gives a
-// sidecar, as a vendor's command would.
-var referenceAsSidecar = "exec " + cli + ` reference peerproxy --id "$SKEWCHECK_ID" --listen "$SKEWCHECK_LISTEN"` +
-	` --apiserver "$SKEWCHECK_APISERVER" --apiserver-ca "$SKEWCHECK_APISERVER_CA" --advertise-url "$SKEWCHECK_ADVERTISE_URL"` +
-	` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
-	` --front-proxy-cert "$SKEWCHECK_FRONT_PROXY_CERT" --front-proxy-key "$SKEWCHECK_FRONT_PROXY_KEY"` +
-	` --control-cert "$SKEWCHECK_CONTROL_CERT" --control-key "$SKEWCHECK_CONTROL_KEY"`
+// sidecar, as a vendor's command would (cli is built by TestMain).
+func referenceAsSidecar() string {
+	return "exec " + cli + ` reference peerproxy --id "$SKEWCHECK_ID" --listen "$SKEWCHECK_LISTEN"` +
+		` --apiserver "$SKEWCHECK_APISERVER" --apiserver-ca "$SKEWCHECK_APISERVER_CA" --advertise-url "$SKEWCHECK_ADVERTISE_URL"` +
+		` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
+		` --front-proxy-cert "$SKEWCHECK_FRONT_PROXY_CERT" --front-proxy-key "$SKEWCHECK_FRONT_PROXY_KEY"` +
+		` --control-cert "$SKEWCHECK_CONTROL_CERT" --control-key "$SKEWCHECK_CONTROL_KEY"`
+}
 
 // runReferenceAsSidecar runs the default profiles (mvp, discovery) against the reference
 // as a sidecar in front of the cluster args make (batch/v1 off on the first server), and
@@ -39,7 +41,7 @@ func runReferenceAsSidecar(t *testing.T, args ...string) {
 	t.Helper()
 	dir := t.TempDir()
 	args = append([]string{"conformance", "--server-flag", "1=--runtime-config=batch/v1=false",
-		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", referenceAsSidecar, "--report-dir", dir}, args...)
+		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", referenceAsSidecar(), "--report-dir", dir}, args...)
 	out, code := run(t, t.TempDir(), args...)
 	for _, p := range markedProcesses(t) {
 		t.Errorf("a process of the run (a sidecar?) is still running: %s", p)
