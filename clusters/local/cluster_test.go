@@ -111,6 +111,33 @@ func TestSkewedClusterWithGateOffAnswers404(t *testing.T) {
 	}
 }
 
+// TestSkewedClusterWithoutPeerCAAnswers404: KEP-4020 says a server without --peer-ca-file
+// fails the requests it would proxy with 503 (Design Details, Proxy transport between
+// apiservers and authn); upstream builds no proxy at all then (pkg/controlplane/apiserver
+// config.go:325 in 1.36.3, :323 in 1.35.4), so the server answers what it serves itself:
+// 404 for what only its peer serves. Its gate is on, so it still writes its endpoint
+// lease and its peer proxies to it (docs/spec-vs-code.md).
+func TestSkewedClusterWithoutPeerCAAnswers404(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	c := newTestCluster(t,
+		clusters.ServerSpec{Version: oldV, ExtraFlags: []string{"--peer-ca-file="}},
+		clusters.ServerSpec{Version: newV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}})
+	old, new := c.Servers[0], c.Servers[1]
+	if old.PeerProxy() {
+		t.Fatalf("%s has an empty --peer-ca-file: it should count as a server that does not proxy", old.Name)
+	}
+	g := onlyNewServes(t, c, old, new)
+	code, err := createThroughNewReadThroughOld(t, c, g, old, new)
+	if code != 404 {
+		t.Fatalf("%s has its gate on and no peer CA; reading %s through it should be 404 (upstream builds no proxy without --peer-ca-file; the KEP's 503 is not what it does); got HTTP %d, %v", old.Name, g.Key(), code, err)
+	}
+	jobs := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	if _, err := dynamic.NewForConfigOrDie(c.RestConfig(new, Admin)).Resource(jobs).Namespace("default").List(context.Background(), metav1.ListOptions{Limit: 1}); err != nil {
+		t.Fatalf("listing batch/v1 jobs through %s, which does not serve them: HTTP %d, %v; %s (gate on, no peer CA) should still be a peer it proxies to", new.Name, statusCode(err), err, old.Name)
+	}
+}
+
 // statusCode is the HTTP status of a client-go error (0 when it carries none).
 func statusCode(err error) int {
 	if s, ok := err.(apierrors.APIStatus); ok {
