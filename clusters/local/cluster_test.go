@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
@@ -126,6 +128,22 @@ func TestSkewedClusterWithoutPeerCAAnswers404(t *testing.T) {
 	old, new := c.Servers[0], c.Servers[1]
 	if old.PeerProxy() {
 		t.Fatalf("%s has an empty --peer-ca-file: it should count as a server that does not proxy", old.Name)
+	}
+	// Whether a server built its proxy is in its boot sequence: the post-start hook
+	// mixed-version-proxy-handler exists only then (server.go:208 in 1.36.3, :216 in
+	// 1.35.4). A 404 alone could also be a proxy that has not yet found its peer.
+	for _, s := range []struct {
+		server *Server
+		want   bool
+	}{{old, false}, {new, true}} {
+		checks, err := kubernetes.NewForConfigOrDie(c.RestConfig(s.server, Admin)).Discovery().RESTClient().
+			Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(context.Background())
+		if err != nil {
+			t.Fatalf("/readyz?verbose of %s: %v", s.server.Name, err)
+		}
+		if got := strings.Contains(string(checks), "poststarthook/mixed-version-proxy-handler"); got != s.want {
+			t.Fatalf("%s's boot sequence has the mixed version proxy's hook: %v, want %v (%s):\n%s", s.server.Name, got, s.want, strings.Join(s.server.Spec.ExtraFlags, " "), checks)
+		}
 	}
 	g := onlyNewServes(t, c, old, new)
 	code, err := createThroughNewReadThroughOld(t, c, g, old, new)

@@ -29,10 +29,12 @@ func WriteSpecVsCode(w io.Writer, tests []Test) {
 	fmt.Fprintf(w, "\n%s: %s\n", strings.ToUpper(SpecVsCodeTitle), SpecVsCodeIntro)
 	for _, t := range with {
 		for _, p := range t.SpecVsCode {
+			says := p.Spec + " says:"
+			width := max(len(says), len("code does:"))
 			fmt.Fprintf(w, "  %s  %s, %s\n", t.ID, p.Spec, p.Section)
-			fmt.Fprintf(w, "      %s says:  %s\n", p.Spec, p.SpecSays)
-			fmt.Fprintf(w, "      code does: %s\n", p.CodeDoes)
-			fmt.Fprintf(w, "      code:      %s%s\n", p.CodeRef, codeVersions(p))
+			fmt.Fprintf(w, "      %-*s %s\n", width, says, p.SpecSays)
+			fmt.Fprintf(w, "      %-*s %s\n", width, "code does:", p.CodeDoes)
+			fmt.Fprintf(w, "      %-*s %s%s\n", width, "code:", p.CodeRef, codeVersions(p))
 		}
 	}
 	fmt.Fprintln(w)

@@ -78,9 +78,9 @@ func TestWriteSpecVsCode(t *testing.T) {
 	for _, want := range []string{
 		"KEP SAYS / CODE DOES: ",
 		"  A-2  KEP-1, Design > Item 2\n",
-		"      KEP-1 says:  answers 503\n",
-		"      code does: answers 404 | passes through\n",
-		"      code:      k8s.io/x/handler.go:10 (read in 1.35.4, 1.36.3)\n",
+		"      KEP-1 says: answers 503\n",
+		"      code does:  answers 404 | passes through\n",
+		"      code:       k8s.io/x/handler.go:10 (read in 1.35.4, 1.36.3)\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
