@@ -134,6 +134,9 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 			continue
 		}
 		rt := report.Test{ID: id, Profile: tc.Profile, Description: tc.Description, Duration: s.RunTime}
+		for _, sc := range tc.SpecVsCode {
+			rt.SpecVsCode = append(rt.SpecVsCode, sc.Report())
+		}
 		switch {
 		case s.State == gtypes.SpecStatePassed:
 			rt.Result = report.Passed

@@ -46,7 +46,10 @@ type Test struct {
 	// in (minor versions, inclusive; "" is open).
 	Since, Until string
 	Deviation    *Deviation
-	Run          func(ctx context.Context, env *Env)
+	// SpecVsCode are the points where the feature's specification and upstream's code
+	// disagree about what the test checks; the test asserts the code's side of each.
+	SpecVsCode []SpecVsCode
+	Run        func(ctx context.Context, env *Env)
 }
 
 // VersionRange prints Since..Until for listings.

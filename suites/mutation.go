@@ -24,7 +24,7 @@ var MutationReasons = matrix.MutationReasons{
 		"MVP-020":  lacks("a proxy that answers a group-version no server serves other than 404 text/plain"),
 		"MVP-021":  lacks("a proxy that answers an unknown resource other than a 404 Status"),
 		"MVP-022":  lacks("a proxy that answers 404, or hangs, when the only peer serving a GVR has crashed"),
-		"MVP-030":  lacks("a proxy that forwards a request already marked x-kubernetes-peer-proxied"),
+		"MVP-030":  lacks("a proxy that forwards a request already marked x-kubernetes-peer-proxied, or takes the KEP's X-Kubernetes-APIServer-Rerouted for the marker"),
 		"MVP-031":  lacks("a proxy that forwards or merges a group-version document already marked x-kubernetes-peer-proxied"),
 		"MVP-041":  lacks("a proxy that forwards a user with fewer rights (as anonymous): every identity flaw shipped gives more"),
 		"MVP-048":  lacks("a proxy that serves a request whose bearer token the apiservers reject as anonymous"),

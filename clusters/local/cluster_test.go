@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
@@ -108,6 +110,49 @@ func TestSkewedClusterWithGateOffAnswers404(t *testing.T) {
 	code, err := createThroughNewReadThroughOld(t, c, g, old, new)
 	if code != 404 {
 		t.Fatalf("with the gate off on %s, reading %s through it should be 404 (nothing proxies); got HTTP %d, %v", old.Name, g.Key(), code, err)
+	}
+}
+
+// TestSkewedClusterWithoutPeerCAAnswers404: KEP-4020 says a server without --peer-ca-file
+// fails the requests it would proxy with 503 (Design Details, Proxy transport between
+// apiservers and authn); upstream builds no proxy at all then (pkg/controlplane/apiserver
+// config.go:325 in 1.36.3, :323 in 1.35.4), so the server answers what it serves itself:
+// 404 for what only its peer serves. Its gate is on, so it still writes its endpoint
+// lease and its peer proxies to it (docs/spec-vs-code.md).
+func TestSkewedClusterWithoutPeerCAAnswers404(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	c := newTestCluster(t,
+		clusters.ServerSpec{Version: oldV, ExtraFlags: []string{"--peer-ca-file="}},
+		clusters.ServerSpec{Version: newV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}})
+	old, new := c.Servers[0], c.Servers[1]
+	if old.PeerProxy() {
+		t.Fatalf("%s has an empty --peer-ca-file: it should count as a server that does not proxy", old.Name)
+	}
+	// Whether a server built its proxy is in its boot sequence: the post-start hook
+	// mixed-version-proxy-handler exists only then (server.go:208 in 1.36.3, :216 in
+	// 1.35.4). A 404 alone could also be a proxy that has not yet found its peer.
+	for _, s := range []struct {
+		server *Server
+		want   bool
+	}{{old, false}, {new, true}} {
+		checks, err := kubernetes.NewForConfigOrDie(c.RestConfig(s.server, Admin)).Discovery().RESTClient().
+			Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(context.Background())
+		if err != nil {
+			t.Fatalf("/readyz?verbose of %s: %v", s.server.Name, err)
+		}
+		if got := strings.Contains(string(checks), "poststarthook/mixed-version-proxy-handler"); got != s.want {
+			t.Fatalf("%s's boot sequence has the mixed version proxy's hook: %v, want %v (%s):\n%s", s.server.Name, got, s.want, strings.Join(s.server.Spec.ExtraFlags, " "), checks)
+		}
+	}
+	g := onlyNewServes(t, c, old, new)
+	code, err := createThroughNewReadThroughOld(t, c, g, old, new)
+	if code != 404 {
+		t.Fatalf("%s has its gate on and no peer CA; reading %s through it should be 404 (upstream builds no proxy without --peer-ca-file; the KEP's 503 is not what it does); got HTTP %d, %v", old.Name, g.Key(), code, err)
+	}
+	jobs := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	if _, err := dynamic.NewForConfigOrDie(c.RestConfig(new, Admin)).Resource(jobs).Namespace("default").List(context.Background(), metav1.ListOptions{Limit: 1}); err != nil {
+		t.Fatalf("listing batch/v1 jobs through %s, which does not serve them: HTTP %d, %v; %s (gate on, no peer CA) should still be a peer it proxies to", new.Name, statusCode(err), err, old.Name)
 	}
 }
 

@@ -32,12 +32,33 @@ const gateSince = 28
 // Version Proxy at all.
 func HasPeerProxy(version string) bool { return minor(version) >= gateSince }
 
-// peerProxyEnabled decides whether a server of a resolved version runs with the proxy: the
-// spec's wish, unless its extra flags set the gate explicitly, in which case they win (a
+// peerProxyEnabled decides whether a server of a resolved version proxies: its gate is on
+// and it has a peer CA. Upstream builds the proxy only when --peer-ca-file is set
+// (k8s.io/kubernetes pkg/controlplane/apiserver/config.go:325 in 1.36.3, :323 in 1.35.4),
+// so extra flags that empty it (--peer-ca-file=, the last value wins) leave a server that
+// never proxies, while, its gate on, it still writes its endpoint lease and its peers
+// proxy to it (docs/spec-vs-code.md: the KEP says 503 there).
+func peerProxyEnabled(version string, s clusters.ServerSpec) bool {
+	return gateEnabled(version, s) && !peerCAEmptied(s)
+}
+
+// peerCAEmptied reports whether the spec's extra flags end with an empty --peer-ca-file.
+func peerCAEmptied(s clusters.ServerSpec) bool {
+	emptied := false
+	for _, f := range s.ExtraFlags {
+		if v, ok := strings.CutPrefix(f, "--peer-ca-file="); ok {
+			emptied = strings.TrimSpace(v) == ""
+		}
+	}
+	return emptied
+}
+
+// gateEnabled decides whether a server of a resolved version runs with the proxy's gate on:
+// the spec's wish, unless its extra flags set the gate explicitly, in which case they win (a
 // user who passes --feature-gates=UnknownVersionInteroperabilityProxy=false means it).
 // A version before the gate existed runs without it, whatever was asked: the tests that
 // need the proxy skip such a server by their version range.
-func peerProxyEnabled(version string, s clusters.ServerSpec) bool {
+func gateEnabled(version string, s clusters.ServerSpec) bool {
 	if !HasPeerProxy(version) {
 		return false
 	}
@@ -106,7 +127,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 	if m >= 32 {
 		f = append(f, "--requestheader-uid-headers=X-Remote-Uid")
 	}
-	on := peerProxyEnabled(s.Version, s.Spec)
+	on := gateEnabled(s.Version, s.Spec)
 	var gates []string
 	switch {
 	case on && !gateDefault(s.Version):
@@ -151,7 +172,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 // the documented one. Clients never use the advertise address: the kubernetes Service's
 // endpoint reconciler is off.
 func advertiseAddress(s *Server) string {
-	if !peerProxyEnabled(s.Version, s.Spec) || s.Spec.PeerAdvertise == "" {
+	if !gateEnabled(s.Version, s.Spec) || s.Spec.PeerAdvertise == "" {
 		return s.IP
 	}
 	ip, port, err := net.SplitHostPort(s.Spec.PeerAdvertise)

@@ -150,6 +150,15 @@ func TestAPIServerFlags(t *testing.T) {
 			last:   []string{"--feature-gates=Foo=true,UnknownVersionInteroperabilityProxy=false"},
 		},
 		{
+			// The gate stays on (the server writes its endpoint lease for its peers), and the
+			// empty peer CA, last, is what kube-apiserver keeps: no proxy of its own.
+			name: "extra empty peer CA keeps the gate on", version: "v1.35.4",
+			spec:         clusters.ServerSpec{ExtraFlags: []string{"--peer-ca-file="}},
+			featureGates: []string{gateOn},
+			has:          []string{peerCA},
+			last:         []string{"--peer-ca-file="},
+		},
+		{
 			name: "extra gate on wins over DisablePeerProxy", version: "v1.35.4",
 			spec:         clusters.ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true"}},
 			featureGates: []string{gateOn},
@@ -253,6 +262,32 @@ func TestMinorAndGateDefault(t *testing.T) {
 		}
 		if got := gateDefault(tc.version); got != tc.gateOn {
 			t.Errorf("gateDefault(%q) = %v, want %v", tc.version, got, tc.gateOn)
+		}
+	}
+}
+
+// TestPeerProxyNeedsAPeerCA: a server proxies only with its gate on and a peer CA, as
+// upstream builds its proxy only when --peer-ca-file is set; the last --peer-ca-file of the
+// extra flags decides, as it does on kube-apiserver's command line.
+func TestPeerProxyNeedsAPeerCA(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		spec    clusters.ServerSpec
+		gate    bool
+		proxies bool
+	}{
+		{"v1.36.3", clusters.ServerSpec{}, true, true},
+		{"v1.36.3", clusters.ServerSpec{ExtraFlags: []string{"--peer-ca-file="}}, true, false},
+		{"v1.35.4", clusters.ServerSpec{ExtraFlags: []string{"--peer-ca-file= "}}, true, false},
+		{"v1.36.3", clusters.ServerSpec{ExtraFlags: []string{"--peer-ca-file=", "--peer-ca-file=/etc/ca.crt"}}, true, true},
+		{"v1.36.3", clusters.ServerSpec{DisablePeerProxy: true}, false, false},
+		{"v1.27.16", clusters.ServerSpec{}, false, false},
+	} {
+		if got := gateEnabled(tc.version, tc.spec); got != tc.gate {
+			t.Errorf("%s %v: gate on = %v, want %v", tc.version, tc.spec.ExtraFlags, got, tc.gate)
+		}
+		if got := peerProxyEnabled(tc.version, tc.spec); got != tc.proxies {
+			t.Errorf("%s %v: proxies = %v, want %v", tc.version, tc.spec.ExtraFlags, got, tc.proxies)
 		}
 	}
 }

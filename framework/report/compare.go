@@ -15,6 +15,9 @@ type Row struct {
 	Results     map[string]string `json:"results"` // run name -> passed/failed/skipped/not-applicable/deviation
 	// Measurements are the figures each run took, run name -> name -> value.
 	Measurements map[string]map[string]float64 `json:"measurements,omitempty"`
+	// SpecVsCode are the test's points where the specification and upstream's code
+	// disagree, from the first run that carries them (they are the test's, not a run's).
+	SpecVsCode []SpecVsCode `json:"specVsCode,omitempty"`
 }
 
 // Comparison is several conformance runs of the same tests, side by side.
@@ -43,6 +46,9 @@ func Compare(names []string, runs []*Conformance) Comparison {
 				result = "deviation"
 			}
 			row.Results[names[i]] = result
+			if len(row.SpecVsCode) == 0 {
+				row.SpecVsCode = t.SpecVsCode
+			}
 			if len(t.Measurements) > 0 {
 				if row.Measurements == nil {
 					row.Measurements = map[string]map[string]float64{}
@@ -82,6 +88,17 @@ func (c Comparison) Markdown() string {
 		}
 		cells = append(cells, r.Description)
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	var ids []string
+	points := map[string][]SpecVsCode{}
+	for _, r := range c.Rows {
+		if len(r.SpecVsCode) > 0 {
+			ids = append(ids, r.ID)
+			points[r.ID] = r.SpecVsCode
+		}
+	}
+	if table := SpecVsCodeMarkdown(ids, points); table != "" {
+		b.WriteString("\n## " + SpecVsCodeTitle + "\n\n" + SpecVsCodeIntro + "\n\n" + table)
 	}
 	return b.String()
 }

@@ -98,6 +98,9 @@ func junitCase(t Test) junitTestcase {
 	if t.KnownDeviation != "" {
 		out = append(out, "known deviation: "+t.KnownDeviation)
 	}
+	for _, p := range t.SpecVsCode {
+		out = append(out, fmt.Sprintf("%s, %s says: %s; code does (asserted): %s (%s)", p.Spec, p.Section, p.SpecSays, p.CodeDoes, p.CodeRef))
+	}
 	for _, a := range t.Artifacts {
 		out = append(out, "artifact: "+a)
 	}

@@ -64,6 +64,10 @@ type Test struct {
 	// DeviationChecks are where the test looked for its known upstream deviation, and
 	// what it saw: the only evidence a deviation's version range is judged by.
 	DeviationChecks []DeviationCheck `json:"deviationChecks,omitempty"`
+	// SpecVsCode are the points where the feature's specification says one thing and
+	// upstream's code does another, for what this test checks: the test asserts what the
+	// code does, and this carries both sides with where each is written.
+	SpecVsCode []SpecVsCode `json:"specVsCode,omitempty"`
 	// Measurements are figures the test took (seconds, counts), by name.
 	Measurements map[string]float64 `json:"measurements,omitempty"`
 	// Artifacts are files of evidence collected on failure, relative to the report dir.
@@ -78,6 +82,17 @@ type DeviationCheck struct {
 	// Seen is DeviationObserved (the allowance was used) or DeviationAbsent (the behaviour
 	// the deviation covers was checked and held).
 	Seen string `json:"seen"`
+}
+
+// SpecVsCode is one point where the specification (a KEP) and upstream's code disagree
+// about what a test checks, both sides side by side. The test asserts CodeDoes.
+type SpecVsCode struct {
+	Spec         string `json:"spec"`     // the document: KEP-4020
+	Section      string `json:"section"`  // its heading (and item) where it says SpecSays
+	SpecSays     string `json:"specSays"` // what the specification says
+	CodeDoes     string `json:"codeDoes"` // what upstream's code does: what the test asserts
+	CodeRef      string `json:"codeRef"`  // module, file and line, per version read
+	CodeVersions string `json:"codeVersions,omitempty"`
 }
 
 // What a DeviationCheck saw.

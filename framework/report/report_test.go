@@ -35,7 +35,7 @@ func sample() *Conformance {
 		ProfilesRequested: []string{"core", "watch"},
 		Tests: []Test{
 			{ID: "core-2", Profile: "core", Description: "lists agree", Result: Passed, Duration: 1500 * time.Millisecond,
-				Measurements: map[string]float64{"seconds": 1.5}},
+				Measurements: map[string]float64{"seconds": 1.5}, SpecVsCode: []SpecVsCode{sampleSpecVsCode}},
 			{ID: "core-1", Profile: "core", Description: "get <pods> & more", Result: Failed, Duration: 2 * time.Second,
 				Failure: "want 3 items, got 2\n\x1b[31mred\x1b[0m", Artifacts: []string{"artifacts/core-1/diff.txt"}},
 			{ID: "watch-1", Profile: "watch", Description: "resumes", Result: Skipped, SkipReason: "no peer proxy",

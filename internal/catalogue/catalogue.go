@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/report"
 )
 
 // header opens the page: what it is, how it is made, how to read it.
@@ -27,6 +28,10 @@ so it is never out of date: ` + "`make test`" + ` fails until ` + "`make docs`" 
 - **Known upstream deviation**: where upstream Kubernetes is known to get the test wrong,
   and in which versions; only an upstream target in those versions is let through, and
   the report says so ([deviations.md](deviations.md)).
+- **KEP says / code does**: where KEP-4020's text and upstream's code disagree about what
+  a test checks, the test asserts what the code does; both sides, with the KEP section
+  and the code line, are in [the table at the end](#kep-says--code-does) and in
+  [spec-vs-code.md](spec-vs-code.md).
 `
 
 // render writes the catalogue of tests, one section per profile in the order the tests
@@ -59,7 +64,28 @@ func render(tests []framework.Test, defaults []string) []byte {
 			row(&b, func(c column) string { return c.cell(t) })
 		}
 	}
+	b.WriteString(specVsCode(tests))
 	return b.Bytes()
+}
+
+// specVsCode is the closing section: every test's points where the KEP and upstream's
+// code disagree, in the same table the comparison report ends with.
+func specVsCode(tests []framework.Test) string {
+	var ids []string
+	points := map[string][]report.SpecVsCode{}
+	for _, t := range tests {
+		for _, p := range t.SpecVsCode {
+			if len(points[t.ID]) == 0 {
+				ids = append(ids, t.ID)
+			}
+			points[t.ID] = append(points[t.ID], p.Report())
+		}
+	}
+	table := report.SpecVsCodeMarkdown(ids, points)
+	if table == "" {
+		return ""
+	}
+	return "\n## " + report.SpecVsCodeTitle + "\n\n" + report.SpecVsCodeIntro + "\n\n" + table
 }
 
 // row writes one table row, each cell made safe for a Markdown table.

@@ -47,7 +47,9 @@ func TestRender(t *testing.T) {
 			Features:  []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
 			Deviation: &framework.Deviation{Since: "1.33", Until: "1.34", Summary: "drops the peer"}},
 		{ID: "A-001", Profile: "alpha", Since: "1.28", Until: "1.36", Description: "spread\n  over lines"},
-		{ID: "B-002", Profile: "beta", Description: "open both ways"},
+		{ID: "B-002", Profile: "beta", Description: "open both ways",
+			SpecVsCode: []framework.SpecVsCode{{Spec: "KEP-9", Section: "Design, item 2", SpecSays: "503",
+				CodeDoes: "404 | local", CodeRef: "x/handler.go:10", CodeVersions: "1.36.3"}}},
 	}
 	got := string(render(tests, []string{"alpha"}))
 	for _, want := range []string{
@@ -56,6 +58,8 @@ func TestRender(t *testing.T) {
 		"| B-001 | first \\| second | Skew, NodeControl | 1.35 | open | 1.33 to 1.34: drops the peer |",
 		"| A-001 | spread over lines |  | 1.28 | 1.36 |  |",
 		"| B-002 | open both ways |  | open | open |  |",
+		"\n## KEP says / code does\n",
+		"| B-002 | KEP-9, Design, item 2 | 503 | 404 \\| local | x/handler.go:10 (read in 1.36.3) |\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the page lacks %q:\n%s", want, got)
@@ -63,5 +67,11 @@ func TestRender(t *testing.T) {
 	}
 	if strings.Index(got, "## beta") > strings.Index(got, "## alpha") {
 		t.Errorf("profiles out of the tests' order:\n%s", got)
+	}
+	if n := strings.Count(got, "| KEP-9"); n != 1 {
+		t.Errorf("the closing section has %d rows, want 1 (only B-002 has a point):\n%s", n, got)
+	}
+	if plain := string(render(tests[:2], nil)); strings.Contains(plain, "## KEP says / code does") {
+		t.Errorf("a catalogue without points has the section:\n%s", plain)
 	}
 }

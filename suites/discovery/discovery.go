@@ -6,7 +6,10 @@
 // not, a known deviation.
 package discovery
 
-import "github.com/skewcheck/skewcheck/framework"
+import (
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites/kep4020"
+)
 
 // Profile is this suite's profile name.
 const Profile = "discovery"
@@ -77,6 +80,7 @@ var Tests = []framework.Test{
 		Run:         noPeerIsLocal},
 	{ID: "DISC-003", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
 		Description: "/api, and /apis/<group>/<version> asked as already proxied (x-kubernetes-peer-proxied), are the server's own: not merged",
+		SpecVsCode:  []framework.SpecVsCode{kep4020.CoreDiscoveryNotMerged},
 		Run:         legacyNotMerged},
 	{ID: "DISC-004", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
 		Description: "a server that stops gracefully leaves the merged view within the discovery-leave timeout",

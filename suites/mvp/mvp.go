@@ -4,7 +4,10 @@
 // server serves it. Every assertion here holds for real upstream kube-apiservers.
 package mvp
 
-import "github.com/skewcheck/skewcheck/framework"
+import (
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites/kep4020"
+)
 
 // Profile is this suite's profile name.
 const Profile = "mvp"
@@ -54,9 +57,11 @@ var Tests = []framework.Test{
 		Run:         unknownResource},
 	{ID: "MVP-022", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl},
 		Description: "when the only peer serving a GVR crashes, requests for it get 503, not 404",
+		SpecVsCode:  []framework.SpecVsCode{kep4020.ProxyFailureBody},
 		Run:         crashedPeer},
 	{ID: "MVP-030", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
-		Description: "a request already marked x-kubernetes-peer-proxied is served locally, never forwarded again",
+		Description: "a request already marked x-kubernetes-peer-proxied is served locally, never forwarded again: 404 for a GVR the server lacks; the KEP's X-Kubernetes-APIServer-Rerouted is no marker, and a request carrying it is proxied",
+		SpecVsCode:  []framework.SpecVsCode{kep4020.MarkedNotServedLocally, kep4020.MarkerHeaderName},
 		Run:         loopGuard},
 	{ID: "MVP-031", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
 		Description: "a /apis/<group>/<version> document asked as already proxied (x-kubernetes-peer-proxied) is the entry's own, never proxied or merged",

@@ -347,6 +347,9 @@ func printTests(out io.Writer, tests []framework.Test) {
 		if t.Deviation != nil {
 			desc += " (known upstream deviation)"
 		}
+		if len(t.SpecVsCode) > 0 {
+			desc += " (asserts upstream's code where the KEP says otherwise)"
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Profile, t.VersionRange(), strings.Join(needs, ","), desc)
 	}
 	w.Flush()
@@ -375,6 +378,7 @@ func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
 	}
 	w.Flush()
+	report.WriteSpecVsCode(out, rep.Tests)
 	for _, p := range rep.Profiles {
 		line := fmt.Sprintf("profile %s: %s", p.Name, p.Result)
 		if p.NotApplicable > 0 {
