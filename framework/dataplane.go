@@ -9,6 +9,18 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// FeatureDataplane: the target has a service dataplane under test, in a network of hosts
+// skewcheck built around it.
+var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
+	if t.Dataplane == nil && t.NoDataplane != "" {
+		return t.NoDataplane
+	}
+	if t.Dataplane == nil {
+		return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
+	}
+	return ""
+})
+
 // Dataplane is a service dataplane under test (kube-proxy in one of its modes, skewcheck's
 // reference, a vendor's) and the small network it programs: the node it runs on, backend
 // endpoints, a load balancer that owns the load-balancer IPs and records every request it

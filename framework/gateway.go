@@ -12,7 +12,12 @@ import (
 
 // FeatureGateway: an API gateway under test stands in front of the target's endpoints
 // (which are then the apiservers behind it), and the suite may change its configuration.
-const FeatureGateway Feature = "Gateway"
+var FeatureGateway = DeclareFeature("Gateway", func(t *Target) string {
+	if t.Gateway == nil {
+		return "no API gateway under test (run with --gateway reference or --gateway-command)"
+	}
+	return ""
+})
 
 // Gateway is an API gateway in front of all of the target's apiservers, configured with
 // UpstreamCluster documents (proxy.kubegateway.io/v1alpha1). The target's Endpoints are
@@ -100,11 +105,4 @@ func ConnectTo(addr string) func(ctx context.Context, network, _ string) (net.Co
 	return func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, network, addr)
 	}
-}
-
-func missingGateway(t *Target) string {
-	if t.Gateway == nil {
-		return "no API gateway under test (run with --gateway reference or --gateway-command)"
-	}
-	return ""
 }

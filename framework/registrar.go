@@ -5,6 +5,16 @@ import (
 	"errors"
 )
 
+// FeatureRegistration: the suite knows how the proxies register their servers with one
+// another, so it can race with that: kube-apiserver identity leases on upstream targets,
+// or what the target declares (Target.Registrar).
+var FeatureRegistration = DeclareFeature("Registration", func(t *Target) string {
+	if !t.Upstream && t.Registrar == nil {
+		return "the target (" + t.Kind + ") does not say how its proxies register with one another, and they are not kube-apiservers, which use identity leases: declare it (framework.Registrar on the target)"
+	}
+	return ""
+})
+
 // Registrar is how the proxies of a target learn which servers exist: the registration each
 // server keeps alive while it runs, which peers read to know whom to route to. The races
 // profile (scenarios/races) acts on it: it finds the registration of the server behind an

@@ -8,34 +8,6 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// Feature is something a test needs from the target beyond talking to its endpoints.
-type Feature string
-
-const (
-	// FeatureSkew: at least one GVR is served by some endpoints and not by others.
-	FeatureSkew Feature = "Skew"
-	// FeatureSkewedStatus: a GVR served by some endpoints and not by others has a status
-	// subresource, and skewcheck can create an object of it.
-	FeatureSkewedStatus Feature = "SkewedStatus"
-	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
-	FeatureNodeControl Feature = "NodeControl"
-	// FeatureAuditLog: the suite can read every server's audit log.
-	FeatureAuditLog Feature = "AuditLog"
-	// FeatureUnprivileged: every endpoint has a client identity that RBAC grants nothing.
-	FeatureUnprivileged Feature = "Unprivileged"
-	// FeatureDataplane: the target has a service dataplane under test, in a network of
-	// hosts skewcheck built around it.
-	FeatureDataplane Feature = "Dataplane"
-	// FeatureRegistration: the suite knows how the proxies register their servers with one
-	// another, so it can race with that: kube-apiserver identity leases on upstream
-	// targets, or what the target declares (Target.Registrar).
-	FeatureRegistration Feature = "Registration"
-	// FeaturePeerPath: the network path from the other servers into each server passes a
-	// point where the suite can fault it (a local or containers cluster made with peer
-	// paths; a kind cluster, in its nodes' network namespaces).
-	FeaturePeerPath Feature = "PeerPath"
-)
-
 // Test is one conformance test, as data: listing tests needs no cluster.
 type Test struct {
 	ID          string // stable: MVP-001; never reused for another meaning
@@ -120,55 +92,3 @@ func Missing(f Feature, why string) string { return "missing " + string(f) + ": 
 
 // IsNotApplicable reports whether a skip reason says the test does not apply.
 func IsNotApplicable(reason string) bool { return strings.HasPrefix(reason, notApplicable) }
-
-func missingFeature(t *Target, f Feature) string {
-	switch f {
-	case FeatureNodeControl:
-		for _, e := range t.Endpoints {
-			if e.Node == nil {
-				return "the suite cannot stop or kill " + e.Name + " (only local clusters allow it)"
-			}
-		}
-	case FeatureAuditLog:
-		for _, e := range t.Endpoints {
-			if e.AuditLog == "" {
-				return "no readable audit log for " + e.Name
-			}
-		}
-	case FeatureUnprivileged:
-		for _, e := range t.Endpoints {
-			if e.User == nil {
-				return "no unprivileged identity for " + e.Name + " (give --user-contexts)"
-			}
-		}
-	case FeatureDataplane:
-		if t.Dataplane == nil && t.NoDataplane != "" {
-			return t.NoDataplane
-		}
-		if t.Dataplane == nil {
-			return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
-		}
-	case FeatureRegistration:
-		if !t.Upstream && t.Registrar == nil {
-			return "the target (" + t.Kind + ") does not say how its proxies register with one another, and they are not kube-apiservers, which use identity leases: declare it (framework.Registrar on the target)"
-		}
-	case FeaturePeerPath:
-		for _, e := range t.Endpoints {
-			if n, ok := e.Node.(PeerPathNode); !ok || !n.HasPeerPath() {
-				return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"
-			}
-		}
-	case FeatureGateway:
-		return missingGateway(t)
-	case FeatureSkew:
-		if len(SkewedGVRs(t)) == 0 {
-			return "every endpoint serves the same GVRs, so nothing is ever proxied (a local cluster gets skew by default; with --server-flag, switch a group-version off on one server, e.g. 1=--runtime-config=batch/v1=false)"
-		}
-	case FeatureSkewedStatus:
-		if len(StatusRoutes(t)) == 0 {
-			return "no GVR one endpoint lacks and another serves has a status subresource skewcheck can create an object of (" +
-				describeSkew(t) + "); a local cluster has one by default (batch/v1 off on the first server: jobs/status)"
-		}
-	}
-	return ""
-}

@@ -155,7 +155,8 @@ func TestSkipReasonFeatures(t *testing.T) {
 			}
 		}, []string{"Skew", "same GVRs"}},
 		{"a single endpoint has no skew", FeatureSkew, func(t *Target) { t.Endpoints = t.Endpoints[2:] }, []string{"Skew"}},
-		{"unknown feature needs nothing", Feature("Other"), func(t *Target) { t.Endpoints[0].Node = nil }, nil},
+		{"an undeclared feature is a skip saying so", Feature("Other"), func(*Target) {}, []string{"Other", "DeclareFeature"}},
+		{"a feature declared outside the core", featureOfATest, func(*Target) {}, []string{"OfATest", "the test's own"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -388,4 +389,16 @@ func TestTargetEndpoint(t *testing.T) {
 	if e := tg.Endpoint("apiserver-9"); e != nil {
 		t.Errorf("Endpoint(apiserver-9) = %+v, want nil", e)
 	}
+}
+
+// featureOfATest is declared as any package beside its domain would declare one.
+var featureOfATest = DeclareFeature("OfATest", func(*Target) string { return "the test's own reason" })
+
+func TestDeclareFeatureTwicePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a second declaration of OfATest did not panic")
+		}
+	}()
+	DeclareFeature("OfATest", func(*Target) string { return "" })
 }

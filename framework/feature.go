@@ -1,0 +1,36 @@
+package framework
+
+import "fmt"
+
+// Feature is something a test needs from the target beyond talking to its endpoints. Each
+// is declared beside its domain (DeclareFeature), with how to tell that a target lacks it:
+// a new feature is a declaration in its own file, and the core asks the declarations.
+type Feature string
+
+// features are the declared features and how each tells a target lacks it. Declarations
+// are package-level variables, so the map is complete before any test runs and is only
+// read after.
+var features = map[Feature]func(*Target) string{}
+
+// DeclareFeature makes a feature of name known, with missing, which says why a target lacks
+// it ("" when the target has it). Declare it once, as a package-level variable beside what
+// it is about; a second declaration of a name panics (a programming error the first test
+// finds).
+func DeclareFeature(name string, missing func(t *Target) string) Feature {
+	f := Feature(name)
+	if _, dup := features[f]; dup {
+		panic(fmt.Sprintf("framework: feature %q declared twice", name))
+	}
+	features[f] = missing
+	return f
+}
+
+// missingFeature says why t lacks f, or "" when it has it. A feature no package declares is
+// a test naming something nothing can check, which is the test's error to fix.
+func missingFeature(t *Target, f Feature) string {
+	missing, ok := features[f]
+	if !ok {
+		return fmt.Sprintf("no package declares the feature %q (framework.DeclareFeature): the test names a feature nothing can check", f)
+	}
+	return missing(t)
+}

@@ -1,0 +1,49 @@
+package framework
+
+// Features of the target as a whole: its endpoints, their identities and the skew between
+// them.
+var (
+	// FeatureSkew: at least one GVR is served by some endpoints and not by others.
+	FeatureSkew = DeclareFeature("Skew", func(t *Target) string {
+		if len(SkewedGVRs(t)) == 0 {
+			return "every endpoint serves the same GVRs, so nothing is ever proxied (a local cluster gets skew by default; with --server-flag, switch a group-version off on one server, e.g. 1=--runtime-config=batch/v1=false)"
+		}
+		return ""
+	})
+	// FeatureSkewedStatus: a GVR served by some endpoints and not by others has a status
+	// subresource, and skewcheck can create an object of it.
+	FeatureSkewedStatus = DeclareFeature("SkewedStatus", func(t *Target) string {
+		if len(StatusRoutes(t)) == 0 {
+			return "no GVR one endpoint lacks and another serves has a status subresource skewcheck can create an object of (" +
+				describeSkew(t) + "); a local cluster has one by default (batch/v1 off on the first server: jobs/status)"
+		}
+		return ""
+	})
+	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
+	FeatureNodeControl = DeclareFeature("NodeControl", func(t *Target) string {
+		for _, e := range t.Endpoints {
+			if e.Node == nil {
+				return "the suite cannot stop or kill " + e.Name + " (only clusters skewcheck makes allow it)"
+			}
+		}
+		return ""
+	})
+	// FeatureAuditLog: the suite can read every server's audit log.
+	FeatureAuditLog = DeclareFeature("AuditLog", func(t *Target) string {
+		for _, e := range t.Endpoints {
+			if e.AuditLog == "" {
+				return "no readable audit log for " + e.Name
+			}
+		}
+		return ""
+	})
+	// FeatureUnprivileged: every endpoint has a client identity that RBAC grants nothing.
+	FeatureUnprivileged = DeclareFeature("Unprivileged", func(t *Target) string {
+		for _, e := range t.Endpoints {
+			if e.User == nil {
+				return "no unprivileged identity for " + e.Name + " (give --user-contexts)"
+			}
+		}
+		return ""
+	})
+)
