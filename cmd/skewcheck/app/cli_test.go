@@ -64,11 +64,7 @@ func TestListNeedsNoCluster(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	state := t.TempDir()
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []badInput{
 		{"bad name", []string{"cluster", "create", "--name", "Bad_Name"}, "is not valid"},
 		{"bad server ref", []string{"cluster", "create", "--name", "x", "--no-peer-proxy", "7"}, "names no server"},
 		{"delete unknown", []string{"cluster", "delete", "--name", "nosuch"}, "there is no cluster named"},
@@ -80,17 +76,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			out, code := runApp(t, state, tc.args...)
-			if code == 0 || !strings.Contains(out, tc.want) {
-				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
-			}
-		})
-	}
-	if entries, _ := os.ReadDir(state); len(entries) != 0 {
-		t.Errorf("failed commands left cluster directories: %v", entries)
-	}
+	assertRefused(t, state, cases)
 }
 
 func TestUnreachableTarget(t *testing.T) {
@@ -112,28 +98,14 @@ current-context: a
 // Docker is asked: package main's TestKindNoDockerEngine asks one that is not there).
 func TestKindBadInput(t *testing.T) {
 	state := t.TempDir()
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []badInput{
 		{"unknown provider", []string{"cluster", "create", "--name", "p", "--provider", "kvm"}, `unknown provider "kvm"`},
 		{"unsupported flag", []string{"cluster", "create", "--provider", "kind", "--name", "np", "--peer-advertise", "1=127.0.0.9:6443"}, "not supported with --provider kind"},
 		{"reference", []string{"cluster", "create", "--provider", "kind", "--name", "rf", "--reference", "peerproxy"}, "not supported with --provider kind"},
 		{"conformance with a kubeconfig", []string{"conformance", "--provider", "kind", "--kubeconfig", "/nonexistent"}, "cannot go with --kubeconfig"},
 		{"node image without version", []string{"images", "node"}, "--version is required"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			out, code := runApp(t, state, tc.args...)
-			if code == 0 || !strings.Contains(out, tc.want) {
-				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
-			}
-		})
-	}
-	if entries, _ := os.ReadDir(state); len(entries) != 0 {
-		t.Errorf("failed commands left cluster directories: %v", entries)
-	}
+	assertRefused(t, state, cases)
 }
 
 func TestMutationListNeedsNoCluster(t *testing.T) {
@@ -169,5 +141,29 @@ func TestStreams(t *testing.T) {
 			(tc.noOut && out.Len() > 0) || (tc.noErrs && errOut.Len() > 0) {
 			t.Errorf("%q: exit %d (want %d)\nout:\n%s\nerrOut:\n%s", tc.args, code, tc.code, out.String(), errOut.String())
 		}
+	}
+}
+
+// badInput is a command line that must fail with want in its output.
+type badInput struct {
+	name string
+	args []string
+	want string
+}
+
+// assertRefused runs each case with state as its state directory: each must exit non-zero
+// saying what it wants, and together they must leave no cluster directory.
+func assertRefused(t *testing.T, state string, cases []badInput) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := runApp(t, state, tc.args...)
+			if code == 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("want a non-zero exit and %q; exit %d:\n%s", tc.want, code, out)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 0 {
+		t.Errorf("failed commands left cluster directories: %v", entries)
 	}
 }
