@@ -184,17 +184,33 @@ func inOrOut(a, b, since, until string) (in, out string) {
 }
 
 // seen is one run's result of a test in a few words: its failure's first line, its skip
-// reason, its deviation, or its result.
+// reason, or its result, with where it looked for its known deviation and what it saw
+// (the deviation's own words are in docs/deviations.md and the run's report).
 func seen(t *report.Test) string {
 	switch {
 	case t == nil:
 		return "not run"
-	case t.KnownDeviation != "":
-		return "passed with the known upstream deviation (" + abbreviate(t.KnownDeviation, 240) + ")"
 	case t.Failure != "":
 		return "failed: " + abbreviate(firstLine(strings.TrimSpace(t.Failure)), 240)
 	case t.Result == report.Skipped:
 		return "skipped: " + abbreviate(t.SkipReason, 240)
+	}
+	var observed, absent []string
+	for _, c := range t.DeviationChecks {
+		at := fmt.Sprintf("%s (%s)", c.Endpoint, c.Version)
+		if c.Seen == report.DeviationObserved {
+			observed = append(observed, at)
+		} else {
+			absent = append(absent, at)
+		}
+	}
+	switch {
+	case t.KnownDeviation != "" && len(observed) > 0:
+		return "passed with its known upstream deviation, observed at " + strings.Join(observed, ", ")
+	case t.KnownDeviation != "":
+		return "passed with its known upstream deviation"
+	case len(absent) > 0:
+		return "passed, its known upstream deviation looked for and absent at " + strings.Join(absent, ", ")
 	}
 	return string(t.Result)
 }

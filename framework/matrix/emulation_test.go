@@ -26,7 +26,7 @@ func emulationRuns() ([]framework.Test, *report.Conformance, *report.Conformance
 		Tests: []report.Test{
 			{ID: "T-SAME", Result: report.Passed, Measurements: map[string]float64{"seconds": 0.02}},
 			{ID: "T-RANGE", Result: report.Skipped, SkipKind: report.NotApplicable, SkipReason: "not applicable: applies to Kubernetes 1.36+; endpoint apiserver-1 is v1.35.4"},
-			{ID: "T-DEV", Result: report.Passed},
+			{ID: "T-DEV", Result: report.Passed, DeviationChecks: []report.DeviationCheck{{Endpoint: "apiserver-1", Version: "v1.35.4", Seen: report.DeviationAbsent}}},
 			{ID: "T-FAIL", Result: report.Failed, Failure: "got 404, want 503\nthe rest of the story"},
 		}}
 	emulated := &report.Conformance{Upstream: "started",
@@ -37,7 +37,8 @@ func emulationRuns() ([]framework.Test, *report.Conformance, *report.Conformance
 		Tests: []report.Test{
 			{ID: "T-SAME", Result: report.Passed, Measurements: map[string]float64{"seconds": 0.03}},
 			{ID: "T-RANGE", Result: report.Passed},
-			{ID: "T-DEV", Result: report.Passed, KnownDeviation: "the merged view keeps the leaver's GVRs"},
+			{ID: "T-DEV", Result: report.Passed, KnownDeviation: "the merged view keeps the leaver's GVRs",
+				DeviationChecks: []report.DeviationCheck{{Endpoint: "apiserver-1", Version: "v1.36.3", Seen: report.DeviationObserved}}},
 			{ID: "T-FAIL", Result: report.Passed},
 		}}
 	return tests, real, emulated
@@ -56,7 +57,8 @@ func TestCompareEmulationExplainsEachDifference(t *testing.T) {
 	for id, want := range map[string][]string{
 		"T-RANGE": {"real: skipped: not applicable", "emulated: passed",
 			"the test applies to Kubernetes 1.36+, which includes v1.36.3 and not 1.35: the emulating server is judged by its binary's code"},
-		"T-DEV": {"emulated: passed with the known upstream deviation (the merged view keeps the leaver's GVRs)",
+		"T-DEV": {"real: passed, its known upstream deviation looked for and absent at apiserver-1 (v1.35.4)",
+			"emulated: passed with its known upstream deviation, observed at apiserver-1 (v1.36.3)",
 			"the known upstream deviation is in Kubernetes 1.36+, which includes v1.36.3 and not 1.35: the emulating server runs v1.36.3's code, so it has that release's defects, not 1.35's"},
 		"T-FAIL": {"real: failed: got 404, want 503", "the pairs serve different GVRs"},
 	} {

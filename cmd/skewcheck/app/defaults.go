@@ -31,8 +31,12 @@ func (f *serverFlags) applyDefaultSkew() string {
 	}) {
 		return ""
 	}
+	given := "no --server-flag"
+	if len(f.extra) > 0 {
+		given = "no --server-flag but --emulated-version"
+	}
 	f.extra = append(slices.Clone(defaultSkew), f.extra...)
-	return "no --server-flag: batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
+	return given + ": batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
 }
 
 // defaultDataplane is the service dataplane the ipmode profile tests when none is named:

@@ -197,7 +197,7 @@ func writeEmulation(dir string, e matrix.Emulation, md string) error {
 // exits 1, an incomplete run 2.
 func emulationVerdict(e matrix.Emulation, real, emulated *report.Conformance, seed int64) error {
 	if d := e.Differing(); len(d) > 0 {
-		return fmt.Errorf("emulation did not predict the real skew: %s differ (replay with --seed %d)", strings.Join(d, ", "), seed)
+		return fmt.Errorf("emulation did not predict the real skew: %d of %d tests differ, %s (the table says why; replay with --seed %d)", len(d), len(e.Rows), strings.Join(d, ", "), seed)
 	}
 	if real.Verdict() == report.VerdictFailed || emulated.Verdict() == report.VerdictFailed {
 		return fmt.Errorf("both pairs agree, but a test failed on both: %s (emulation predicted the failure; see each run's report)", failingProfiles(real))

@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +27,7 @@ func TestEmulationVerdict(t *testing.T) {
 		want           string // in the error
 	}{
 		{"agree and pass", run(passed), run(passed), 0, ""},
-		{"differ", run(passed, failed), run(passed, passed), 1, "did not predict the real skew: MVP-011 differ"},
+		{"differ", run(passed, failed), run(passed, passed), 1, "did not predict the real skew: 1 of 2 tests differ, MVP-011"},
 		{"both fail the same test", run(passed, failed), run(passed, failed), 1, "a test failed on both"},
 		{"both incomplete", run(passed, missing), run(passed, missing), exitIncomplete, "incomplete"},
 	} {
@@ -51,5 +53,33 @@ func TestEmulationBadInput(t *testing.T) {
 	out, code := runApp(t, t.TempDir(), "emulation", "--versions", "v1.36.3")
 	if code != 1 || !strings.Contains(out, "want the real pair, older first") {
 		t.Errorf("one version: exit %d:\n%s", code, out)
+	}
+}
+
+// report emulation compares two runs already made, as the emulation command does after
+// running them: the same table and files, the same exit code.
+func TestReportEmulation(t *testing.T) {
+	dir := t.TempDir()
+	for name, ep := range map[string]report.Endpoint{
+		"real":     {Name: "apiserver-1", Version: "v1.35.4", URL: "https://127.77.1.11:6443"},
+		"emulated": {Name: "apiserver-1", Version: "v1.36.3", EmulationVersion: "1.35", URL: "https://127.77.1.11:6443"},
+	} {
+		test := report.Test{ID: "MVP-010", Profile: "mvp", Description: "proxied reads", Result: report.Passed}
+		if name == "real" {
+			test.Result, test.Failure = report.Failed, "got 404"
+		}
+		c := &report.Conformance{Target: "local", Endpoints: []report.Endpoint{ep}, ProfilesRequested: []string{"mvp"}, Tests: []report.Test{test}}
+		report.Summarize(c)
+		if _, err := report.Write(filepath.Join(dir, name), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code := runApp(t, t.TempDir(), "report", "emulation", filepath.Join(dir, "real"), filepath.Join(dir, "emulated"), "--out", dir)
+	if code != 1 || !strings.Contains(out, "| MVP-010 | failed | passed | **no** | real: failed: got 404; emulated: passed |") ||
+		!strings.Contains(out, "emulated pair: v1.36.3 as 1.35") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, matrix.EmulationFile)); err != nil {
+		t.Errorf("--out wrote no %s: %v", matrix.EmulationFile, err)
 	}
 }
