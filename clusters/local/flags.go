@@ -110,7 +110,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		f = append(f, "--requestheader-uid-headers=X-Remote-Uid")
 	}
 	if e := s.Spec.EmulatedVersion; e != "" {
-		f = append(f, "--emulated-version="+e)
+		f = append(f, "--emulated-version="+strings.TrimPrefix(e, "v")) // kube-apiserver wants major.minor
 	}
 	on := peerProxyEnabled(s.Version, s.Spec)
 	var gates []string

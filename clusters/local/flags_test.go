@@ -157,8 +157,8 @@ func TestAPIServerFlags(t *testing.T) {
 			hasNot:       []string{rtcfg},
 		},
 		{
-			name: "1.36 emulating 1.35 without the proxy needs no gate flag", version: "v1.36.3",
-			spec:   clusters.ServerSpec{EmulatedVersion: "1.35", DisablePeerProxy: true},
+			name: "1.36 emulating v1.35 without the proxy needs no gate flag", version: "v1.36.3",
+			spec:   clusters.ServerSpec{EmulatedVersion: "v1.35", DisablePeerProxy: true},
 			has:    []string{"--emulated-version=1.35"},
 			hasNot: []string{"--feature-gates=", "--peer-ca-file="},
 		},
