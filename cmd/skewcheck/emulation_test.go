@@ -37,6 +37,8 @@ func TestEmulationCommand(t *testing.T) {
 	if !strings.Contains(out, "emulation predicted the real skew") {
 		t.Errorf("output lacks the verdict:\n%s", out)
 	}
+	validReport(t, filepath.Join(dir, matrix.RealPair))
+	validReport(t, filepath.Join(dir, matrix.EmulatedPair)) // with the endpoints' emulationVersion and served GVRs
 	raw, err := os.ReadFile(filepath.Join(dir, matrix.EmulationJSONFile))
 	if err != nil {
 		t.Fatal(err)
