@@ -34,6 +34,8 @@ const (
 	ServersWithoutPeerProxy Capability = "servers without the mixed version proxy"
 	// PeerAdvertise: ServerSpec.PeerAdvertise.
 	PeerAdvertise Capability = "a peer-advertise address of one's own"
+	// EmulatedVersions: ServerSpec.EmulatedVersion.
+	EmulatedVersions Capability = "servers emulating an older release (--emulated-version)"
 	// NodeImages: Spec.NodeImages.
 	NodeImages Capability = "node images of one's own"
 	// Named: clusters that outlive the command that made them (clusters/registry).

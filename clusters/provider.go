@@ -124,6 +124,9 @@ func (s Spec) Needs() []Capability {
 		if sv.PeerAdvertise != "" && !slices.Contains(out, PeerAdvertise) {
 			out = append(out, PeerAdvertise)
 		}
+		if sv.EmulatedVersion != "" && !slices.Contains(out, EmulatedVersions) {
+			out = append(out, EmulatedVersions)
+		}
 	}
 	if len(s.NodeImages) > 0 {
 		out = append(out, NodeImages)

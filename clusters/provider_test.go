@@ -52,9 +52,10 @@ func TestProviders(t *testing.T) {
 }
 
 func TestSpecNeeds(t *testing.T) {
-	s := Spec{Servers: []ServerSpec{{PeerAdvertise: "127.0.0.9:6443"}, {PeerAdvertise: "127.0.0.10:6443", DisablePeerProxy: true}}}
+	s := Spec{Servers: []ServerSpec{{PeerAdvertise: "127.0.0.9:6443"}, {PeerAdvertise: "127.0.0.10:6443", DisablePeerProxy: true},
+		{EmulatedVersion: "1.35"}, {EmulatedVersion: "1.34"}}}
 	got := s.Needs()
-	if len(got) != 2 || got[0] != PeerAdvertise || got[1] != ServersWithoutPeerProxy {
+	if len(got) != 3 || got[0] != PeerAdvertise || got[1] != ServersWithoutPeerProxy || got[2] != EmulatedVersions {
 		t.Errorf("Needs = %v, want each capability once, in the order the servers ask", got)
 	}
 	if n := (Spec{Servers: SpecsFor([]string{" v1.35.4", "v1.36.3"})}).Needs(); len(n) != 0 {

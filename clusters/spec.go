@@ -19,6 +19,11 @@ type ServerSpec struct {
 	// fault proxy in front of it, so that only apiserver-to-peer traffic is faulted. A
 	// provider without PeerAdvertise refuses it.
 	PeerAdvertise string
+	// EmulatedVersion, when set (a minor version: "1.35"), starts the server with
+	// kube-apiserver's --emulated-version (KEP-4330): the binary of Version serving the APIs
+	// and feature-gate defaults of that older release. Its own code (the mixed version
+	// proxy's included) stays the binary's. A provider without EmulatedVersions refuses it.
+	EmulatedVersion string
 	// ExtraFlags are appended to kube-apiserver's command line (they win over the
 	// provider's own).
 	ExtraFlags []string

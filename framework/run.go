@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -113,7 +114,8 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 		c.Timeouts["dataplaneSync"] = d.SyncBound.String()
 	}
 	for _, e := range env.Target.Endpoints {
-		c.Endpoints = append(c.Endpoints, report.Endpoint{Name: e.Name, Version: e.Version, URL: e.URL})
+		c.Endpoints = append(c.Endpoints, report.Endpoint{Name: e.Name, Version: e.Version, EmulationVersion: e.EmulationVersion,
+			URL: e.URL, Served: slices.Sorted(maps.Keys(e.Served))})
 	}
 	byID := map[string]Test{}
 	for _, t := range tests {

@@ -23,8 +23,14 @@ import (
 type Endpoint struct {
 	Name string
 	URL  string
-	// Version is what the endpoint's /version says (gitVersion).
+	// Version is what the endpoint's /version says (gitVersion): the binary's release,
+	// also when it emulates an older one. Test and deviation ranges are judged by it,
+	// because they are about code, and emulation keeps the binary's code.
 	Version string
+	// EmulationVersion is the release the server emulates (KEP-4330's --emulated-version:
+	// the older release's APIs and feature-gate defaults), from /version's emulationMajor
+	// and emulationMinor: "1.35", or "" when it emulates none (the binary's own minor).
+	EmulationVersion string
 	// Admin may do anything; User is an identity RBAC grants nothing, so that a 403 shows
 	// authorization ran where the request landed.
 	Admin, User *rest.Config
@@ -90,7 +96,7 @@ func (t *Target) Refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("endpoint %s (%s): reading /version: %w", e.Name, e.URL, err)
 		}
-		e.Version = v
+		e.Version, e.EmulationVersion = v.GitVersion, v.emulation()
 		if e.Served, err = discovery.Served(ctx, e.Admin); err != nil {
 			return fmt.Errorf("endpoint %s (%s): %w", e.Name, e.URL, err)
 		}
@@ -119,26 +125,43 @@ func (t *Target) Endpoint(name string) *Endpoint {
 	return nil
 }
 
-func serverVersion(ctx context.Context, cfg *rest.Config) (string, error) {
+// versionInfo is what skewcheck reads of /version (k8s.io/apimachinery pkg/version Info).
+type versionInfo struct {
+	GitVersion string `json:"gitVersion"`
+	Major      string `json:"major"`
+	Minor      string `json:"minor"`
+	// EmulationMajor and EmulationMinor are there from 1.31 on, for every server: the
+	// binary's own minor unless it was started with --emulated-version.
+	EmulationMajor string `json:"emulationMajor"`
+	EmulationMinor string `json:"emulationMinor"`
+}
+
+// emulation is the release the server emulates, "" when it is its own.
+func (v versionInfo) emulation() string {
+	if v.EmulationMajor == "" || (v.EmulationMajor == v.Major && v.EmulationMinor == v.Minor) {
+		return ""
+	}
+	return v.EmulationMajor + "." + v.EmulationMinor
+}
+
+func serverVersion(ctx context.Context, cfg *rest.Config) (versionInfo, error) {
+	var v versionInfo
 	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return "", err
+		return v, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, _ := newRequest(ctx, "GET", cfg.Host+"/version", nil)
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", err
+		return v, err
 	}
 	defer resp.Body.Close()
-	var v struct {
-		GitVersion string `json:"gitVersion"`
-	}
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		return "", fmt.Errorf("decoding /version: %w", err)
+		return v, fmt.Errorf("decoding /version: %w", err)
 	}
-	return v.GitVersion, nil
+	return v, nil
 }
 
 // whoAmI asks the server who cfg authenticates as (SelfSubjectReview, GA since 1.28; a

@@ -122,6 +122,11 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		if err != nil {
 			return c, err
 		}
+		if spec.EmulatedVersion != "" {
+			if err := CheckEmulation(version, spec.EmulatedVersion); err != nil {
+				return c, fmt.Errorf("apiserver-%d: %w", i+1, err)
+			}
+		}
 		c.Servers = append(c.Servers, &Server{
 			Name: fmt.Sprintf("apiserver-%d", i+1), Version: version, Binary: binary,
 			Spec: spec, Port: cfg.Port, cluster: c, state: Stopped,
@@ -239,7 +244,7 @@ func (c *Cluster) prepare() error {
 // other through their leases, and starting them together halves bring-up on 2 cores.
 func (c *Cluster) startServers(ctx context.Context) error {
 	for _, s := range c.Servers {
-		fmt.Fprintf(c.cfg.Progress, "starting %s: kube-apiserver %s as host %s at %s (log %s)\n", s.Name, s.Version, s.Hostname, s.URL(), s.Log())
+		fmt.Fprintf(c.cfg.Progress, "starting %s: kube-apiserver %s as host %s at %s (log %s)\n", s.Name, s.DescribeVersion(), s.Hostname, s.URL(), s.Log())
 	}
 	return c.eachServer(func(s *Server) error {
 		sctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)

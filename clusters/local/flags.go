@@ -77,7 +77,8 @@ func gateEnabled(version string, s clusters.ServerSpec) bool {
 	return on
 }
 
-// apiserverFlags builds the command line of one kube-apiserver. Version differences:
+// apiserverFlags builds the command line of one kube-apiserver. Version differences (a
+// server that emulates an older release gets that release's feature gates, emulation.go):
 //   - up to 1.27: no gate, no proxy (HasPeerProxy).
 //   - 1.28-1.35: the gate is alpha and must be switched on; 1.36+: beta, on by default.
 //   - 1.28-1.32: the proxy also needs StorageVersionAPI and the internal.apiserver.k8s.io API.
@@ -123,16 +124,21 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		"--audit-log-maxsize=100",
 		"--v=1",
 	}
-	m := minor(s.Version)
+	// m is the binary's minor, which decides what flags and code paths exist; features'
+	// defaults are those of the release the server emulates, if it emulates one.
+	m, features := minor(s.Version), featureVersion(s)
 	if m >= 32 {
 		f = append(f, "--requestheader-uid-headers=X-Remote-Uid")
+	}
+	if e := s.Spec.EmulatedVersion; e != "" {
+		f = append(f, "--emulated-version="+strings.TrimPrefix(e, "v")) // kube-apiserver wants major.minor
 	}
 	on := gateEnabled(s.Version, s.Spec)
 	var gates []string
 	switch {
-	case on && !gateDefault(s.Version):
+	case on && !gateDefault(features):
 		gates = append(gates, Gate+"=true")
-	case !on && gateDefault(s.Version):
+	case !on && gateDefault(features):
 		gates = append(gates, Gate+"=false")
 	}
 	if on && m <= 32 {
@@ -144,9 +150,9 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		// 1.27 has it as a beta API, and new beta APIs are off unless asked for.
 		f = append(f, "--runtime-config=authentication.k8s.io/v1beta1=true")
 	}
-	if m == 32 {
+	if m >= 32 && minor(features) == 32 {
 		// 1.32 has the UID header flag behind an alpha gate (beta and on from 1.33), and
-		// refuses the flag without it.
+		// refuses the flag without it; so does a newer binary emulating 1.32.
 		gates = append(gates, "RemoteRequestHeaderUID=true")
 	}
 	if len(gates) > 0 {

@@ -159,6 +159,27 @@ func TestAPIServerFlags(t *testing.T) {
 			last:         []string{"--peer-ca-file="},
 		},
 		{
+			// At 1.35 the gate is alpha and off, whatever the binary: it must be switched on.
+			name: "1.36 emulating 1.35 switches the gate on", version: "v1.36.3", spec: clusters.ServerSpec{EmulatedVersion: "1.35"},
+			featureGates: []string{gateOn},
+			has:          []string{peerCA, uid, "--emulated-version=1.35"},
+			hasNot:       []string{rtcfg},
+		},
+		{
+			name: "1.36 emulating v1.35 without the proxy needs no gate flag", version: "v1.36.3",
+			spec:   clusters.ServerSpec{EmulatedVersion: "v1.35", DisablePeerProxy: true},
+			has:    []string{"--emulated-version=1.35"},
+			hasNot: []string{"--feature-gates=", "--peer-ca-file="},
+		},
+		{
+			// The binary decides what exists (no StorageVersionAPI: 1.35's proxy goes by
+			// discovery); the emulated 1.32 decides the UID header gate's default (alpha, off).
+			name: "1.35 emulating 1.32", version: "v1.35.4", spec: clusters.ServerSpec{EmulatedVersion: "1.32"},
+			featureGates: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true,RemoteRequestHeaderUID=true"},
+			has:          []string{peerCA, uid, "--emulated-version=1.32"},
+			hasNot:       []string{rtcfg},
+		},
+		{
 			name: "extra gate on wins over DisablePeerProxy", version: "v1.35.4",
 			spec:         clusters.ServerSpec{DisablePeerProxy: true, ExtraFlags: []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true"}},
 			featureGates: []string{gateOn},
@@ -288,6 +309,30 @@ func TestPeerProxyNeedsAPeerCA(t *testing.T) {
 		}
 		if got := peerProxyEnabled(tc.version, tc.spec); got != tc.proxies {
 			t.Errorf("%s %v: proxies = %v, want %v", tc.version, tc.spec.ExtraFlags, got, tc.proxies)
+		}
+	}
+}
+
+func TestCheckEmulation(t *testing.T) {
+	for _, tc := range []struct {
+		binary, emulated string
+		ok               bool
+		why              string
+	}{
+		{"v1.36.3", "1.35", true, ""},
+		{"v1.36.3", "1.33", true, ""},
+		{"v1.36.3", "1.36", true, ""},
+		{"v1.36.3", "v1.34", true, ""},
+		{"v1.36.3", "1.32", false, "emulates 1.33 to 1.36"},
+		{"v1.36.3", "1.37", false, "emulates 1.33 to 1.36"},
+		{"v1.33.5", "1.30", false, "emulates 1.31 to 1.33 (three minor releases back, never before 1.31)"},
+		{"v1.36.3", "2.35", false, "cannot emulate 2.35"},
+		{"v1.36.3", "1.35.4", false, "refuses a patch release"},
+		{"v1.36.3", "kube=1.35", false, "want a minor version"},
+	} {
+		err := CheckEmulation(tc.binary, tc.emulated)
+		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.why)) {
+			t.Errorf("CheckEmulation(%s, %s) = %v, want ok=%v and %q", tc.binary, tc.emulated, err, tc.ok, tc.why)
 		}
 	}
 }

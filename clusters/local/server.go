@@ -105,7 +105,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.mu.Unlock()
 		return fmt.Errorf("opening the log of %s: %w", s.Name, err)
 	}
-	fmt.Fprintf(logf, "==== skewcheck: starting %s %s as host %s at %s\n", s.Name, s.Version, s.Hostname, time.Now().Format(time.RFC3339))
+	fmt.Fprintf(logf, "==== skewcheck: starting %s %s as host %s at %s\n", s.Name, s.DescribeVersion(), s.Hostname, time.Now().Format(time.RFC3339))
 	argv := append([]string{s.Binary}, apiserverFlags(s.cluster, s)...)
 	proc, err := s.cluster.hosts.StartServer(ctx, s, argv, logf)
 	if err != nil {
@@ -231,6 +231,11 @@ func (s *Server) Restart(ctx context.Context, version string) error {
 		resolved, binary, err := s.cluster.binaryFor(ctx, version)
 		if err != nil {
 			return err
+		}
+		if s.Spec.EmulatedVersion != "" {
+			if err := CheckEmulation(resolved, s.Spec.EmulatedVersion); err != nil {
+				return fmt.Errorf("restarting %s at %s: %w", s.Name, resolved, err)
+			}
 		}
 		s.mu.Lock()
 		s.Version, s.Binary, s.Spec.Version = resolved, binary, version

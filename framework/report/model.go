@@ -17,8 +17,15 @@ type Implementation struct {
 // Endpoint is one server or proxy endpoint of the target, as it identified itself.
 type Endpoint struct {
 	Name    string `json:"name"`
-	Version string `json:"version"` // what /version reported
-	URL     string `json:"url"`
+	Version string `json:"version"` // what /version reported (gitVersion: the binary's)
+	// EmulationVersion is the release the server emulated (--emulated-version, KEP-4330),
+	// from /version's emulationMajor and emulationMinor; empty when it emulated none.
+	EmulationVersion string `json:"emulationVersion,omitempty"`
+	URL              string `json:"url"`
+	// Served are the GVRs the server itself served (its nopeer discovery, read before the
+	// tests ran), as group/version/resource with "core" for the legacy group: what a run
+	// of another pair is compared by.
+	Served []string `json:"served,omitempty"`
 }
 
 // Result of one test.

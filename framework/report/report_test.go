@@ -30,7 +30,8 @@ func sample() *Conformance {
 		Target: "local",
 		Endpoints: []Endpoint{
 			{Name: "apiserver-a", Version: "v1.35.0", URL: "https://127.0.0.1:6443"},
-			{Name: "apiserver-b", Version: "v1.34.2", URL: "https://127.0.0.2:6443"},
+			{Name: "apiserver-b", Version: "v1.35.0", EmulationVersion: "1.34", URL: "https://127.0.0.2:6443",
+				Served: []string{"batch/v1/jobs", "core/v1/pods"}},
 		},
 		ProfilesRequested: []string{"core", "watch"},
 		Tests: []Test{
@@ -39,7 +40,7 @@ func sample() *Conformance {
 			{ID: "core-1", Profile: "core", Description: "get <pods> & more", Result: Failed, Duration: 2 * time.Second,
 				Failure: "want 3 items, got 2\n\x1b[31mred\x1b[0m", Artifacts: []string{"artifacts/core-1/diff.txt"}},
 			{ID: "watch-1", Profile: "watch", Description: "resumes", Result: Skipped, SkipReason: "no peer proxy",
-				KnownDeviation: "v1.34: watch cache lags", DeviationChecks: []DeviationCheck{{Endpoint: "apiserver-b", Version: "v1.34.2", Seen: DeviationObserved}}},
+				KnownDeviation: "v1.34: watch cache lags", DeviationChecks: []DeviationCheck{{Endpoint: "apiserver-b", Version: "v1.35.0", Seen: DeviationObserved}}},
 			{ID: "extra-1", Profile: "extra", Description: "not requested", Result: Passed},
 		},
 		Seed:         -9007199254740993, // beyond float64 precision: must survive YAML and JSON

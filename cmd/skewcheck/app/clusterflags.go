@@ -55,6 +55,15 @@ func (f *serverFlags) specs() ([]clusters.ServerSpec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v, ok := emulatedVersionFlag(flag); ok {
+			// The provider passes it on, and must know it: the server's feature gates
+			// take the emulated release's defaults (the mixed version proxy's is off at 1.35).
+			if v, err = emulatedVersion(v); err != nil {
+				return nil, fmt.Errorf("--server-flag %q: %v", kv, err)
+			}
+			specs[i].EmulatedVersion = v
+			continue
+		}
 		specs[i].ExtraFlags = append(specs[i].ExtraFlags, flag)
 	}
 	for _, kv := range f.peerAdvertise {
@@ -86,4 +95,30 @@ func checkIPPort(addr string) error {
 		return fmt.Errorf("%q is not a port", port)
 	}
 	return nil
+}
+
+// emulatedVersionFlag returns the value of a kube-apiserver --emulated-version flag.
+func emulatedVersionFlag(flag string) (string, bool) {
+	return strings.CutPrefix(flag, "--emulated-version=")
+}
+
+// emulatedVersion is the release an --emulated-version value names for kube-apiserver:
+// "1.35" or "kube=1.35" (the only component kube-apiserver registers); the provider
+// checks it against the server's binary.
+func emulatedVersion(value string) (string, error) {
+	v := value
+	if strings.Contains(value, ",") {
+		return "", fmt.Errorf("--emulated-version=%s: want one minor version, e.g. --emulated-version=1.35", value)
+	}
+	if component, version, ok := strings.Cut(value, "="); ok {
+		if strings.TrimSpace(component) != "kube" {
+			return "", fmt.Errorf("--emulated-version=%s: kube-apiserver emulates releases of the kube component only, e.g. --emulated-version=1.35", value)
+		}
+		v = version
+	}
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", fmt.Errorf("--emulated-version=%s: want one minor version, e.g. --emulated-version=1.35", value)
+	}
+	return v, nil
 }

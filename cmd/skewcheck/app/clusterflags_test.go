@@ -69,6 +69,21 @@ func TestServerFlagsSpecs(t *testing.T) {
 			wantErr: []string{`"-1" names no server`},
 		},
 		{
+			name:  "emulated version becomes the spec's",
+			flags: serverFlags{versions: []string{"v1.36.3", "v1.36.3"}, extra: []string{"1=--emulated-version=1.35", "2=--emulated-version=kube=1.34"}},
+			want:  []clusters.ServerSpec{{Version: "v1.36.3", EmulatedVersion: "1.35"}, {Version: "v1.36.3", EmulatedVersion: "1.34"}},
+		},
+		{
+			name:    "emulated version of another component",
+			flags:   serverFlags{versions: two, extra: []string{"1=--emulated-version=wardle=1.2"}},
+			wantErr: []string{"kube component only"},
+		},
+		{
+			name:    "emulated versions of several components",
+			flags:   serverFlags{versions: two, extra: []string{"1=--emulated-version=1.35,wardle=1.2"}},
+			wantErr: []string{"one minor version"},
+		},
+		{
 			name:  "server-flag on server 2 only",
 			flags: serverFlags{versions: two, extra: []string{"2=--runtime-config=batch/v1=false"}},
 			want:  []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=batch/v1=false"}}},

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
@@ -20,12 +21,22 @@ var defaultSkew = []string{"1=--runtime-config=batch/v1=false", "2=--runtime-con
 // applyDefaultSkew gives the servers defaultSkew when the user chose no skew of their own
 // and there are two servers or more, and returns the line that says so ("" when it did
 // nothing).
+// An --emulated-version is no choice of skew: a server emulating an older release gets the
+// same default skew as the real older release would, so the two can be compared.
 func (f *serverFlags) applyDefaultSkew() string {
-	if len(f.extra) > 0 || len(f.versions) < 2 {
+	if len(f.versions) < 2 || slices.ContainsFunc(f.extra, func(kv string) bool {
+		_, flag, _ := strings.Cut(kv, "=")
+		_, emulation := emulatedVersionFlag(flag)
+		return !emulation
+	}) {
 		return ""
 	}
-	f.extra = slices.Clone(defaultSkew)
-	return "no --server-flag: batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
+	given := "no --server-flag"
+	if len(f.extra) > 0 {
+		given = "no --server-flag but --emulated-version"
+	}
+	f.extra = append(slices.Clone(defaultSkew), f.extra...)
+	return given + ": batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
 }
 
 // defaultDataplane is the service dataplane the ipmode profile tests when none is named:

@@ -37,6 +37,23 @@ func TestDefaultSkew(t *testing.T) {
 	if line := own.applyDefaultSkew(); line != "" || len(own.extra) != 1 {
 		t.Errorf("a user's --server-flag was overridden: %q %v", line, own.extra)
 	}
+	// Emulating the older release is no skew of one's own: the pair gets the same skew as
+	// the real older release would.
+	emulated := serverFlags{versions: []string{"v1.36.3", "v1.36.3"}, extra: []string{"1=--emulated-version=1.35"}}
+	if line := emulated.applyDefaultSkew(); !strings.HasPrefix(line, "no --server-flag but --emulated-version: batch/v1 is off") {
+		t.Errorf("an --emulated-version alone should still get the default skew: %v", emulated.extra)
+	}
+	specs, err = emulated.specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []clusters.ServerSpec{
+		{Version: "v1.36.3", EmulatedVersion: "1.35", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+		{Version: "v1.36.3", ExtraFlags: []string{"--runtime-config=autoscaling/v2=false"}},
+	}
+	if !reflect.DeepEqual(specs, want) {
+		t.Errorf("emulated specs = %+v, want %+v", specs, want)
+	}
 	one := serverFlags{versions: two[1:]}
 	if line := one.applyDefaultSkew(); line != "" || len(one.extra) != 0 {
 		t.Errorf("a single server got a skew: %q %v", line, one.extra)

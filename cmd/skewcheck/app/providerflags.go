@@ -65,6 +65,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.VendorFronts:            "--sidecar-command, --sidecar-image and --gateway*",
 	clusters.ServersWithoutPeerProxy: "--no-peer-proxy (and --reference, --sidecar-*, --gateway*)",
 	clusters.PeerAdvertise:           "--peer-advertise",
+	clusters.EmulatedVersions:        "--server-flag N=--emulated-version=... (and skewcheck emulation)",
 	clusters.NodeImages:              "--node-image",
 	clusters.Named:                   "cluster create",
 	clusters.NamedFronts:             "cluster create --reference",

@@ -50,7 +50,40 @@ func newReportCommand(streams IOStreams) *cobra.Command {
 		},
 	}
 	compare.Flags().StringVar(&out, "out", "", "also write comparison.md and comparison.json here")
-	cmd.AddCommand(compare, newRangesCommand(streams))
+	cmd.AddCommand(compare, newRangesCommand(streams), newReportEmulationCommand(streams))
+	return cmd
+}
+
+// newReportEmulationCommand compares the reports of a real pair and its emulation again,
+// as skewcheck emulation did after running them, without running anything.
+func newReportEmulationCommand(streams IOStreams) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:     "emulation REAL-DIR EMULATED-DIR",
+		Short:   "Put a real pair's conformance run and its emulation's side by side, each difference explained (as skewcheck emulation does)",
+		Example: "  skewcheck report emulation _reports/emulation/real _reports/emulation/emulated --out _reports/emulation",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			real, err := report.Read(args[0])
+			if err != nil {
+				return err
+			}
+			emulated, err := report.Read(args[1])
+			if err != nil {
+				return err
+			}
+			e := matrix.CompareEmulation(suites.All(), real, emulated)
+			md := e.Markdown()
+			fmt.Fprint(streams.Out, md)
+			if out != "" {
+				if err := writeEmulation(out, e, md); err != nil {
+					return err
+				}
+			}
+			return emulationVerdict(e, real, emulated, real.Seed)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "also write emulation.md and emulation.json here")
 	return cmd
 }
 
