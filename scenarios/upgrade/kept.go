@@ -27,7 +27,7 @@ var keptBodies = map[string]string{
 	"admissionregistration.k8s.io/v1/mutatingadmissionpolicies": `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicy",` +
 		`"metadata":{"name":%q,"annotations":{"skewcheck.io/written-by":%q}},"spec":{"failurePolicy":"Ignore","reinvocationPolicy":"Never",` +
 		`"matchConstraints":{"resourceRules":[{"apiGroups":["skewcheck.io"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["nothing"]}]},` +
-		`"mutations":[{"patchType":"JSONPatch","jsonPatch":{"expression":"[]"}}]}}`,
+		`"mutations":[{"patchType":"JSONPatch","jsonPatch":{"expression":"[JSONPatch{op: \"add\", path: \"/metadata/labels/kept\", value: \"yes\"}]"}}]}}`,
 }
 
 // Kept is one object the run wrote to read back after every later hop.
