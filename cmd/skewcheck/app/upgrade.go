@@ -35,7 +35,10 @@ a hop, an upgrade or a downgrade (the rollback of an upgrade), done the same way
 --round-trip is the path --from,--to,--from,--to.
 Asserted, in every hop: no 404 and no 503 for reads and writes outside a step and its
 declared --window, every acknowledged write readable at the end, every watch resumed after
-each restart of its server. Counted, per class of request (read, skewed-read, write,
+each restart of its server, every kept object (a volumeattributesclass, whose storage
+version changed in 1.36, and a mutatingadmissionpolicy, which only 1.36 serves, written by
+each restarted server) read back through every server after every hop: 200, or 404 while
+no server serves its GVR. Counted, per class of request (read, skewed-read, write,
 watch), in every step (with its window), every hop's mixed window and outside them: 404s,
 503s, no answers, rerouted reads (answered by a server whose version does not serve the
 GVR), lost writes, watch resumes and relists. Each hop lists the GVRs no server serves after
