@@ -95,7 +95,8 @@ chaos: deps binaries
 	$(SKEWCHECK) chaos --versions $(VERSIONS) --fault all --targets upstream,reference --for 10s --report-dir $(REPORT_DIR)/chaos
 
 # The version matrix, as a nightly upgrade-skew job runs it: for every adjacent pair, the
-# conformance profiles and a rolling upgrade of 3 servers with a crash during every step;
+# conformance profiles and a rolling upgrade of 3 servers and its rollback (upgrade, then
+# downgrade back), with a crash during every step;
 # then the mutation matrix (below) on the newest pair.
 # Builds each kube-apiserver it lacks first (about 5 minutes each on 2 cores, cached).
 # Opens with _reports/nightly/index.html; exit 1 on any failure.

@@ -11,7 +11,8 @@ import (
 )
 
 // Nightly is one night of the version matrix: for each adjacent pair of versions, a
-// rolling upgrade and the conformance profiles against the skewed pair. It is what a
+// rolling upgrade and its rollback (a rolling downgrade back to the older version), and the
+// conformance profiles against the skewed pair. It is what a
 // person reads in the morning (index.html) and what a job's exit code is made of.
 type Nightly struct {
 	Date     time.Time     `json:"date"`
@@ -69,6 +70,8 @@ type UpgradeRun struct {
 	// KnownDefect is the known upstream defect that ended the upgrade before it finished
 	// (a 1.33 or 1.34 server's nil-pointer crash): listed, not counted as a failure.
 	KnownDefect string `json:"knownDefect,omitempty"`
+	// Hops are the run's rolling restarts, each way: the pair's upgrade, then its downgrade.
+	Hops []UpgradeHop `json:"hops,omitempty"`
 }
 
 // Failures lists every pair's failures, one line each: a failed or missing conformance
@@ -96,7 +99,7 @@ func (n *Nightly) Failures() []string {
 		case !p.Upgrade.Ran:
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
 		case !p.Upgrade.Passed:
-			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s", pair, len(p.Upgrade.Violations), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
+			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s%s", pair, len(p.Upgrade.Violations), failedHops(p.Upgrade.Hops), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
 		}
 	}
 	if m := n.Mutation; m != nil {
@@ -123,6 +126,40 @@ func (n *Nightly) KnownDefects() []string {
 		}
 	}
 	return out
+}
+
+// UpgradeHop is one hop of a rolling upgrade run, either way.
+type UpgradeHop struct {
+	From       string  `json:"from"`
+	To         string  `json:"to"`
+	Direction  string  `json:"direction"` // upgrade or downgrade
+	Violations int     `json:"violations"`
+	Mixed      float64 `json:"mixedSeconds"` // the mixed window, first step's start to last step's end
+	// Gone are the GVRs no server serves after the hop (a downgrade takes them away).
+	Gone []string `json:"gone,omitempty"`
+}
+
+// Verdict is the hop's cell text.
+func (h UpgradeHop) Verdict() string {
+	v := "passed"
+	if h.Violations > 0 {
+		v = fmt.Sprintf("%d violations", h.Violations)
+	}
+	return fmt.Sprintf("%s %s → %s: %s", h.Direction, h.From, h.To, v)
+}
+
+// failedHops names the hops that had violations, " (downgrade v1.36.3 → v1.35.4: 2 violations)".
+func failedHops(hops []UpgradeHop) string {
+	var failed []string
+	for _, h := range hops {
+		if h.Violations > 0 {
+			failed = append(failed, h.Verdict())
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(failed, "; ") + ")"
 }
 
 func firstOf(v []string, fallback string) string {
@@ -210,15 +247,16 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 {{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>
-<tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
+<tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade and downgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
 {{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}</td>
 {{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}<td class="none">not run</td>{{end}}{{end}}
 <td>{{.Deviations}}</td>
-<td class="{{if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
+<td class="{{if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Hops}}{{range $i, $h := .Upgrade.Hops}}{{if $i}}; {{end}}{{$h.Verdict}}{{end}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>
-{{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}</h2>
+{{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}{{if .Upgrade.Hops}} and back{{end}}</h2>
+{{range $h := .Upgrade.Hops}}{{with $h.Gone}}<p>No server serves these after the {{$h.Direction}} {{$h.From}} &rarr; {{$h.To}} (404 from then on): {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}</p>{{end}}{{end}}
 {{if .Upgrade.Violations}}<ul>{{range .Upgrade.Violations}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{svg .Upgrade.Timeline}}{{end}}{{end}}
 </body></html>

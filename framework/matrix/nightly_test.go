@@ -16,10 +16,13 @@ func TestNightlyFailuresAndPage(t *testing.T) {
 					Tests: []report.Test{{ID: "MVP-045", KnownDeviation: "identity lost on upgrade"}}},
 				Upgrade: UpgradeRun{Ran: true, Passed: true, Servers: 3, Fault: "crash", Timeline: "<svg id=\"t1\"></svg>", Dir: "v1.34.4-v1.35.4/upgrade"}},
 			{From: "v1.35.4", To: "v1.36.3", ConformanceError: "exit status 1; no such file",
-				Upgrade: UpgradeRun{Ran: true, Violations: []string{"404 outside a window <at 3s>"}}},
+				Upgrade: UpgradeRun{Ran: true, Violations: []string{"404 outside a window <at 3s>"}, Timeline: "<svg id=\"t2\"></svg>",
+					Hops: []UpgradeHop{{From: "v1.35.4", To: "v1.36.3", Direction: "upgrade"},
+						{From: "v1.36.3", To: "v1.35.4", Direction: "downgrade", Violations: 1, Gone: []string{"admissionregistration.k8s.io/v1/mutatingadmissionpolicies"}}}}},
 		}}
 	f := n.Failures()
-	want := []string{"v1.34.4 + v1.35.4 profile chaos: 1 failed (CHAOS-002)", "v1.35.4 + v1.36.3 conformance: no report", "v1.35.4 + v1.36.3 upgrade: 1 violations, first: 404 outside"}
+	want := []string{"v1.34.4 + v1.35.4 profile chaos: 1 failed (CHAOS-002)", "v1.35.4 + v1.36.3 conformance: no report",
+		"v1.35.4 + v1.36.3 upgrade: 1 violations (downgrade v1.36.3 → v1.35.4: 1 violations), first: 404 outside"}
 	if len(f) != len(want) {
 		t.Fatalf("failures %q, want %d", f, len(want))
 	}
@@ -36,7 +39,9 @@ func TestNightlyFailuresAndPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(page)
-	for _, w := range []string{`<svg id="t1"></svg>`, "20 passed, 0 failed", "4 passed, 1 failed", `class="none">not run`, "&lt;at 3s&gt;", "v1.34.4-v1.35.4/conformance/junit.xml", "<td>1</td>"} {
+	for _, w := range []string{`<svg id="t1"></svg>`, "20 passed, 0 failed", "4 passed, 1 failed", `class="none">not run`, "&lt;at 3s&gt;", "v1.34.4-v1.35.4/conformance/junit.xml", "<td>1</td>",
+		"upgrade v1.35.4 → v1.36.3: passed; downgrade v1.36.3 → v1.35.4: 1 violations", "Rolling upgrade v1.35.4 &rarr; v1.36.3 and back",
+		"No server serves these after the downgrade v1.36.3 &rarr; v1.35.4 (404 from then on): admissionregistration.k8s.io/v1/mutatingadmissionpolicies"} {
 		if !strings.Contains(html, w) {
 			t.Errorf("index.html lacks %q", w)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/url"
+	"sort"
 	"sync"
 	"time"
 
@@ -25,14 +26,16 @@ type load struct {
 	mu      sync.Mutex
 	tracked []discovery.GVR // listable GVRs some live server serves; core ones always
 	events  []Event
-	acked   []string
 	lastRV  map[string]string // server -> last resourceVersion seen by its watch
 	seen    map[string]map[string]bool
+	// servedBy: for every GVR some server did not serve at some point, the versions seen
+	// serving it (true) and not (false).
+	servedBy map[string]map[string]bool
 }
 
 func newLoad(t *framework.Target, o Options, t0 time.Time) *load {
 	return &load{target: t, o: o, t0: t0, label: fmt.Sprintf("skewcheck.io/upgrade=%d", o.Seed),
-		lastRV: map[string]string{}, seen: map[string]map[string]bool{}}
+		lastRV: map[string]string{}, seen: map[string]map[string]bool{}, servedBy: map[string]map[string]bool{}}
 }
 
 func (l *load) since() float64 { return time.Since(l.t0).Seconds() }
@@ -55,14 +58,26 @@ func (l *load) track(ctx context.Context) {
 	if g, ok := discovery.Union(sets...)["core/v1/configmaps"]; ok {
 		tracked = append(tracked, g)
 	}
-	for _, sk := range discovery.Compare(byName(l.target)) {
+	skews := discovery.Compare(byName(l.target))
+	for _, sk := range skews {
 		if sk.GVR.Can("list") {
 			tracked = append(tracked, sk.GVR)
 		}
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.tracked = tracked
-	l.mu.Unlock()
+	for _, sk := range skews {
+		if !sk.GVR.Can("list") {
+			continue
+		}
+		if l.servedBy[sk.GVR.Key()] == nil {
+			l.servedBy[sk.GVR.Key()] = map[string]bool{}
+		}
+		for _, e := range l.target.Endpoints {
+			l.servedBy[sk.GVR.Key()][e.Version] = e.Served.Has(sk.GVR.Key())
+		}
+	}
 }
 
 func byName(t *framework.Target) map[string]discovery.Set {
@@ -99,12 +114,11 @@ func (l *load) traffic(ctx context.Context, e *framework.Endpoint, seed int64) {
 		if ctx.Err() != nil {
 			return
 		}
-		l.record(Event{Server: e.Name, Kind: "write", GVR: "core/v1/configmaps", Status: w.Status})
+		ev := Event{Server: e.Name, Kind: "write", GVR: "core/v1/configmaps", Status: w.Status}
 		if w.Status == 201 {
-			l.mu.Lock()
-			l.acked = append(l.acked, name)
-			l.mu.Unlock()
+			ev.Name = name
 		}
+		l.record(ev)
 		sleep(ctx, l.o.Interval)
 	}
 }
@@ -123,7 +137,7 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 		if rv != "" {
 			path += "&resourceVersion=" + rv
 		}
-		events, expired := l.stream(ctx, e, path)
+		status, events, expired := l.stream(ctx, e, path)
 		if ctx.Err() != nil {
 			return
 		}
@@ -139,25 +153,26 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 		if events > 0 && !first {
 			l.record(Event{Server: e.Name, Kind: "watch-resume", Status: 200})
 		}
-		l.record(Event{Server: e.Name, Kind: "watch-end"})
+		l.record(Event{Server: e.Name, Kind: "watch-end", Status: status})
 		sleep(ctx, 200*time.Millisecond)
 	}
 }
 
-// stream reads one watch until it ends: how many events it delivered, and whether the
-// server said our resourceVersion is too old (an ERROR event, 410 Gone).
-func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (events int, expired bool) {
+// stream reads one watch until it ends: the watch request's status (0: no answer), how
+// many events it delivered, and whether the server said our resourceVersion is too old
+// (410 Gone, or an ERROR event).
+func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (status, events int, expired bool) {
 	client, req, err := framework.StreamRequest(ctx, e, path)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		return 0, resp.StatusCode == 410
+		return resp.StatusCode, 0, resp.StatusCode == 410
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -187,7 +202,7 @@ func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (
 		l.seen[e.Name][ev.Object.Metadata.Name] = true
 		l.mu.Unlock()
 	}
-	return events, expired
+	return resp.StatusCode, events, expired
 }
 
 func do(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
@@ -196,15 +211,23 @@ func do(ctx context.Context, e *framework.Endpoint, req framework.Request) frame
 	return e.Do(ctx, req)
 }
 
-// check fills the result: events classified against the steps, writes acknowledged but
-// missing, and watches that never came back after their server's upgrade.
+// check fills the result: writes acknowledged but missing at the end, events classified
+// against the steps and counted in every period, and watches that never came back after
+// their server's restart.
 func (l *load) check(ctx context.Context, r *Result) {
 	l.mu.Lock()
 	r.Events = append([]Event(nil), l.events...)
-	acked := append([]string(nil), l.acked...)
+	r.ServedBy = map[string][]string{}
+	for gvr, byVersion := range l.servedBy {
+		r.ServedBy[gvr] = []string{}
+		for v, served := range byVersion {
+			if served {
+				r.ServedBy[gvr] = append(r.ServedBy[gvr], v)
+			}
+		}
+		sort.Strings(r.ServedBy[gvr])
+	}
 	l.mu.Unlock()
-	r.classify()
-	r.Counts.AckedWrites = len(acked)
 	list := do(ctx, l.target.Endpoints[0], framework.Request{Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})
 	have := map[string]bool{}
 	var items struct {
@@ -214,29 +237,50 @@ func (l *load) check(ctx context.Context, r *Result) {
 			} `json:"metadata"`
 		} `json:"items"`
 	}
-	json.Unmarshal(list.Body, &items)
+	if list.Status != 200 || json.Unmarshal(list.Body, &items) != nil {
+		r.Violations = append(r.Violations, fmt.Sprintf("listing the load's configmaps at the end through %s: %d, so no acknowledged write could be found", l.target.Endpoints[0].Name, list.Status))
+	}
 	for _, i := range items.Items {
 		have[i.Metadata.Name] = true
 	}
-	for _, n := range acked {
-		if !have[n] {
-			r.Counts.LostWrites++
+	for i, e := range r.Events {
+		if e.Name != "" {
+			r.Counts.AckedWrites++
+			r.Events[i].Lost = !have[e.Name]
 		}
 	}
-	if r.Counts.LostWrites > 0 {
-		r.Violations = append(r.Violations, fmt.Sprintf("%d acknowledged writes are gone", r.Counts.LostWrites))
+	r.classify()
+	lostByHop := map[int]int{}
+	for _, e := range r.Events {
+		if e.Lost {
+			r.Counts.LostWrites++
+			lostByHop[r.hopAt(e.T)]++
+		}
 	}
-	for _, st := range r.Steps {
+	for h := range r.Hops {
+		if n := lostByHop[h]; n > 0 {
+			r.violate(r.Hops[h].Start, fmt.Sprintf("%d acknowledged writes of hop %d (%s -> %s) are gone", n, h+1, r.Hops[h].From, r.Hops[h].To))
+		}
+	}
+	for i, st := range r.Steps {
+		// The resume must come after this restart and before the server's next one.
+		until := r.Duration + 1
+		for _, next := range r.Steps[i+1:] {
+			if next.Server == st.Server {
+				until = next.Start
+				break
+			}
+		}
 		resumed := false
 		for _, e := range r.Events {
-			if e.Server == st.Server && e.Kind == "watch-resume" && e.T > st.Start {
+			if e.Server == st.Server && e.Kind == "watch-resume" && e.T > st.Start && e.T <= until {
 				resumed = true
 				break
 			}
 		}
 		if !resumed {
 			r.Counts.WatchesNotResumed = append(r.Counts.WatchesNotResumed, st.Server)
-			r.Violations = append(r.Violations, "the watch through "+st.Server+" did not resume after its upgrade")
+			r.violate(st.Start, fmt.Sprintf("the watch through %s did not resume after its restart at %s (hop %d)", st.Server, st.To, st.Hop))
 		}
 	}
 	do(ctx, l.target.Endpoints[0], framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})

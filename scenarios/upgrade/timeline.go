@@ -8,9 +8,10 @@ import (
 )
 
 // SVG draws the run: one row per server, one tick per answer coloured by outcome, the
-// upgrade steps as shaded spans (darker: the step; lighter: the declared window after it),
-// and any fault injected during a step on its server's row.
-// A reader sees at a glance where 404s and 503s fell relative to the steps.
+// steps as shaded spans (darker: the step; lighter: the declared window after it), each
+// hop's mixed window as a bar above the rows (green: an upgrade; purple: a downgrade), and
+// any fault injected during a step on its server's row.
+// A reader sees at a glance where 404s and 503s fell relative to the steps and hops.
 func (r *Result) SVG() string {
 	servers := map[string]bool{}
 	for _, e := range r.Events {
@@ -21,8 +22,8 @@ func (r *Result) SVG() string {
 		names = append(names, s)
 	}
 	sort.Strings(names)
-	const left, width, rowH, top = 110.0, 900.0, 34.0, 40.0
-	height := top + rowH*float64(len(names)) + 60
+	const left, width, rowH, top = 110.0, 900.0, 34.0, 56.0
+	height := top + rowH*float64(len(names)) + 90
 	total := r.Duration
 	if total <= 0 {
 		total = 1
@@ -30,13 +31,27 @@ func (r *Result) SVG() string {
 	x := func(t float64) float64 { return left + width*t/total }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", left+width+20, height)
-	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14">Rolling upgrade %s → %s, %d servers, seed %d: %s</text>`+"\n",
-		html.EscapeString(r.From), html.EscapeString(r.To), r.Servers, r.Seed, verdict(r))
+	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14">Rolling restarts %s, %d servers, seed %d: %s</text>`+"\n",
+		html.EscapeString(strings.Join(r.path(), " → ")), r.Servers, r.Seed, verdict(r))
+	for i, h := range r.Hops {
+		fill := "#74c476"
+		if h.Direction == Downgrade {
+			fill = "#9e9ac8"
+		}
+		label := fmt.Sprintf("hop %d, %s %s → %s", i+1, h.Direction, h.From, h.To)
+		if len(h.Violations) > 0 {
+			label += fmt.Sprintf(": %d violations", len(h.Violations))
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="28" width="%.1f" height="16" fill="%s" opacity="0.6"><title>mixed window %.1fs to %.1fs</title></rect>`+"\n",
+			x(h.Start), x(h.End)-x(h.Start), fill, h.Start, h.End)
+		fmt.Fprintf(&b, `<text x="%.1f" y="40" font-size="11">%s</text>`+"\n", x(h.Start)+3, html.EscapeString(label))
+	}
 	bottom := top + rowH*float64(len(names))
-	for _, s := range r.Steps {
+	for i, s := range r.Steps {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#9ecae1" opacity="0.5"/>`+"\n", x(s.Start), top, x(s.End)-x(s.Start), bottom-top)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#deebf7" opacity="0.5"/>`+"\n", x(s.End), top, x(s.End+r.Window)-x(s.End), bottom-top)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10">%s → %s</text>`+"\n", x(s.Start), bottom+14, html.EscapeString(s.Server), html.EscapeString(s.To))
+		// Labels take three lines in turn: a short step's label would cover the next one's.
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10">%s → %s</text>`+"\n", x(s.Start), bottom+14+12*float64(i%3), html.EscapeString(s.Server), html.EscapeString(s.To))
 	}
 	for _, f := range r.Faults {
 		for i, n := range names {
@@ -68,9 +83,9 @@ func (r *Result) SVG() string {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s"><title>%s %s %d at %.2fs</title></rect>`+"\n",
 			x(e.T), y, h, colour(e.Status), e.Kind, html.EscapeString(e.GVR), e.Status, e.T)
 	}
-	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "upgrade step"}, {"#deebf7", "convergence window"}, {"#fcbba1", "fault"}}
+	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "step"}, {"#deebf7", "convergence window"}, {"#fcbba1", "fault"}, {"#74c476", "upgrade hop"}, {"#9e9ac8", "downgrade hop"}}
 	for i, l := range legend {
-		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+i*120, height-18, l.c, 24+i*120, height-9, l.t)
+		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+(i%5)*180, height-30+12*float64(i/5), l.c, 24+(i%5)*180, height-21+12*float64(i/5), l.t)
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
@@ -93,4 +108,12 @@ func verdict(r *Result) string {
 		return "passed"
 	}
 	return fmt.Sprintf("%d violations", len(r.Violations))
+}
+
+// path is the run's versions, also for a result of before paths (From and To).
+func (r *Result) path() []string {
+	if len(r.Path) > 0 {
+		return r.Path
+	}
+	return []string{r.From, r.To}
 }

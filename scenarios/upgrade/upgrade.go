@@ -1,8 +1,10 @@
 // Package upgrade is the rolling-upgrade scenario of the nightly skew jobs: every server
-// starts at the old version; a seeded load reads, writes and watches through every server,
-// over core resources and whatever some servers serve and others do not; servers are
-// upgraded one at a time (graceful stop, start at the new version). It asserts what the
-// mixed version proxy promises and draws a timeline.
+// starts at the first version of a path; a seeded load reads, writes and watches through
+// every server, over core resources and whatever some servers serve and others do not; for
+// each next version of the path (a hop: an upgrade, or a downgrade, the rollback of one),
+// servers are restarted one at a time (graceful stop, start at that version). It asserts
+// what the mixed version proxy promises, counts every class of request in every step and
+// mixed window, and draws a timeline.
 package upgrade
 
 import (
@@ -15,11 +17,16 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
 // Options of one rolling upgrade.
 type Options struct {
+	// Path is the versions the cluster goes through (ParsePath, RoundTrip): every server
+	// starts at Path[0], and each next version is a hop, a rolling restart of every server
+	// to it. Empty: From then To, one hop.
+	Path     []string
 	From, To string
 	Servers  int
 	Seed     int64
@@ -49,13 +56,32 @@ type FaultSpan struct {
 	End         float64 `json:"end"` // healed
 }
 
-// Step is one server's upgrade, in seconds since the start.
+// Step is one server's restart at another version, in seconds since the start.
 type Step struct {
+	Hop    int     `json:"hop"` // 1-based
 	Server string  `json:"server"`
 	From   string  `json:"from"`
 	To     string  `json:"to"`
 	Start  float64 `json:"start"`
+	Up     float64 `json:"up"`  // the restarted server answers, at To
 	End    float64 `json:"end"` // converged again
+}
+
+// Hop is one rolling restart of every server from one version of the path to the next.
+// Start and End bound its mixed window: from its first step's start to its last step's
+// end, while the servers run different versions.
+type Hop struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	Direction string  `json:"direction"` // upgrade or downgrade
+	Start     float64 `json:"start"`
+	End       float64 `json:"end"`
+	// Gone and Added are the listable GVRs no server serves any more after the hop, and
+	// those only the hop's version serves: the APIs a downgrade takes away (reads of them
+	// answer 404 from then on, whatever is stored) and an upgrade brings.
+	Gone       []string `json:"gone,omitempty"`
+	Added      []string `json:"added,omitempty"`
+	Violations []string `json:"violations,omitempty"`
 }
 
 // Event is one answer the load got.
@@ -64,7 +90,9 @@ type Event struct {
 	Server string  `json:"server"`
 	Kind   string  `json:"kind"` // read, write, watch-end, watch-relist, watch-resume
 	GVR    string  `json:"gvr,omitempty"`
-	Status int     `json:"status"`
+	Status int     `json:"status"`         // of a watch-end: the watch request's own status
+	Name   string  `json:"name,omitempty"` // of an acknowledged write: the object written
+	Lost   bool    `json:"lost,omitempty"` // the acknowledged write is gone at the end
 }
 
 // Counts are the figures compared night to night.
@@ -80,14 +108,24 @@ type Counts struct {
 
 // Result is the whole run.
 type Result struct {
-	From, To   string
-	Servers    int
-	Seed       int64
-	Window     float64 `json:"windowSeconds"`
-	Duration   float64 `json:"durationSeconds"`
-	Steps      []Step
-	Faults     []FaultSpan `json:",omitempty"`
-	Counts     Counts
+	From, To string // the path's ends
+	Path     []string
+	Servers  int
+	Seed     int64
+	Window   float64 `json:"windowSeconds"`
+	Duration float64 `json:"durationSeconds"`
+	Hops     []Hop
+	Steps    []Step
+	Faults   []FaultSpan `json:",omitempty"`
+	Counts   Counts
+	// Periods count every class of request in every step, every hop's mixed window and
+	// outside them all.
+	Periods []Period
+	// ServedBy lists, for every GVR that some version the run saw does not serve, the
+	// versions that serve it: what tells a skewed read, and a rerouted one, apart.
+	ServedBy map[string][]string `json:"servedBy,omitempty"`
+	// Kept are objects written along the way and read back after every later hop.
+	Kept       []Kept `json:"kept,omitempty"`
 	Violations []string
 	Events     []Event
 }
@@ -95,8 +133,15 @@ type Result struct {
 // Passed is true when no assertion was violated.
 func (r *Result) Passed() bool { return len(r.Violations) == 0 }
 
-// Run makes the cluster, runs the load and the upgrade steps, checks, and deletes the cluster.
+// Run makes the cluster, runs the load and every hop's steps, checks, and deletes the cluster.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if len(o.Path) == 0 {
+		o.Path = []string{o.From, o.To}
+	}
+	if len(o.Path) < 2 {
+		return nil, fmt.Errorf("path %v: a rolling upgrade needs a version to start at and one to go to", o.Path)
+	}
+	o.From = o.Path[0]
 	if o.Fault != "" {
 		if err := faults.Check(o.Fault); err != nil {
 			return nil, err
@@ -118,55 +163,91 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	members := c.Members()
-	r := &Result{From: members[0].Version(), Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
+	r := &Result{From: members[0].Version(), Path: []string{members[0].Version()}, Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
 	l := newLoad(target, o, time.Now())
 	l.track(ctx)
+	progress := func(format string, a ...any) { fmt.Fprintf(o.Progress, format, a...) }
+	keep(ctx, r, target.Endpoints[0], 0, progress)
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	l.start(loadCtx, &wg)
+	halt := func() { stopLoad(); wg.Wait() }
 	sleep(ctx, o.Settle)
-	for i, s := range members {
-		step := Step{Server: s.Name(), From: s.Version(), To: o.To, Start: l.since()}
-		var faulted <-chan FaultSpan
-		if o.Fault != "" {
-			victim := members[(i+1)%len(members)]
-			if faulted, err = faultDuring(ctx, target, victim.Name(), o, l); err != nil {
-				stopLoad()
-				wg.Wait()
-				return nil, err
+	for h, to := range o.Path[1:] {
+		hop := Hop{From: r.Path[len(r.Path)-1], To: to}
+		before := listable(target)
+		for i, s := range members {
+			step := Step{Hop: h + 1, Server: s.Name(), From: s.Version(), To: to, Start: l.since()}
+			var faulted <-chan FaultSpan
+			if o.Fault != "" {
+				victim := members[(i+1)%len(members)]
+				if faulted, err = faultDuring(ctx, target, victim.Name(), o, l); err != nil {
+					halt()
+					return nil, err
+				}
 			}
-		}
-		fmt.Fprintf(o.Progress, "upgrading %s: %s -> %s\n", s.Name(), s.Version(), o.To)
-		if err := s.Restart(ctx, o.To); err != nil {
+			fmt.Fprintf(o.Progress, "hop %d/%d: restarting %s: %s -> %s\n", h+1, len(o.Path)-1, s.Name(), s.Version(), to)
+			if err := s.Restart(ctx, to); err != nil {
+				if faulted != nil {
+					<-faulted // healed before the cluster goes
+				}
+				halt()
+				return nil, fmt.Errorf("hop %d, restarting %s at %s: %w", h+1, s.Name(), to, err)
+			}
+			step.Up, step.To = l.since(), s.Version()
 			if faulted != nil {
-				<-faulted // healed before the cluster goes
+				r.Faults = append(r.Faults, <-faulted)
 			}
-			stopLoad()
-			wg.Wait()
-			return nil, fmt.Errorf("upgrading %s: %w", s.Name(), err)
+			if err := c.WaitConverged(ctx); err != nil {
+				halt()
+				return nil, fmt.Errorf("hop %d, after restarting %s at %s: %w", h+1, s.Name(), to, err)
+			}
+			step.End = l.since()
+			r.Steps = append(r.Steps, step)
+			if i == 0 {
+				hop.Start = step.Start
+			}
+			hop.End, hop.To = step.End, step.To
+			if err := target.Refresh(ctx); err == nil {
+				l.track(ctx)
+				keep(ctx, r, target.Endpoint(s.Name()), h+1, progress)
+			}
+			fmt.Fprintf(o.Progress, "hop %d/%d: step %d/%d done in %.1fs\n", h+1, len(o.Path)-1, i+1, len(members), step.End-step.Start)
+			sleep(ctx, o.Settle)
 		}
-		if faulted != nil {
-			r.Faults = append(r.Faults, <-faulted)
-		}
-		if err := c.WaitConverged(ctx); err != nil {
-			stopLoad()
-			wg.Wait()
-			return nil, fmt.Errorf("after upgrading %s: %w", s.Name(), err)
-		}
-		step.End = l.since()
-		r.Steps = append(r.Steps, step)
-		r.To = s.Version()
-		if err := target.Refresh(ctx); err == nil {
-			l.track(ctx)
-		}
-		fmt.Fprintf(o.Progress, "step %d/%d done in %.1fs\n", i+1, len(members), step.End-step.Start)
-		sleep(ctx, o.Settle)
+		hop.Direction = Direction(hop.From, hop.To)
+		after := listable(target)
+		hop.Gone, hop.Added = keys(after.Missing(before)), keys(before.Missing(after))
+		r.Hops = append(r.Hops, hop)
+		r.Path = append(r.Path, hop.To)
+		readKept(ctx, r, target, h+1)
 	}
-	stopLoad()
-	wg.Wait()
+	r.To = r.Path[len(r.Path)-1]
+	halt()
 	r.Duration = l.since()
 	l.check(ctx, r)
 	return r, nil
+}
+
+// listable is every listable GVR some endpoint serves, by the endpoints' last discovery.
+func listable(t *framework.Target) discovery.Set {
+	out := discovery.Set{}
+	for _, e := range t.Endpoints {
+		for k, g := range e.Served {
+			if g.Can("list") {
+				out[k] = g
+			}
+		}
+	}
+	return out
+}
+
+func keys(s discovery.Set) []string {
+	var out []string
+	for _, g := range s.Sorted() {
+		out = append(out, g.Key())
+	}
+	return out
 }
 
 // faultDuring injects o.Fault into the named server now and heals it after o.FaultFor, in
@@ -216,8 +297,9 @@ func (r *Result) inWindow(t float64) bool {
 	return false
 }
 
-// classify counts the load's answers against the steps.
+// classify counts the load's answers against the steps, and in every period.
 func (r *Result) classify() {
+	sort.Slice(r.Events, func(i, j int) bool { return r.Events[i].T < r.Events[j].T })
 	for _, e := range r.Events {
 		switch e.Kind {
 		case "read":
@@ -236,15 +318,35 @@ func (r *Result) classify() {
 			r.Counts.NotFoundInside++
 		case e.Status == 404:
 			r.Counts.NotFoundOutside++
-			r.Violations = append(r.Violations, fmt.Sprintf("404 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
+			r.violate(e.T, fmt.Sprintf("404 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
 		case e.Status == 503 && in:
 			r.Counts.UnavailableInside++
 		case e.Status == 503:
 			r.Counts.UnavailableOutside++
-			r.Violations = append(r.Violations, fmt.Sprintf("503 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
+			r.violate(e.T, fmt.Sprintf("503 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
 		}
 	}
-	sort.Slice(r.Events, func(i, j int) bool { return r.Events[i].T < r.Events[j].T })
+	r.tallyPeriods()
+}
+
+// violate records a violation, also under the hop it happened in.
+func (r *Result) violate(t float64, v string) {
+	r.Violations = append(r.Violations, v)
+	if h := r.hopAt(t); h >= 0 {
+		r.Hops[h].Violations = append(r.Hops[h].Violations, v)
+	}
+}
+
+// hopAt is the index of the hop under way or last done at t (the first hop for the
+// settling before it), -1 without hops.
+func (r *Result) hopAt(t float64) int {
+	h := -1
+	for i, hop := range r.Hops {
+		if i == 0 || t >= hop.Start {
+			h = i
+		}
+	}
+	return h
 }
 
 // Classify counts r.Events against r.Steps (exported for tests and for re-reading a saved

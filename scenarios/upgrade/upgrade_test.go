@@ -3,6 +3,7 @@ package upgrade_test
 import (
 	"context"
 	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,9 +33,59 @@ func TestRollingUpgradeUnderLoad(t *testing.T) {
 	if len(r.Steps) != 3 || r.To != newV || c.Reads == 0 || c.AckedWrites == 0 {
 		t.Errorf("the run did not do what it should: %d steps, to %s, %d reads, %d acknowledged writes", len(r.Steps), r.To, c.Reads, c.AckedWrites)
 	}
+	if len(r.Hops) != 1 || r.Hops[0].Direction != upgrade.Upgrade || r.Hops[0].Start != r.Steps[0].Start || r.Hops[0].End != r.Steps[2].End {
+		t.Errorf("want one upgrade hop spanning the 3 steps, got %+v", r.Hops)
+	}
+	// Every step and the mixed window have their counts, and skewed reads of the mixed
+	// window were rerouted from the servers still at the old version.
+	if len(r.Periods) != 5 {
+		t.Errorf("want 3 steps, a mixed window and outside, got %+v", r.Periods)
+	}
+	t.Logf("periods:\n%s", r.Table())
+	requireRerouted(t, r)
 	var doc struct{ XMLName xml.Name }
 	if err := xml.Unmarshal([]byte(r.SVG()), &doc); err != nil || doc.XMLName.Local != "svg" {
 		t.Errorf("the timeline is not an SVG document: %v", err)
+	}
+}
+
+// TestRollingDowngradeUnderLoad: the smallest rollback, two servers from the new version
+// back to the old, under the same load and assertions. A GVR only the new version serves
+// is rerouted while one server still runs it, and is gone (no server serves it) after.
+func TestRollingDowngradeUnderLoad(t *testing.T) {
+	integration.Require(t)
+	oldV, newV := integration.Versions()
+	var progress strings.Builder
+	r, err := upgrade.Run(context.Background(), upgrade.Options{Path: []string{newV, oldV}, Servers: 2, Seed: 4,
+		Interval: 100 * time.Millisecond, Settle: 4 * time.Second, Window: 5 * time.Second, Progress: &progress})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	t.Logf("periods:\n%s", r.Table())
+	if !r.Passed() {
+		t.Errorf("violations: %v", r.Violations)
+	}
+	if len(r.Hops) != 1 || r.Hops[0].Direction != upgrade.Downgrade || r.To != oldV || len(r.Steps) != 2 || r.Counts.AckedWrites == 0 {
+		t.Fatalf("want one downgrade hop of 2 steps to %s with acknowledged writes, got %+v, %d steps, %d acknowledged", oldV, r.Hops, len(r.Steps), r.Counts.AckedWrites)
+	}
+	for _, g := range r.Hops[0].Gone {
+		if versions := r.ServedBy[g]; slices.Contains(versions, oldV) || !slices.Contains(versions, newV) {
+			t.Errorf("%s is gone after the downgrade, but the versions serving it are %v", g, versions)
+		}
+	}
+	requireRerouted(t, r)
+}
+
+// requireRerouted: when the versions differ in what they serve, some reads of the mixed
+// window reached a server whose version does not serve their GVR, and were answered.
+func requireRerouted(t *testing.T, r *upgrade.Result) {
+	t.Helper()
+	if len(r.ServedBy) == 0 {
+		return
+	}
+	mixed := r.Periods[len(r.Periods)-2]
+	if c := mixed.Classes[upgrade.ClassSkewedRead]; mixed.Kind != upgrade.PeriodMixed || c == nil || c.Rerouted == 0 {
+		t.Errorf("want reads of %v rerouted in the mixed window, got %+v", r.ServedBy, mixed)
 	}
 }
 

@@ -74,6 +74,11 @@ func TestBadInput(t *testing.T) {
 		{"chaos with the reference on a provider without fronts", []string{"chaos", "--provider", bareProvider}, "give --targets upstream"},
 		{"flaw without the reference", []string{"conformance", "--reference-flaw", "hedge-reads"}, "goes with --reference peerproxy"},
 		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
+		{"upgrade path and from", []string{"upgrade", "--path", "v1.35.4,v1.36.3", "--from", "v1.35.4"}, "drop --from, --to and --round-trip, or drop --path"},
+		{"upgrade path and round trip", []string{"upgrade", "--path", "v1.35.4,v1.36.3", "--round-trip"}, "or drop --path"},
+		{"upgrade path of one version", []string{"upgrade", "--path", "v1.35.4"}, "name at least two versions"},
+		{"upgrade hop to the same version", []string{"upgrade", "--path", "v1.35.4,v1.36.3,v1.36.3"}, "hop 2 goes from v1.36.3 to v1.36.3"},
+		{"upgrade to the same version", []string{"upgrade", "--from", "v1.36.3", "--to", "v1.36.3"}, "the same version"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
 	}
 	assertRefused(t, state, cases)

@@ -41,16 +41,18 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
 	var o nightlyOptions
 	cmd := &cobra.Command{
 		Use:   "nightly",
-		Short: "The version matrix: for every adjacent pair, a rolling upgrade and the conformance profiles, with an index.html",
+		Short: "The version matrix: for every adjacent pair, a rolling upgrade and its rollback, and the conformance profiles, with an index.html",
 		Long: `Builds (or finds cached) the kube-apiserver of every --versions, then for each adjacent pair
 (v1.33 + v1.34, v1.34 + v1.35, ...) runs, each as its own skewcheck process:
   - conformance --profiles against a local cluster of the pair (batch/v1 off on the older
     server, so the skew includes a resource with a subresource);
-  - upgrade --from older --to newer with --servers and --fault, under a seeded load.
+  - upgrade --path older,newer,older with --servers and --fault, under a seeded load: the
+    rolling upgrade, then the rolling downgrade back (the rollback), on one cluster, so the
+    older version reads back what the newer one wrote.
 Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
 flawed reference against its profiles, under --report-dir/mutation/.
 Every report goes under --report-dir/<from>-<to>/, and index.html there has one row per pair:
-the result of each profile, the upgrade's verdict and timeline, links to every report, and
+the result of each profile, the upgrade's and the downgrade's verdicts and their timeline, links to every report, and
 the seed, and the matrix's closing line. Exit 1 when anything failed; the last line is the
 summary.`,
 		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42",
@@ -127,8 +129,8 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	return ctx.Err()
 }
 
-// runPair runs the conformance profiles and the rolling upgrade of one pair, each as a
-// child skewcheck, so one pair's crash cannot take the night down with it.
+// runPair runs the conformance profiles and the rolling upgrade and downgrade of one pair,
+// each as a child skewcheck, so one pair's crash cannot take the night down with it.
 func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptions, from, to string) matrix.NightlyPair {
 	began := time.Now()
 	name := from + "-" + to
@@ -149,9 +151,10 @@ func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptio
 		p.ConformanceKnownDefect = defect
 	}
 
-	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s: rolling upgrade of %d servers\n", from, to, o.servers)
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s -> %s: rolling upgrade and downgrade of %d servers\n", from, to, from, o.servers)
 	udir := filepath.Join(o.reportDir, p.Upgrade.Dir)
-	args := []string{"upgrade", "--from", from, "--to", to, "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
+	os.Remove(filepath.Join(udir, "upgrade.json")) // an earlier night's run must not stand in for this one's
+	args := []string{"upgrade", "--path", strings.Join([]string{from, to, from}, ","), "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
@@ -199,6 +202,10 @@ func readUpgrade(u matrix.UpgradeRun, dir string, runErr error) matrix.UpgradeRu
 		return u
 	}
 	u.Ran, u.Passed, u.Violations, u.Seconds = true, r.Passed(), r.Violations, r.Duration
+	for _, h := range r.Hops {
+		u.Hops = append(u.Hops, matrix.UpgradeHop{From: h.From, To: h.To, Direction: h.Direction,
+			Violations: len(h.Violations), Mixed: h.End - h.Start, Gone: h.Gone})
+	}
 	if svg, err := os.ReadFile(filepath.Join(dir, "timeline.svg")); err == nil {
 		u.Timeline = string(svg)
 	}

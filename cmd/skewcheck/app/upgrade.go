@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,22 +22,43 @@ func newUpgradeCommand(streams IOStreams) *cobra.Command {
 	var bin binaries.Options
 	var reportDir string
 	var prov providerFlags
+	var path string
+	var roundTrip bool
 	cmd := &cobra.Command{
 		Use:   "upgrade",
-		Short: "Roll a cluster from one version to another under load, assert, and draw a timeline",
+		Short: "Roll a cluster through versions (upgrades and downgrades) under load, assert, and draw a timeline",
 		Long: `Starts --servers apiservers at --from; a seeded load reads (configmaps and every GVR not all
-servers serve), writes and watches through every server; servers are upgraded one at a time
-(graceful stop, start at --to), each step waiting for convergence. Asserted: no 404 and no
-503 for a resource a live server serves outside a step and its declared --window, every
-acknowledged write readable at the end, every watch resumed after its server's upgrade.
+servers serve), writes and watches through every server; servers are restarted one at a time
+at --to (graceful stop, start at the new version), each step waiting for convergence.
+--path v1.35.4,v1.36.3,v1.35.4 goes through every version in turn instead: each next one is
+a hop, an upgrade or a downgrade (the rollback of an upgrade), done the same way;
+--round-trip is the path --from,--to,--from,--to.
+Asserted, in every hop: no 404 and no 503 for reads and writes outside a step and its
+declared --window, every acknowledged write readable at the end, every watch resumed after
+each restart of its server, every kept object (a volumeattributesclass, whose storage
+version changed in 1.36, and a mutatingadmissionpolicy, which only 1.36 serves, written by
+each restarted server) read back through every server after every hop: 200, or 404 while
+no server serves its GVR. Counted, per class of request (read, skewed-read, write,
+watch), in every step (with its window), every hop's mixed window and outside them: 404s,
+503s, no answers, rerouted reads (answered by a server whose version does not serve the
+GVR), lost writes, watch resumes and relists. Each hop lists the GVRs no server serves after
+it (a downgrade takes them away; reads of them are 404 from then on).
 With --fault, a process fault hits the next server during every step (its span counts as a
-window too, and is drawn on that server's row). Writes upgrade.json (counts, steps, events) and timeline.svg; exit 1 on a violation.`,
+window too, and is drawn on that server's row). Writes upgrade.json (counts, hops, steps,
+periods, events) and timeline.svg; exit 1 on a violation.`,
 		Example: "  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --seed 42\n" +
+			"  skewcheck upgrade --path v1.35.4,v1.36.3,v1.35.4,v1.36.3 --servers 3 --seed 42\n" +
+			"  skewcheck upgrade --from v1.35.4 --to v1.36.3 --round-trip --servers 3\n" +
 			"  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --fault freeze --fault-for 5s",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Servers < 2 {
 				return fmt.Errorf("--servers %d: a rolling upgrade needs at least 2 servers", o.Servers)
 			}
+			p, err := upgradePath(path, o.From, o.To, roundTrip, cmd.Flags().Changed("from") || cmd.Flags().Changed("to"))
+			if err != nil {
+				return err
+			}
+			o.Path = p
 			if err := prov.require(); err != nil {
 				return err
 			}
@@ -58,10 +80,8 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 			os.WriteFile(filepath.Join(reportDir, "upgrade.json"), b, 0o644)
 			os.WriteFile(filepath.Join(reportDir, "timeline.svg"), []byte(r.SVG()), 0o644)
 			c := r.Counts
-			fmt.Fprintf(streams.Out, "rolling upgrade %s -> %s, %d servers, seed %d, %.0fs\n", r.From, r.To, r.Servers, r.Seed, r.Duration)
-			for _, s := range r.Steps {
-				fmt.Fprintf(streams.Out, "  %s: %.1fs to converged\n", s.Server, s.End-s.Start)
-			}
+			fmt.Fprintf(streams.Out, "rolling restarts %s, %d servers, seed %d, %.0fs\n", strings.Join(r.Path, " -> "), r.Servers, r.Seed, r.Duration)
+			fmt.Fprint(streams.Out, r.Table())
 			for _, f := range r.Faults {
 				fmt.Fprintf(streams.Out, "  fault: %s, %.1fs to %.1fs\n", f.Description, f.Start, f.End)
 			}
@@ -79,7 +99,9 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.From, "from", "v1.35.4", "version every server starts at")
-	f.StringVar(&o.To, "to", "v1.36.3", "version every server is upgraded to")
+	f.StringVar(&o.To, "to", "v1.36.3", "version every server is upgraded (or downgraded) to")
+	f.StringVar(&path, "path", "", "versions to go through, comma-separated (every server starts at the first; each next one is a hop, up or down); instead of --from and --to")
+	f.BoolVar(&roundTrip, "round-trip", false, "the path --from,--to,--from,--to: an upgrade, its rollback, and the upgrade again")
 	f.IntVar(&o.Servers, "servers", 3, "number of apiservers")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the load (0: from the clock)")
 	f.DurationVar(&o.Interval, "interval", 100*time.Millisecond, "pause between a server's requests")
@@ -91,4 +113,20 @@ window too, and is drawn on that server's row). Writes upgrade.json (counts, ste
 	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
 	return cmd
+}
+
+// upgradePath is the path of versions the flags ask for: --path, or --from and --to (and
+// back and forth again with --round-trip). --path with either of the others is refused:
+// which would win is not obvious.
+func upgradePath(path, from, to string, roundTrip, fromOrTo bool) ([]string, error) {
+	if path != "" {
+		if roundTrip || fromOrTo {
+			return nil, fmt.Errorf("--path %s names every version; drop --from, --to and --round-trip, or drop --path", path)
+		}
+		return upgrade.ParsePath(path)
+	}
+	if roundTrip {
+		return upgrade.ParsePath(strings.Join(upgrade.RoundTrip(from, to), ","))
+	}
+	return upgrade.ParsePath(from + "," + to)
 }
