@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,10 +26,33 @@ import (
 type BackedService struct {
 	Name, Namespace string
 	Port, NodePort  int
+	// Remote are the backends the EndpointSlice lists on another node than the dataplane's
+	// (by name); every other backend is listed on the dataplane's node.
+	Remote []string
 }
 
+// OnNode reports whether the EndpointSlice lists the named backend on the dataplane's node.
+func (s *BackedService) OnNode(backend string) bool { return !slices.Contains(s.Remote, backend) }
+
+// ServiceOption changes the Service and the backends' placement CreateService writes.
+type ServiceOption func(*Dataplane, *corev1.Service, *BackedService)
+
+// ExternalTrafficLocal makes the Service's externalTrafficPolicy Local, and lists the last
+// backend on another node: which backends external traffic then reaches shows whether a
+// dataplane applies the policy (kube-proxy sends it to the node's own endpoints only).
+func ExternalTrafficLocal() ServiceOption {
+	return func(d *Dataplane, s *corev1.Service, b *BackedService) {
+		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		b.Remote = []string{d.Backends[len(d.Backends)-1].Name}
+	}
+}
+
+// otherNode is the node name remote backends are listed on. No Node object of that name
+// exists: dataplanes compare an endpoint's nodeName with their own and need no more.
+const otherNode = "skewcheck-other-node"
+
 // CreateService makes a BackedService; delete removes the Service and its EndpointSlice.
-func (d *Dataplane) CreateService(ctx context.Context, name string) (svc *BackedService, delete func(context.Context), err error) {
+func (d *Dataplane) CreateService(ctx context.Context, name string, opts ...ServiceOption) (svc *BackedService, delete func(context.Context), err error) {
 	cs, err := d.clientset()
 	if err != nil {
 		return nil, nil, err
@@ -36,12 +60,17 @@ func (d *Dataplane) CreateService(ctx context.Context, name string) (svc *Backed
 	const ns = "default"
 	labels := map[string]string{fixtures.Label: "true"}
 	port := d.Backends[0].Port
-	s, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+	want := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{
 			Name: "http", Port: 80, TargetPort: intstr.FromInt32(int32(port)), Protocol: corev1.ProtocolTCP,
 		}}},
-	}, metav1.CreateOptions{})
+	}
+	svc = &BackedService{Name: name, Namespace: ns, Port: 80}
+	for _, o := range opts {
+		o(d, want, svc)
+	}
+	s, err := cs.CoreV1().Services(ns).Create(ctx, want, metav1.CreateOptions{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating Service %s/%s: %w", ns, name, err)
 	}
@@ -57,14 +86,19 @@ func (d *Dataplane) CreateService(ctx context.Context, name string) (svc *Backed
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(port)), Protocol: ptr(corev1.ProtocolTCP)}},
 	}
 	for _, b := range d.Backends {
+		node := &d.Node
+		if !svc.OnNode(b.Name) {
+			node = ptr(otherNode)
+		}
 		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{b.IP},
-			Conditions: discoveryv1.EndpointConditions{Ready: &ready}, NodeName: &d.Node})
+			Conditions: discoveryv1.EndpointConditions{Ready: &ready}, NodeName: node})
 	}
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 		delete(ctx)
 		return nil, nil, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, name, err)
 	}
-	return &BackedService{Name: name, Namespace: ns, Port: 80, NodePort: int(s.Spec.Ports[0].NodePort)}, delete, nil
+	svc.NodePort = int(s.Spec.Ports[0].NodePort)
+	return svc, delete, nil
 }
 
 // SetIngress writes status.loadBalancer.ingress of the Service, as a cloud provider's

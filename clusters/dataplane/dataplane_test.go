@@ -19,8 +19,8 @@ import (
 )
 
 // kube-proxy, started on the node as system:kube-proxy, short-circuits a VIP and leaves a
-// Proxy LB IP to the load balancer; Close leaves none of this process's namespaces, nor
-// the node's /etc/netns entry.
+// Proxy LB IP to the load balancer; the topology carries unmasqueraded traffic; Close
+// leaves none of this process's namespaces, nor the node's /etc/netns entry.
 func TestKubeProxyOnTheNode(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
@@ -70,6 +70,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 			t.Errorf("ipMode %v: want through the load balancer %v, got: %s", want.ingress.IPMode, want.throughLB, h)
 		}
 	}
+	localPolicyKeepsTheClient(t, fw)
 	node := dataplane.NodeName(d)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -83,5 +84,34 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 	}
 	if _, err := os.Stat("/etc/netns/" + node); !os.IsNotExist(err) {
 		t.Errorf("/etc/netns/%s left after Close", node)
+	}
+}
+
+// localPolicyKeepsTheClient: with externalTrafficPolicy Local, kube-proxy sends a client's
+// NodePort connection to the node's own endpoint without masquerading it (upstream's e2e
+// "should work for type=LoadBalancer" asserts the kept source), so the backend sees the
+// client's address and answers it through the node. A topology whose backend answered the
+// client directly would leave these requests hanging.
+func localPolicyKeepsTheClient(t *testing.T, fw *framework.Dataplane) {
+	ctx := context.Background()
+	svc, del, err := fw.CreateService(ctx, "local", framework.ExternalTrafficLocal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer del(ctx)
+	var h framework.Hop
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if h = fw.Send(ctx, fw.FromClient, fw.NodeIP, svc.NodePort); h.Err == nil {
+			break
+		}
+	}
+	if h.Err != nil {
+		t.Fatalf("externalTrafficPolicy Local: the NodePort never answered the client: %s", h)
+	}
+	for i := 0; i < 5; i++ {
+		h = fw.Send(ctx, fw.FromClient, fw.NodeIP, svc.NodePort)
+		if h.Err != nil || !svc.OnNode(h.Reply.Backend) || !strings.HasPrefix(h.Reply.Remote, dataplane.ClientIP+":") {
+			t.Errorf("externalTrafficPolicy Local: want the endpoint on the node, reached from the client's address %s; got %s (from %q)", dataplane.ClientIP, h, h.Reply.Remote)
+		}
 	}
 }

@@ -9,7 +9,8 @@
 //	                      NodePort and records every request it forwarded
 //
 // All hosts meet on a bridge in a namespace of its own; the node and the client route
-// 198.18.1.0/24 via the load balancer, as a cloud network would. Nothing is added to the
+// 198.18.1.0/24 via the load balancer, as a cloud network would; the backend answers the
+// load balancer and the client through the node, as pods do. Nothing is added to the
 // machine's own network: the node reaches the apiserver through a socket the harness opens
 // inside the node (127.0.0.1:6443) and splices to the apiserver's real address.
 package dataplane

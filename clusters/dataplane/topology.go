@@ -62,6 +62,9 @@ func newTopology(node *netns.Host) (_ *topology, err error) {
 	if err = t.backend.AddAddress(t.backend.Link(), backend2IP+subnetBits); err != nil {
 		return nil, err
 	}
+	if err = t.routeBackendThroughNode(); err != nil {
+		return nil, err
+	}
 	for i := 0; i < lbIPCount; i++ {
 		if err = t.lb.AddAddress("lo", lbIP(i)+"/32"); err != nil {
 			return nil, err
@@ -82,6 +85,27 @@ func newTopology(node *netns.Host) (_ *topology, err error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// routeBackendThroughNode makes the backend answer the load balancer and the client through
+// the node, as a pod does (its only route leads to its node). A dataplane that keeps the
+// client's address (externalTrafficPolicy Local does not masquerade) sends the backend a
+// connection from the load balancer or the client; were the reply to go to them straight
+// over the switch, it would bypass the node's conntrack, which undoes the NAT, and the
+// connection would hang. The node, forwarding that reply back out of the interface it came
+// in by, tells the backend to go direct (an ICMP redirect): the backend must not listen.
+func (t *topology) routeBackendThroughNode() error {
+	for _, peer := range []string{lbHostIP, clientIP} {
+		if err := t.backend.AddRoute(peer+"/32", nodeIP); err != nil {
+			return err
+		}
+	}
+	for _, conf := range []string{"all", t.backend.Link()} {
+		if err := t.backend.Sysctl("net.ipv4.conf."+conf+".accept_redirects", "0"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lbHostname is the name that resolves to the i-th load-balancer address on the node.

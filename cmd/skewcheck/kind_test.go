@@ -49,7 +49,7 @@ func TestKindDataplanes(t *testing.T) {
 	for _, tc := range []dataplaneCase{
 		{dataplane: "kube-proxy-nftables", pass: true},
 		{dataplane: "image", args: []string{"--dataplane-image", image}, pass: true},
-		{dataplane: "reference-ignoring-ipmode", failed: []string{"IPM-103", "IPM-105"}},
+		{dataplane: "reference-ignoring-ipmode", failed: []string{"IPM-103", "IPM-105", "IPM-107"}},
 	} {
 		tc.args = append(tc.args, "--provider", "kind")
 		t.Run(tc.dataplane, func(t *testing.T) {

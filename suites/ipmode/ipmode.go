@@ -51,4 +51,7 @@ var Tests = []framework.Test{
 	{ID: "IPM-106", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
 		Description: "a hostname-only ingress is never short-circuited, even where the node resolves the hostname to the load balancer's IP",
 		Run:         hostnameNeverShortCircuited},
+	{ID: "IPM-107", Profile: Profile, Since: "1.30", Features: []framework.Feature{framework.FeatureDataplane},
+		Description: "with externalTrafficPolicy Local and ipMode Proxy (skipped by upstream's e2e, kubernetes#123714), traffic from the node to the load-balancer IP goes through the load balancer; whether it then reaches a node-local endpoint and keeps its source is measured, not asserted",
+		Run:         proxyWithLocalPolicy},
 }
