@@ -14,12 +14,13 @@ const SpecVsCodeTitle = "KEP says / code does"
 // SpecVsCodeIntro says in one sentence what the points are and which side the tests take.
 const SpecVsCodeIntro = "Where the KEP's text and upstream's code disagree about what a test checks, the test asserts what the code does, the behaviour users of upstream get (docs/spec-vs-code.md)."
 
-// WriteSpecVsCode writes, for a terminal, each test's points with both sides and where
-// each is written; nothing when no test has one.
+// WriteSpecVsCode writes, for a terminal, each selected test's points with both sides and
+// where each is written; nothing when no selected test has one (a run focused elsewhere
+// has nothing to say about them).
 func WriteSpecVsCode(w io.Writer, tests []Test) {
 	var with []Test
 	for _, t := range tests {
-		if len(t.SpecVsCode) > 0 {
+		if len(t.SpecVsCode) > 0 && t.SkipKind != Deselected {
 			with = append(with, t)
 		}
 	}

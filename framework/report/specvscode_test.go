@@ -94,6 +94,12 @@ func TestWriteSpecVsCode(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("a run without points printed %q", b.String())
 	}
+	// A run focused on other tests (MVP-014 alone, in make conformance) says nothing of
+	// the points of the tests it did not select.
+	WriteSpecVsCode(&b, []Test{{ID: "A-2", Result: Skipped, SkipKind: Deselected, SpecVsCode: []SpecVsCode{sampleSpecVsCode}}})
+	if b.Len() != 0 {
+		t.Errorf("a run that did not select the test printed its points: %q", b.String())
+	}
 }
 
 // TestComparisonEndsWithSpecVsCode: the side-by-side Markdown keeps its table and ends
