@@ -50,29 +50,49 @@ binaries: build
 # are also proxied from the newer server to the older (an API a newer release removed).
 CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=batch/v1=false \
 	--server-flag 2=--runtime-config=autoscaling/v2=false --profiles mvp,discovery
-# It runs twice: against upstream's proxy, then against skewcheck's reference peer proxy in
-# front of apiservers with the gate off; then puts both side by side.
-# Then the ipmode profile once per service dataplane (real kube-proxy in two modes, and the
-# reference), each on the same two apiserver versions, side by side in _reports/ipmode.
-# kube-proxy-ipvs is left out: this kernel has no IPVS (it would skip, with the reason).
-# Then MVP-014 once more on three servers, where a second hop has somewhere to go:
-# _reports/three-servers. Last the gateway profile against skewcheck's reference gateway:
-# _reports/gateway.
+# It runs against upstream's proxy and against skewcheck's reference peer proxy in front of
+# apiservers with the gate off, side by side in _reports/comparison.md; the ipmode profile
+# once per service dataplane (real kube-proxy in two modes, and the reference), each on the
+# same two apiserver versions, side by side in _reports/ipmode (kube-proxy-ipvs is left out:
+# this kernel has no IPVS, it would skip with the reason); MVP-014 on three servers, where a
+# second hop has somewhere to go (_reports/three-servers); and the gateway profile against
+# skewcheck's reference gateway (_reports/gateway).
+# The runs are independent, each on a cluster of its own (its own loopback block, network
+# namespaces and ports), and mostly wait on the apiservers, so they run CONFORMANCE_JOBS at
+# a time; each run's output is printed whole when it ends (--output-sync). CONFORMANCE_JOBS=1
+# runs them one after another.
 DATAPLANES ?= kube-proxy-nftables kube-proxy-iptables reference
+CONFORMANCE_JOBS ?= 3
+CONFORMANCE_RUNS = conformance-upstream conformance-reference $(addprefix conformance-ipmode-,$(DATAPLANES)) \
+	conformance-three-servers-upstream conformance-three-servers-reference conformance-gateway
+.PHONY: $(CONFORMANCE_RUNS)
 conformance: deps binaries
-	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
-	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
+	@echo "== $(words $(CONFORMANCE_RUNS)) conformance runs, $(CONFORMANCE_JOBS) at a time; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j$(CONFORMANCE_JOBS) --output-sync=target $(CONFORMANCE_RUNS)
 	$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
-	@set -e; for d in $(DATAPLANES); do \
-		echo "== ipmode profile, dataplane $$d"; \
-		$(SKEWCHECK) conformance --versions $(VERSIONS) --profiles ipmode --dataplane $$d --report-dir $(REPORT_DIR)/ipmode/$$d; \
-	done
 	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
-	@echo "== MVP-014 with three servers: two peers serve what the first lacks; a request must reach one of them, once"
-	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
-		--profiles mvp --focus MVP-014 --report-dir $(REPORT_DIR)/three-servers/upstream
-	$(SKEWCHECK) conformance --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
-		--profiles mvp --focus MVP-014 --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
+
+conformance-upstream:
+	@echo "== mvp and discovery, upstream's proxy"
+	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
+conformance-reference:
+	@echo "== mvp and discovery, skewcheck's reference peer proxy in front of apiservers with the gate off"
+	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
+# One explicit rule per dataplane: make searches no pattern rule for a phony target.
+define ipmode_run
+conformance-ipmode-$(1):
+	@echo "== ipmode profile, dataplane $(1)"
+	$$(SKEWCHECK) conformance --versions $$(VERSIONS) --profiles ipmode --dataplane $(1) --report-dir $$(REPORT_DIR)/ipmode/$(1)
+endef
+$(foreach d,$(DATAPLANES),$(eval $(call ipmode_run,$(d))))
+THREE_SERVERS = --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false --profiles mvp --focus MVP-014
+conformance-three-servers-upstream:
+	@echo "== MVP-014 with three servers, upstream: two peers serve what the first lacks; a request must reach one of them, once"
+	$(SKEWCHECK) conformance $(THREE_SERVERS) --report-dir $(REPORT_DIR)/three-servers/upstream
+conformance-three-servers-reference:
+	@echo "== MVP-014 with three servers, the reference peer proxy"
+	$(SKEWCHECK) conformance $(THREE_SERVERS) --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
+conformance-gateway:
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
 	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
 
