@@ -3,7 +3,6 @@ package kind
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 
@@ -49,14 +48,7 @@ func (a *adapter) FrontSite(ctx context.Context) (*clusters.FrontSite, error) {
 	site := &clusters.FrontSite{Name: a.Name, Dir: b.Dir, Kubeconfig: a.Kubeconfig, Direct: direct,
 		CA: b.CA.CertFile, FrontProxyCert: b.FrontProxyClient.CertFile, FrontProxyKey: b.FrontProxyClient.KeyFile,
 		AdminCert: b.Admin.CertFile, AdminKey: b.Admin.KeyFile, Address: a.addresses.IP,
-		ServingCert: func(name string, dnsNames []string, ips []net.IP) (string, string, error) {
-			p, err := b.ServingCert(name, dnsNames, ips)
-			return p.CertFile, p.KeyFile, err
-		},
-		ClientCert: func(name, user string, groups []string) (string, string, error) {
-			p, err := b.ClientCert(name, user, groups)
-			return p.CertFile, p.KeyFile, err
-		}}
+		ServingCert: b.ServingCertFiles, ClientCert: b.ClientCertFiles}
 	for _, s := range a.Servers {
 		n := a.control[s.Name]
 		site.Servers = append(site.Servers, clusters.FrontServer{Name: s.Name, URL: s.URL, Advertise: s.URL, Port: apiserverPort,

@@ -2,10 +2,8 @@ package local
 
 import (
 	"context"
-	"net"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -20,7 +18,7 @@ func (c *Cluster) FrontSite(ctx context.Context) (*clusters.FrontSite, error) {
 	site := &clusters.FrontSite{Name: c.Name, Dir: c.Dir, Kubeconfig: c.Kubeconfig, Direct: direct,
 		CA: c.PKI.CA.CertFile, FrontProxyCert: c.PKI.FrontProxyClient.CertFile, FrontProxyKey: c.PKI.FrontProxyClient.KeyFile,
 		AdminCert: c.PKI.Admin.CertFile, AdminKey: c.PKI.Admin.KeyFile, Address: c.HarnessAddress,
-		ServingCert: bundleSigner{c.PKI}.serving, ClientCert: bundleSigner{c.PKI}.client}
+		ServingCert: c.PKI.ServingCertFiles, ClientCert: c.PKI.ClientCertFiles}
 	for _, s := range c.Servers {
 		advertise := s.URL()
 		if s.PeerPath != nil {
@@ -33,17 +31,4 @@ func (c *Cluster) FrontSite(ctx context.Context) (*clusters.FrontSite, error) {
 			Fronted: func(sc clusters.Sidecar) framework.Node { return NewFronted(s, sc) }})
 	}
 	return site, nil
-}
-
-// bundleSigner issues a site's certificates from a PKI bundle, whose files it returns.
-type bundleSigner struct{ b *pki.Bundle }
-
-func (s bundleSigner) serving(name string, dnsNames []string, ips []net.IP) (string, string, error) {
-	p, err := s.b.ServingCert(name, dnsNames, ips)
-	return p.CertFile, p.KeyFile, err
-}
-
-func (s bundleSigner) client(name, user string, groups []string) (string, string, error) {
-	p, err := s.b.ClientCert(name, user, groups)
-	return p.CertFile, p.KeyFile, err
 }

@@ -98,3 +98,16 @@ func (b *Bundle) issue(ca Pair, tmpl *x509.Certificate, p Pair) error {
 	}
 	return a.issue(tmpl, p)
 }
+
+// ServingCertFiles is ServingCert returning the files' paths, as a front is handed them
+// (clusters.FrontSite's ServingCert).
+func (b *Bundle) ServingCertFiles(name string, dnsNames []string, ips []net.IP) (certFile, keyFile string, err error) {
+	p, err := b.ServingCert(name, dnsNames, ips)
+	return p.CertFile, p.KeyFile, err
+}
+
+// ClientCertFiles is ClientCert returning the files' paths (clusters.FrontSite's ClientCert).
+func (b *Bundle) ClientCertFiles(name, user string, groups []string) (certFile, keyFile string, err error) {
+	p, err := b.ClientCert(name, user, groups)
+	return p.CertFile, p.KeyFile, err
+}

@@ -166,7 +166,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 		return err
 	}
 	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
-		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of a local cluster's apiservers: they cannot go with --kubeconfig or --reference")
+		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of the apiservers of a cluster skewcheck makes: they cannot go with --kubeconfig or --reference")
 	}
 	if err := f.applySidecarLeases(); err != nil {
 		return err

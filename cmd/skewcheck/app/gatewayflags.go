@@ -28,7 +28,7 @@ type gatewayFlags struct {
 
 func (g *gatewayFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the local cluster's apiservers: reference (runs the gateway profile)")
+	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the cluster's apiservers: reference (runs the gateway profile)")
 	f.StringSliceVar(&g.defects, "gateway-defect", nil, "with --gateway reference: deliberate mistakes, to see the profile fail ("+strings.Join(gateway.DefectNames(), ", ")+")")
 	f.StringVar(&g.cfg.Shell, "gateway-command", "", "your API gateway, as a shell command run once in front of all the apiservers; its environment:\n"+clustersgateway.Env)
 	f.StringVar(&g.cfg.Image, "gateway-image", "", "your API gateway as an image in the local Docker engine (never pulled), run once on the host's network with the environment of --gateway-command, its files mounted read-only and $SKEWCHECK_GATEWAY_CONFIG read-write; the apply command finds the container's name in $"+clustersgateway.ContainerEnv+" (docker exec ...); logs in <report-dir>/gateway/")
@@ -60,7 +60,7 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 	case g.reference == "" && len(g.defects) > 0:
 		return fmt.Errorf("--gateway-defect applies to the reference gateway only")
 	case f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.name != "":
-		return fmt.Errorf("a gateway runs in front of a local cluster's apiservers on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
+		return fmt.Errorf("a gateway runs in front of the apiservers of a cluster skewcheck makes, on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
 	}
 	for _, p := range f.run.Profiles {
 		if p != gatewaysuite.Profile {
