@@ -40,6 +40,12 @@ type Outcome struct {
 	Skipped     string `json:"skipped,omitempty"`
 	// TimeTo503 is seconds from injection to the first 503; -1 if none came.
 	TimeTo503 float64 `json:"timeTo503Seconds"`
+	// TimeToFirstError is seconds from injection to the first answer that was not a
+	// success (a read not 200, a write not 201, or no answer); -1 if none came.
+	TimeToFirstError float64 `json:"timeToFirstErrorSeconds"`
+	// Errors counts those answers by kind while the fault lasted: the status ("503"), or
+	// for no answer what the client saw ("no answer: tls", ErrorKind).
+	Errors map[string]int `json:"errors,omitempty"`
 	// TimeToRecover is seconds from healing to the first 200.
 	TimeToRecover float64 `json:"timeToRecoverSeconds"`
 	// Spurious404 counts 404s for a resource a live (crashed, frozen or cut off, but
@@ -82,7 +88,8 @@ type Outcome struct {
 // Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
 // opts.For, heals f, and measures. The fault is healed whatever happens.
 func Measure(ctx context.Context, target string, route framework.Route, f faults.Fault, opts Options) Outcome {
-	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, Statuses: map[int]int{}, AfterFirst503: map[int]int{}}
+	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
+		Statuses: map[int]int{}, AfterFirst503: map[int]int{}, Errors: map[string]int{}}
 	list := route.GVR.Path() + "?limit=1"
 	if r := probe(ctx, route.Entry, framework.Request{Path: list}); r.Status != 200 {
 		o.Error = "before the fault the path did not work: " + r.String()
@@ -111,6 +118,16 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		}
 		return !time.Now().Before(deadline)
 	}
+	// failed records an answer that was not a success; mu is held.
+	failed := func(r framework.Response, ok int) {
+		if r.Status == ok {
+			return
+		}
+		if o.TimeToFirstError < 0 {
+			o.TimeToFirstError = time.Since(injected).Seconds()
+		}
+		o.Errors[ErrorKind(r)]++
+	}
 	var acked []string
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -121,6 +138,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			mu.Lock()
 			o.Reads++
 			o.Statuses[r.Status]++
+			failed(r, 200)
 			if o.TimeTo503 >= 0 {
 				o.AfterFirst503[r.Status]++
 				if r.Status != 503 {
@@ -165,6 +183,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: route.GVR.CollectionPath("default"), Body: body})
 			mu.Lock()
 			o.Writes++
+			failed(r, 201)
 			if r.Status == 201 {
 				acked = append(acked, name)
 			}

@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,20 +11,43 @@ import (
 // and target, so upstream and the reference sit side by side.
 func Markdown(outcomes []Outcome) string {
 	var b strings.Builder
-	b.WriteString("| fault | target | time to 503 | 503 held | time to recover | spurious 404s | 404s after leaving | 404 window | lost writes | reads (statuses) | note |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| fault | target | time to first error | error kinds | time to 503 | 503 held | time to recover | spurious 404s | 404s after leaving | 404 window | lost writes | reads (statuses) | note |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, o := range outcomes {
-		t503 := "none"
-		if o.TimeTo503 >= 0 {
-			t503 = fmt.Sprintf("%.2f s", o.TimeTo503)
-		}
+		t503, tErr := seconds(o.TimeTo503), seconds(o.TimeToFirstError)
 		note := strings.TrimPrefix(o.Error+"; "+o.Unrecovered, "; ")
 		note = strings.TrimSuffix(note, "; ")
 		if o.Skipped != "" {
 			note = "skipped: " + o.Skipped
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.1f s | %.2f s | %d | %d | %.2f s | %d of %d | %d %v | %s |\n", o.Fault, o.Target, t503, o.Held503, o.TimeToRecover,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f s | %.2f s | %d | %d | %.2f s | %d of %d | %d %v | %s |\n", o.Fault, o.Target, tErr, errorKinds(o.Errors), t503, o.Held503, o.TimeToRecover,
 			o.Spurious404, o.Left404, o.Window404, o.LostWrites, o.AckedWrites, o.Reads, o.Statuses, note)
 	}
 	return b.String()
+}
+
+// seconds is a time from injection, or "none" when the thing never came (-1).
+func seconds(s float64) string {
+	if s < 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+// errorKinds lists the kinds of failed answers with their counts, most first.
+func errorKinds(errs map[string]int) string {
+	if len(errs) == 0 {
+		return "none"
+	}
+	kinds := slices.SortedFunc(maps.Keys(errs), func(a, b string) int {
+		if errs[a] != errs[b] {
+			return errs[b] - errs[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s ×%d", k, errs[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,7 +9,8 @@ import (
 // Violations lists what the outcomes show a proxy doing that it must not, one line each:
 // an error, no recovery after healing or a lost write under any fault; a 404 while the only server serving the GVR is
 // still registered (every fault but a graceful stop); no 503 at all while that server
-// refuses connections or answers nothing; and, for a silent server, any answer but 503
+// refuses connections or answers nothing (faults.Unavailable); any failed answer where the
+// fault must go unnoticed (faults.Unnoticed); and, for a silent server, any answer but 503
 // after the first. Skipped outcomes measured nothing and break nothing.
 func Violations(outcomes []Outcome) []string {
 	var v []string
@@ -30,7 +31,10 @@ func Violations(outcomes []Outcome) []string {
 		if o.Spurious404 > 0 {
 			v = append(v, fmt.Sprintf("%s: %d spurious 404s while the server was still registered", at, o.Spurious404))
 		}
-		if mustAnswer503(o.Fault) && o.TimeTo503 < 0 {
+		if faults.Expected(o.Fault) == faults.Unnoticed && o.TimeToFirstError >= 0 {
+			v = append(v, fmt.Sprintf("%s: clients saw errors (%s) where the fault must go unnoticed, the first %.2f s after it began", at, errorKinds(o.Errors), o.TimeToFirstError))
+		}
+		if faults.Expected(o.Fault) == faults.Unavailable && o.TimeTo503 < 0 {
 			v = append(v, fmt.Sprintf("%s: no 503 while the server could not answer (answers by status: %v)", at, o.Statuses))
 		}
 		if faults.Silent(o.Fault) && o.Not503AfterFirst > 0 {
@@ -38,14 +42,4 @@ func Violations(outcomes []Outcome) []string {
 		}
 	}
 	return v
-}
-
-// mustAnswer503: under these faults no request can reach the server, which stays
-// registered, so a proxy has no honest answer but 503.
-func mustAnswer503(fault string) bool {
-	switch fault {
-	case "crash", "refused", "partition":
-		return true
-	}
-	return faults.Silent(fault)
 }

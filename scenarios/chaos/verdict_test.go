@@ -3,6 +3,8 @@ package chaos
 import (
 	"strings"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 func TestViolations(t *testing.T) {
@@ -33,5 +35,32 @@ func TestViolations(t *testing.T) {
 				t.Errorf("%s: violation %q, want one naming the target and fault and saying %q", c.name, got[i], w)
 			}
 		}
+	}
+}
+
+// The error kinds say what clients saw when no status came, so a table tells a TLS refusal
+// from a reset or a timeout.
+func TestErrorKinds(t *testing.T) {
+	for _, c := range []struct {
+		r    framework.Response
+		want string
+	}{
+		{framework.Response{Status: 503}, "503"},
+		{framework.Response{Err: `Get "https://127.0.0.1:6443/apis": tls: failed to verify certificate: x509: certificate has expired or is not yet valid`}, "no answer: tls"},
+		{framework.Response{Err: "dial tcp 127.0.0.2:6443: connect: connection refused"}, "no answer: refused"},
+		{framework.Response{Err: "read tcp: connection reset by peer"}, "no answer: reset"},
+		{framework.Response{Err: "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}, "no answer: timeout"},
+		{framework.Response{Err: "unexpected EOF"}, "no answer: closed"},
+		{framework.Response{Err: "something else"}, "no answer"},
+	} {
+		if got := ErrorKind(c.r); got != c.want {
+			t.Errorf("ErrorKind(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+	if got := errorKinds(map[string]int{"503": 2, "no answer: tls": 5, "404": 2}); got != "no answer: tls ×5, 404 ×2, 503 ×2" {
+		t.Errorf("errorKinds = %q: want the most frequent first, ties by name", got)
+	}
+	if errorKinds(nil) != "none" || seconds(-1) != "none" || seconds(1.234) != "1.23 s" {
+		t.Error("an outcome without errors must read none")
 	}
 }

@@ -18,8 +18,10 @@ type Kind struct {
 	On Capability
 	// Silent: it leaves the server registered but answering nothing, for as long as it
 	// lasts: a proxy must answer 503 for what the server serves, and keep doing so past
-	// every timeout and refresh of its own, never 404.
+	// every timeout and refresh of its own, never 404. A silent fault expects Unavailable.
 	Silent bool
+	// Expect is what clients must see while it lasts, beyond what every fault requires.
+	Expect Expectation
 	// Description says what it does, for the catalogue.
 	Description string
 	// Make makes it for a subject that has On.
@@ -30,19 +32,19 @@ type Kind struct {
 }
 
 var registry = []Kind{
-	{Name: "crash", On: Process, Description: "the server killed (SIGKILL), restarted on heal",
+	{Name: "crash", Expect: Unavailable, On: Process, Description: "the server killed (SIGKILL), restarted on heal",
 		Make: func(s Subject) Fault { return Crash(s.endpoint) }},
 	{Name: "stop", On: Process, Description: "the server stopped gracefully (SIGTERM), restarted on heal",
 		Make: func(s Subject) Fault { return Stop(s.endpoint) }},
-	{Name: "freeze", On: Process, Silent: true, Description: "the server frozen (SIGSTOP), thawed on heal",
+	{Name: "freeze", Expect: Unavailable, On: Process, Silent: true, Description: "the server frozen (SIGSTOP), thawed on heal",
 		Make: func(s Subject) Fault { return Freeze(s.endpoint) }},
-	{Name: "refused", On: PeerPath, Description: "connections from its peers refused (the peer path's listener closed)",
+	{Name: "refused", Expect: Unavailable, On: PeerPath, Description: "connections from its peers refused (the peer path's listener closed)",
 		Make: func(s Subject) Fault { return Refused(s.path) }, OnNetNS: netRefused},
 	{Name: "reset", On: PeerPath, Description: "connections from its peers reset (TCP RST)",
 		Make: func(s Subject) Fault { return Reset(s.path) }},
-	{Name: "blackhole", On: PeerPath, Silent: true, Description: "connections from its peers open, no data either way",
+	{Name: "blackhole", Expect: Unavailable, On: PeerPath, Silent: true, Description: "connections from its peers open, no data either way",
 		Make: func(s Subject) Fault { return Blackhole(s.path) }, OnNetNS: netBlackhole},
-	{Name: "half-open", On: PeerPath, Silent: true, Description: "its peers' requests arrive, its answers never come back",
+	{Name: "half-open", Expect: Unavailable, On: PeerPath, Silent: true, Description: "its peers' requests arrive, its answers never come back",
 		Make: func(s Subject) Fault { return HalfOpen(s.path) }, OnNetNS: netHalfOpen},
 	{Name: "latency", On: PeerPath, Description: "1000 ms added each way on its peer path",
 		Make: func(s Subject) Fault { return Latency(s.path, 1000) }},
@@ -52,7 +54,7 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return SlowClose(s.path, 5000) }},
 	{Name: "loss", On: PeerPath, Description: "30% of the packets from its peers dropped (nftables)",
 		Make: func(s Subject) Fault { return Loss(s.path, 30, s.servers...) }, OnNetNS: netLoss},
-	{Name: "partition", On: PeerPath, Description: "cut off from its peers, both ways (nftables)",
+	{Name: "partition", Expect: Unavailable, On: PeerPath, Description: "cut off from its peers, both ways (nftables)",
 		Make: func(s Subject) Fault {
 			return Partition(append([]*local.PeerPath{s.path}, s.others...), s.servers...)
 		}, OnNetNS: netPartition},
@@ -108,6 +110,9 @@ func Check(name string) error {
 	}
 	return nil
 }
+
+// Expected is what clients must see while the named fault lasts (Kind.Expect).
+func Expected(name string) Expectation { k, _ := lookup(name); return k.Expect }
 
 // Silent reports whether the named fault leaves the server registered but answering
 // nothing (Kind.Silent).

@@ -52,6 +52,9 @@ func TestRegistryIsTheCatalogue(t *testing.T) {
 		if Silent(k.Name) != k.Silent || OnPeerPath(k.Name) != (k.On == PeerPath) || IsProcess(k.Name) != (k.On == Process) {
 			t.Errorf("%s: Silent %v OnPeerPath %v IsProcess %v disagree with its row %+v", k.Name, Silent(k.Name), OnPeerPath(k.Name), IsProcess(k.Name), k)
 		}
+		if k.Silent && k.Expect != Unavailable || Expected(k.Name) != k.Expect {
+			t.Errorf("%s: expects %q (Expected says %q); a silent fault leaves only 503 to answer", k.Name, k.Expect, Expected(k.Name))
+		}
 		if k.Description == "" || k.Make == nil {
 			t.Errorf("%s: a row needs a description and a constructor", k.Name)
 		}
