@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/heartbeat"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
 )
@@ -93,19 +94,9 @@ func buildFromProxy(ctx context.Context, r request) error {
 	}
 
 	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(buildReport)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				r.progress.printf("still building %s %s (%s)", r.component, r.version, time.Since(start).Round(time.Second))
-			}
-		}
-	}()
+	stop := heartbeat.Every(buildReport, func(elapsed time.Duration) {
+		r.progress.printf("still building %s %s (%s)", r.component, r.version, elapsed)
+	})
 	err = build(goEnv())
 	// Each retry can meet more of them (1.27's cloud-provider needs controller-manager, which
 	// go only looks at once cloud-provider is in): retry while the list grows.
@@ -119,7 +110,7 @@ func buildFromProxy(ctx context.Context, r request) error {
 			strings.Join(unknown, ", "), r.version)
 		err = build(append(goEnv(), "GONOSUMDB="+strings.Join(modulePaths(unknown), ",")))
 	}
-	close(done)
+	stop()
 	if err != nil {
 		return buildError(r, err, logPath)
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/skewcheck/skewcheck/internal/heartbeat"
 )
 
 // progress prints one line per step of minutes-long work, so nobody waits in silence.
@@ -28,19 +30,5 @@ func (p *progress) printf(format string, args ...any) {
 
 // every prints what (with the time so far) every period until the returned stop is called.
 func (p *progress) every(period time.Duration, what string) (stop func()) {
-	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				p.printf("%s (%s)", what, time.Since(start).Round(time.Second))
-			}
-		}
-	}()
-	return func() { close(done) }
+	return heartbeat.Every(period, func(elapsed time.Duration) { p.printf("%s (%s)", what, elapsed) })
 }
