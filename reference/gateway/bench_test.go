@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -62,21 +61,7 @@ func BenchmarkGateway(b *testing.B) {
 	} {
 		for _, via := range []string{"direct", "gateway"} {
 			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
-				e := entries[via]
-				lat := make([]time.Duration, 0, b.N)
-				start := time.Now()
-				for i := 0; i < b.N; i++ {
-					r := e.Do(ctx, framework.Request{Path: op.path})
-					if r.Status != 200 {
-						b.Fatalf("%s", r)
-					}
-					lat = append(lat, r.Latency)
-				}
-				elapsed := time.Since(start)
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+				framework.BenchmarkGets(ctx, b, entries[via], op.path)
 			})
 		}
 	}

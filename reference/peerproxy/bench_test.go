@@ -3,7 +3,6 @@ package peerproxy_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"testing"
 	"time"
 
@@ -49,21 +48,7 @@ func BenchmarkProxied(b *testing.B) {
 	} {
 		for _, via := range []string{"direct", "upstream", "reference"} {
 			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
-				e := entries[via]
-				lat := make([]time.Duration, 0, b.N)
-				start := time.Now()
-				for i := 0; i < b.N; i++ {
-					r := e.Do(ctx, framework.Request{Path: op.path})
-					if r.Status != 200 {
-						b.Fatalf("%s", r)
-					}
-					lat = append(lat, r.Latency)
-				}
-				elapsed := time.Since(start)
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+				framework.BenchmarkGets(ctx, b, entries[via], op.path)
 			})
 		}
 	}
