@@ -54,6 +54,7 @@ var MutationReasons = matrix.MutationReasons{
 		"GW-042":   lacks("a gateway that refuses exempt requests"),
 		"GW-050":   lacks("a gateway that keeps a killed upstream in the rotation"),
 		"GW-061":   lacks("a gateway that applies an invalid UpstreamCluster"),
+		"GW-090":   lacks("a gateway that lets a slow client hold up others (the reference peer proxy's bodies-in-turn, in the chaos table)"),
 	},
 	Mutants: map[string]string{
 		// It keeps a crashed peer 5 s, longer than MVP-022 watches one; the profiles that
