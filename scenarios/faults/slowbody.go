@@ -73,7 +73,7 @@ func (s *slowBody) Description() string {
 	if s.route.Entry != nil {
 		entry = s.route.Entry.Name
 	}
-	return s.bandwidth.Description() + fmt.Sprintf(", and a list of about %d KB through %s waited for", longBody/1000, entry)
+	return s.bandwidth.Description() + fmt.Sprintf(", and a list of about %d KB read through %s", longBody/1000, entry)
 }
 
 func (s *slowBody) Inject(ctx context.Context) error {
