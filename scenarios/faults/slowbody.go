@@ -80,10 +80,13 @@ func (s *slowBody) Inject(ctx context.Context) error {
 	if s.route.Entry == nil || s.route.Peer == nil {
 		return fmt.Errorf("slow-body lists a resource through a front: it needs the load's route (chaos.NewRunner gives it)")
 	}
+	// A fault that fails to inject is never healed: what it wrote is deleted here.
 	if err := s.fill(ctx); err != nil {
+		s.unfill(ctx)
 		return err
 	}
 	if err := s.bandwidth.Inject(ctx); err != nil {
+		s.unfill(ctx)
 		return err
 	}
 	read, cancel := context.WithCancel(context.Background())
@@ -169,13 +172,21 @@ func (s *slowBody) Heal(ctx context.Context) error {
 		s.cancel()
 		<-s.done
 	}
-	err := s.bandwidth.Heal(ctx)
-	if s.written > 0 {
-		if r := s.route.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: s.listPath()}); r.Status != 200 {
-			return fmt.Errorf("deleting the long list's objects at %s: %s", s.route.Peer.Name, r.String())
-		}
+	if err := s.bandwidth.Heal(ctx); err != nil {
+		return err
 	}
-	return err
+	return s.unfill(ctx)
+}
+
+// unfill deletes the objects fill wrote, at the server itself.
+func (s *slowBody) unfill(ctx context.Context) error {
+	if s.written == 0 {
+		return nil
+	}
+	if r := s.route.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: s.listPath()}); r.Status != 200 {
+		return fmt.Errorf("deleting the long list's objects at %s: %s", s.route.Peer.Name, r.String())
+	}
+	return nil
 }
 
 // Observed says what the long list got: its status, when, and whether its body came whole.
