@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
@@ -41,13 +42,17 @@ const (
 	// peers. A crashed or frozen peer's resources then get 404 (no such thing) instead of
 	// 503 (retry), the spurious 404 the proxy exists to prevent.
 	FlawForgetUnreachablePeer Flaw = "forget-unreachable-peer"
+	// FlawBodiesInTurn reads each request's body whole before forwarding it (so that it
+	// could be sent again), one request at a time under a single lock: a client whose body
+	// trickles in (a slow-loris upload) holds up every other client, reads included.
+	FlawBodiesInTurn Flaw = "bodies-in-turn"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -93,6 +98,20 @@ func (f Flaw) buffer(resp *http.Response) error {
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return err
+}
+
+// readInTurn reads r's body whole under turn when the flaw says so; an error is the
+// client's body failing to arrive.
+func (f Flaw) readInTurn(r *http.Request, turn *sync.Mutex) error {
+	if f != FlawBodiesInTurn {
+		return nil
+	}
+	turn.Lock()
+	defer turn.Unlock()
+	b, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(b))
 	return err
 }
 

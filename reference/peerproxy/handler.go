@@ -38,6 +38,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u = p.cfg.Flaw.apply(r, u)
+	if err := p.cfg.Flaw.readInTurn(r, &p.turn); err != nil {
+		return // the client's body never came: no one is left to answer
+	}
 	marked := r.Header.Get(headerMarked) != ""
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {

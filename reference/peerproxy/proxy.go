@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -92,6 +93,8 @@ type Proxy struct {
 	// conns are the client connections, upgraded ones included, which Shutdown and Close
 	// end (upgraded.go).
 	conns *connTracker
+	// turn is the lock FlawBodiesInTurn reads every request body under.
+	turn sync.Mutex
 }
 
 // Start checks the configuration, registers the proxy and starts serving.

@@ -80,9 +80,17 @@ type Outcome struct {
 	Unrecovered string `json:"unrecovered,omitempty"`
 	// LastUnrecovered is the status of the last read before the recover bound ran out
 	// (0 when it recovered, or the read got no answer): what clients were still told.
-	LastUnrecovered int    `json:"lastUnrecovered,omitempty"`
-	Seed            int64  `json:"seed"`
-	Error           string `json:"error,omitempty"`
+	LastUnrecovered int `json:"lastUnrecovered,omitempty"`
+	// SlowestAnswer is seconds the slowest request of the load took while the fault
+	// lasted: a fault that must go unnoticed may not stall anyone either.
+	SlowestAnswer float64 `json:"slowestAnswerSeconds"`
+	// Observed is what the fault itself saw, for faults that watch something of their
+	// own (faults.Observer): the slow connections a front cut, a long answer's fate.
+	Observed []string `json:"observed,omitempty"`
+	// Broken200 counts answers the fault saw begin 200 and not end whole.
+	Broken200 int    `json:"broken200,omitempty"`
+	Seed      int64  `json:"seed"`
+	Error     string `json:"error,omitempty"`
 }
 
 // Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
@@ -134,8 +142,10 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	go func() { // reads
 		defer wg.Done()
 		for !over() {
+			start := time.Now()
 			r := probe(ctx, route.Entry, framework.Request{Path: list})
 			mu.Lock()
+			o.SlowestAnswer = max(o.SlowestAnswer, time.Since(start).Seconds())
 			o.Reads++
 			o.Statuses[r.Status]++
 			failed(r, 200)
@@ -180,8 +190,10 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			obj, _ := fixtures.Object(route.GVR, name, "default")
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
 			body, _ := json.Marshal(obj.Object)
+			start := time.Now()
 			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: route.GVR.CollectionPath("default"), Body: body})
 			mu.Lock()
+			o.SlowestAnswer = max(o.SlowestAnswer, time.Since(start).Seconds())
 			o.Writes++
 			failed(r, 201)
 			if r.Status == 201 {
@@ -191,11 +203,29 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			time.Sleep(opts.Interval)
 		}
 	}()
+	var healed time.Time
+	var healErr error
+	var healing sync.Once
+	healNow := func() { healing.Do(func() { healed, healErr = time.Now(), heal(ctx) }) }
+	if faults.Expected(f.Name()) == faults.Unnoticed {
+		// A request stuck behind a fault that must go unnoticed is the finding, and must not
+		// hold the fault in place until the probe's bound: it is healed on time.
+		go func() {
+			for !over() {
+				time.Sleep(50 * time.Millisecond)
+			}
+			healNow()
+		}()
+	}
 	wg.Wait()
-	healed := time.Now()
+	healNow()
 	o.FaultHeld = healed.Sub(injected).Seconds()
-	if err := heal(ctx); err != nil {
-		o.Error = err.Error()
+	if healErr != nil {
+		o.Error = healErr.Error()
+	}
+	if w, ok := f.(faults.Observer); ok {
+		seen := w.Observed()
+		o.Observed, o.Broken200 = seen.Notes, seen.Broken200
 	}
 	last := 0
 	for time.Since(healed) < opts.Recover {

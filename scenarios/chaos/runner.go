@@ -24,7 +24,7 @@ type Runner struct {
 // NewRunner is a runner for faults on the server behind route.Peer, with the load
 // entering by route.Entry.
 func NewRunner(t *framework.Target, route framework.Route) *Runner {
-	r := &Runner{Route: route, Subject: faults.NewSubject(t.Endpoints, route.Peer, route.Entry)}
+	r := &Runner{Route: route, Subject: faults.NewSubject(t.Endpoints, route.Peer, route.Entry).Loading(route)}
 	r.Make = func(name string) (faults.Fault, error) { return faults.ByName(name, r.Subject) }
 	return r
 }

@@ -17,6 +17,9 @@ func Markdown(outcomes []Outcome) string {
 		t503, tErr := seconds(o.TimeTo503), seconds(o.TimeToFirstError)
 		note := strings.TrimPrefix(o.Error+"; "+o.Unrecovered, "; ")
 		note = strings.TrimSuffix(note, "; ")
+		if len(o.Observed) > 0 {
+			note = strings.TrimPrefix(fmt.Sprintf("%s; slowest request of the load %.1f s; %s", note, o.SlowestAnswer, strings.Join(o.Observed, "; ")), "; ")
+		}
 		if o.Skipped != "" {
 			note = "skipped: " + o.Skipped
 		}

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -10,7 +11,8 @@ import (
 // an error, no recovery after healing or a lost write under any fault; a 404 while the only server serving the GVR is
 // still registered (every fault but a graceful stop); no 503 at all while that server
 // refuses connections or answers nothing (faults.Unavailable); any failed answer where the
-// fault must go unnoticed (faults.Unnoticed); and, for a silent server, any answer but 503
+// fault must go unnoticed (faults.Unnoticed), nor a request stalled past unnoticedStall;
+// an answer that began 200 and broke off (a timeout after the status was sent); and, for a silent server, any answer but 503
 // after the first. Skipped outcomes measured nothing and break nothing.
 func Violations(outcomes []Outcome) []string {
 	var v []string
@@ -34,6 +36,12 @@ func Violations(outcomes []Outcome) []string {
 		if faults.Expected(o.Fault) == faults.Unnoticed && o.TimeToFirstError >= 0 {
 			v = append(v, fmt.Sprintf("%s: clients saw errors (%s) where the fault must go unnoticed, the first %.2f s after it began", at, errorKinds(o.Errors), o.TimeToFirstError))
 		}
+		if faults.Expected(o.Fault) == faults.Unnoticed && o.SlowestAnswer > unnoticedStall {
+			v = append(v, fmt.Sprintf("%s: a request of the load took %.1f s where the fault must go unnoticed (more than %.0f s): the front let one client hold up others", at, o.SlowestAnswer, unnoticedStall))
+		}
+		if o.Broken200 > 0 {
+			v = append(v, fmt.Sprintf("%s: %d answers began 200 and broke off (%s): a front that gives up after the status must not have sent a success; time out with a 5xx before it, or keep streaming", at, o.Broken200, strings.Join(o.Observed, "; ")))
+		}
 		if faults.Expected(o.Fault) == faults.Unavailable && o.TimeTo503 < 0 {
 			v = append(v, fmt.Sprintf("%s: no 503 while the server could not answer (answers by status: %v)", at, o.Statuses))
 		}
@@ -43,3 +51,8 @@ func Violations(outcomes []Outcome) []string {
 	}
 	return v
 }
+
+// unnoticedStall is the longest a request of the load may take while a fault that must go
+// unnoticed lasts. Unfaulted, the load's requests take milliseconds here; a front that lets
+// a slow client hold others up stalls them for the whole fault.
+const unnoticedStall = 5.0

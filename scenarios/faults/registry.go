@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -26,6 +27,10 @@ type Kind struct {
 	Description string
 	// Make makes it for a subject that has On.
 	Make func(Subject) Fault
+	// AtLeast, when set, is how long it must last for what it measures to happen (a slow
+	// client outlasting a front's header and request timeouts): a run holds it that long
+	// even when asked for less.
+	AtLeast time.Duration
 	// OnNetNS, when set, is what it does on a NetNode instead, where the subject has no On
 	// (kind): nftables rules in the node's and its peers' namespaces (nodes.go).
 	OnNetNS func(netTarget) (what string, places []place)
@@ -50,6 +55,10 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return Latency(s.path, 1000) }},
 	{Name: "bandwidth", On: PeerPath, Description: "its answers to its peers limited to 1 KB/s",
 		Make: func(s Subject) Fault { return Bandwidth(s.path, 1) }},
+	{Name: "slow-body", On: PeerPath, AtLeast: 95 * time.Second, Description: "its answers to its peers limited to 1 KB/s while a list of 75 KB (75 s) is read through the entry: does the front stream it, time out with a 5xx, or break a 200",
+		Make: func(s Subject) Fault { return SlowBody(s.path, s.load, 1) }},
+	{Name: "slow-client", Expect: Unnoticed, On: Entry, AtLeast: 65 * time.Second, Description: "8 slow-loris connections each to the entry: headers, a create's body and a watch read a byte a second; other clients must see nothing; when the front cuts them is measured",
+		Make: func(s Subject) Fault { return SlowClient(s.load.Entry, s.load, 8) }},
 	{Name: "slow-close", On: PeerPath, Description: "closing its peers' connections delayed 5 s",
 		Make: func(s Subject) Fault { return SlowClose(s.path, 5000) }},
 	{Name: "loss", On: PeerPath, Description: "30% of the packets from its peers dropped (nftables)",
@@ -114,6 +123,9 @@ func Check(name string) error {
 // Expected is what clients must see while the named fault lasts (Kind.Expect).
 func Expected(name string) Expectation { k, _ := lookup(name); return k.Expect }
 
+// AtLeast is how long the named fault must last (Kind.AtLeast), 0 for no minimum.
+func AtLeast(name string) time.Duration { k, _ := lookup(name); return k.AtLeast }
+
 // Silent reports whether the named fault leaves the server registered but answering
 // nothing (Kind.Silent).
 func Silent(name string) bool { k, _ := lookup(name); return k.Silent }
@@ -159,6 +171,10 @@ func (s Subject) lacks(c Capability) string {
 	case PeerPath:
 		if s.path == nil {
 			return "a local or containers cluster made with PeerPaths, or for some network faults a kind cluster"
+		}
+	case Entry:
+		if s.load.Entry == nil {
+			return "a load entering by a front skewcheck can dial (chaos.NewRunner gives the route)"
 		}
 	case PeerSockets:
 		if s.server == nil || s.peer == nil {

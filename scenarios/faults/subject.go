@@ -22,6 +22,9 @@ type Subject struct {
 	// the one the load enters by, which an exact partition cuts the faulted server from.
 	cluster []*framework.Endpoint
 	entry   *framework.Endpoint
+	// load is the route the load takes, when known (Loading): where a slow client
+	// connects and what a slow body lists.
+	load framework.Route
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints

@@ -96,4 +96,7 @@ var Tests = []framework.Test{
 	{ID: "GW-080", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "HTTP/2 convergence: 200 clients, each on its own connection, send 10 GETs each at once; the gateway holds at most 10 TCP connections to each upstream at the peak (measured; 200 requests in flight at one upstream need 2 of kube-apiserver's 100-stream connections)",
 		Run:         http2Converges},
+	{ID: "GW-090", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "slow clients go unnoticed: while 8 slow-loris connections of each kind (headers, a create's body, a watch read, a byte a second) are held for 10 s, LISTs and creates of ConfigMaps through the gateway on connections of their own all succeed, none slower than 5 s (the chaos table's slow-client fault)",
+		Run:         slowClientsUnnoticed},
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -31,6 +32,7 @@ func newChaosCommand(streams IOStreams) *cobra.Command {
 	var opts chaos.Options
 	var reportDir string
 	var hold time.Duration
+	var flaw string
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
@@ -77,6 +79,12 @@ reference peer proxy in front of the same apiservers), side by side in one table
 					return fmt.Errorf("--targets reference puts skewcheck's reference peer proxies in front of the apiservers, which --provider %s cannot have (%v): give --targets upstream", prov.name, err)
 				}
 			}
+			if _, err := peerproxy.ParseFlaw(flaw); err != nil {
+				return fmt.Errorf("--reference-flaw: %w", err)
+			}
+			if flaw != "" && !slices.Contains(targets, "reference") {
+				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong: it goes with --targets reference", flaw)
+			}
 			if server < 1 || server > len(specs) {
 				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
 			}
@@ -85,7 +93,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				got, err := chaosRun(ctx, streams, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+				got, err := chaosRun(ctx, streams, tname, peerproxy.Flaw(flaw), specs, server, faultNames, opts, hold, sf.port, bin, &prov)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -120,6 +128,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
+	cmd.Flags().StringVar(&flaw, "reference-flaw", "", "make the reference peer proxy deliberately wrong in one way, to see the faults' verdicts fail: "+flawNames())
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
 	return cmd
 }
@@ -129,7 +138,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 // does, so its column is its own behaviour and not upstream's underneath. Process faults
 // act through the nodes' operations, network faults through what each node declares
 // (peer paths, network namespaces), whatever the provider.
-func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
+func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerproxy.Flaw, specs []clusters.ServerSpec, server int, faultNames []string,
 	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
 	specs = slices.Clone(specs)
 	for i := range specs {
@@ -147,7 +156,10 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clus
 		t, err = c.Target(ctx)
 	} else {
 		var stopTarget func()
-		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
+		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
+		if flaw != peerproxy.NoFlaw {
+			tname += " (flaw " + string(flaw) + ")" // the table says which reference it measured
+		}
 		if err == nil {
 			defer stopTarget()
 		}
@@ -195,6 +207,7 @@ func runFaults(ctx context.Context, streams IOStreams, tname string, t *framewor
 			continue
 		}
 		o := opts
+		o.For = max(o.For, faults.AtLeast(n))
 		if faults.Silent(n) {
 			// Held past the first 503, which upstream gives only after its 45 s stall.
 			o.For, o.EndAfter503 = max(opts.For, framework.DefaultTimeouts().Unavailable)+hold, hold
