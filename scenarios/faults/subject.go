@@ -22,6 +22,9 @@ type Subject struct {
 	// the one the load enters by, which an exact partition cuts the faulted server from.
 	cluster []*framework.Endpoint
 	entry   *framework.Endpoint
+	// registrar is how the target's servers register (WithRegistrar), for the lease time
+	// faults; nil when the caller gave none.
+	registrar framework.Registrar
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints
