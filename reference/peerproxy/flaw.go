@@ -41,13 +41,18 @@ const (
 	// peers. A crashed or frozen peer's resources then get 404 (no such thing) instead of
 	// 503 (retry), the spurious 404 the proxy exists to prevent.
 	FlawForgetUnreachablePeer Flaw = "forget-unreachable-peer"
+	// FlawTrustRenewTime judges a peer's lease by its renewTime against this proxy's
+	// clock, as if every server's clock were right: a peer whose clock is over an hour
+	// behind looks expired at every renewal and its resources get 404 while it serves
+	// them; one whose clock is ahead looks alive long after it crashed (renewals.go).
+	FlawTrustRenewTime Flaw = "trust-renew-time"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawTrustRenewTime}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
