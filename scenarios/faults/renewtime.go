@@ -27,10 +27,12 @@ type renewSkew struct {
 	endpoint *framework.Endpoint
 	skew     time.Duration
 
-	stop func()
-	done chan struct{}
-	mu   sync.Mutex
-	err  error // the last rewrite's failure other than a lost race with a renewal
+	stop  func()
+	done  chan struct{}
+	lease string // the registration's name, found by Inject
+	mu    sync.Mutex
+	last  time.Time // the renew time the last rewrite left
+	err   error     // the last rewrite's failure other than a lost race with a renewal
 }
 
 // RenewSkew is the fault named name: e's server's registration renewed skew off the true
@@ -70,7 +72,7 @@ func (f *renewSkew) Inject(ctx context.Context) error {
 		time.Sleep(skewPoll) // a renewal came in between: read it again
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	f.stop, f.done = stop, make(chan struct{})
+	f.stop, f.done, f.lease, f.last = stop, make(chan struct{}), reg.Name, done
 	go f.keep(rctx, reg.Name, done)
 	return nil
 }
@@ -94,7 +96,7 @@ func (f *renewSkew) keep(ctx context.Context, name string, done time.Time) {
 		f.mu.Lock()
 		switch {
 		case err == nil:
-			done, f.err = got, nil
+			done, f.last, f.err = got, got, nil
 		case errors.Is(err, framework.ErrNotRegistered) || apierrors.IsConflict(err) || ctx.Err() != nil:
 			// gone (it comes back), a renewal in between (read again), or healed
 		default:
@@ -104,20 +106,38 @@ func (f *renewSkew) keep(ctx context.Context, name string, done time.Time) {
 	}
 }
 
-// Heal stops rewriting. It does not write the true time itself: the server's own renewal
-// does, as it would once its clock is set right.
-func (f *renewSkew) Heal(context.Context) error {
+// healBound bounds how long Heal waits for the server's own renewal: upstream renews
+// every 10 s, the reference every 5 s.
+const healBound = 30 * time.Second
+
+// Heal stops rewriting and waits until the server's own renewal has written its true time
+// again, as it would once its clock is set right: Heal writes no time itself. A server
+// that does not renew within healBound fails the heal, naming it.
+func (f *renewSkew) Heal(ctx context.Context) error {
 	if f.stop == nil {
 		return nil
 	}
 	f.stop()
 	<-f.done
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return fmt.Errorf("the last rewrite of the renew time failed, so the skew may not have held: %w", f.err)
+	name, done, lastErr := f.lease, f.last, f.err
+	f.mu.Unlock()
+	deadline := time.Now().Add(healBound)
+	for time.Now().Before(deadline) {
+		// A skew of 0 moves nothing: it says whether a renewal came since done.
+		got, err := f.reg.SkewRenewal(ctx, name, 0, done)
+		if err == nil && !got.Equal(done) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(skewPoll)
 	}
-	return nil
+	if lastErr != nil {
+		return fmt.Errorf("no renewal of %s within %s after the skew stopped, and the last rewrite failed: %w", name, healBound, lastErr)
+	}
+	return fmt.Errorf("no renewal of %s within %s after the skew stopped: its server does not renew it", name, healBound)
 }
 
 // WithRegistrar is s with the target's registrar, for the faults that act on

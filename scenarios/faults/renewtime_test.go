@@ -75,7 +75,8 @@ func (r *renewals) waitFor(t *testing.T, want time.Time) {
 }
 
 // A skew holds over every renewal, once per renewal (never skewing its own write again),
-// and over a registration deleted and made again; healed, the next renewal stands.
+// and over a registration deleted and made again; Heal returns once the server's own
+// renewal stands.
 func TestRenewSkewFollowsRenewals(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
@@ -103,11 +104,18 @@ func TestRenewSkewFollowsRenewals(t *testing.T) {
 	time.Sleep(2 * skewPoll)
 	r.renew(t0.Add(20 * time.Second))
 	r.waitFor(t, t0.Add(20*time.Second-2*time.Hour))
-	if err := f.Heal(ctx); err != nil {
-		t.Fatal(err)
+	healed := make(chan error, 1)
+	go func() { healed <- f.Heal(ctx) }()
+	time.Sleep(3 * skewPoll)
+	select {
+	case err := <-healed:
+		t.Fatalf("Heal returned (%v) before the server renewed: the skew still stood", err)
+	default:
 	}
 	r.renew(t0.Add(30 * time.Second))
-	time.Sleep(3 * skewPoll)
+	if err := <-healed; err != nil {
+		t.Fatal(err)
+	}
 	if got, _ := r.state(); !got.Equal(t0.Add(30 * time.Second)) {
 		t.Fatalf("healed, the renewal's own time must stand: %v", got)
 	}
