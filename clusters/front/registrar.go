@@ -23,7 +23,9 @@ import (
 // LeaseRegistrar is a framework.Registrar for proxies that register each server with a
 // Lease of their own, renewed while the proxy runs and read by its peers: the reference
 // peer proxy's registry (reference/peerproxy lease.go), or a vendor's of the same shape.
-// A lease past its renewTime plus duration is no registration, as the proxies read it.
+// A lease past its renewTime plus duration is no registration, as the reference reads a
+// lease it sees for the first time (it then judges renewals by its own clock:
+// reference/peerproxy renewals.go).
 type LeaseRegistrar struct {
 	Namespace string
 	// Labels are on every registration's lease (and on a forged one).

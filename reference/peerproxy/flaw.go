@@ -46,13 +46,18 @@ const (
 	// could be sent again), one request at a time under a single lock: a client whose body
 	// trickles in (a slow-loris upload) holds up every other client, reads included.
 	FlawBodiesInTurn Flaw = "bodies-in-turn"
+	// FlawTrustRenewTime judges a peer's lease by its renewTime against this proxy's
+	// clock, as if every server's clock were right: a peer whose clock is over an hour
+	// behind looks expired at every renewal and its resources get 404 while it serves
+	// them; one whose clock is ahead looks alive long after it crashed (renewals.go).
+	FlawTrustRenewTime Flaw = "trust-renew-time"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }

@@ -46,6 +46,9 @@ type registry struct {
 	peerLeaseClients    map[string]kubernetes.Interface
 	syncEvery           time.Duration
 	flaw                Flaw // NoFlaw but in the suites' evidence (flaw.go)
+	// renewals judges the peers' leases live by this proxy's clock, not theirs
+	// (renewals.go).
+	renewals renewals
 }
 
 // newRegistry is the registry of the proxy cfg describes, reading and writing through c.
@@ -160,8 +163,10 @@ type pickedPeers struct {
 func (r *registry) pickPeers(leases []coordinationv1.Lease, known map[string]view) pickedPeers {
 	var p pickedPeers
 	var all []peerLease
+	now, listed := time.Now(), map[string]bool{}
 	for _, l := range leases {
-		if l.Name == r.leaseName() || !leaseLive(l) {
+		listed[l.Name] = true
+		if l.Name == r.leaseName() || !r.live(l, now) {
 			continue
 		}
 		u, err := peerURL(l.Annotations[LeaseURLAnnotation])
@@ -172,6 +177,7 @@ func (r *registry) pickPeers(leases []coordinationv1.Lease, known map[string]vie
 		_, k := known[l.Name]
 		all = append(all, peerLease{name: l.Name, url: u, created: l.CreationTimestamp.Time, known: k})
 	}
+	r.renewals.forgetExcept(listed)
 	sort.Slice(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.known != b.known {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
+	"github.com/skewcheck/skewcheck/scenarios/races"
 )
 
 // Runner makes the faults for a load on one route of a target, and says when one cannot
@@ -24,7 +25,7 @@ type Runner struct {
 // NewRunner is a runner for faults on the server behind route.Peer, with the load
 // entering by route.Entry.
 func NewRunner(t *framework.Target, route framework.Route) *Runner {
-	r := &Runner{Route: route, Subject: faults.NewSubject(t.Endpoints, route.Peer, route.Entry).Loading(route)}
+	r := &Runner{Route: route, Subject: faults.NewSubject(t.Endpoints, route.Peer, route.Entry).Loading(route).WithRegistrar(registrarOf(t, route))}
 	r.Make = func(name string) (faults.Fault, error) { return faults.ByName(name, r.Subject) }
 	return r
 }
@@ -61,4 +62,19 @@ func (r *Runner) pathBypassed(ctx context.Context) string {
 		r.bypass = &why
 	}
 	return *r.bypass
+}
+
+// registrarOf is how t's servers register, for the lease time faults: what t declares, or
+// upstream's identity leases through the entry; nil when neither (those faults are then
+// skipped as Missing).
+func registrarOf(t *framework.Target, route framework.Route) framework.Registrar {
+	if t.Registrar != nil {
+		return t.Registrar
+	}
+	if t.Upstream && route.Entry != nil {
+		if r, err := races.IdentityLeases(route.Entry); err == nil {
+			return r
+		}
+	}
+	return nil
 }

@@ -26,6 +26,9 @@ const (
 	// framework.NetNode (kind). A network fault with a NetNS variant acts on it where the
 	// node has no peer path.
 	NetNS Capability = "a network namespace"
+	// Registration is the target's registrar, able to rewrite a registration's renew time
+	// (framework.RenewTimes): upstream's identity leases, or what the target declares.
+	Registration Capability = "a registrar with renew times"
 )
 
 // PathNode is a node whose peers reach its server through a peer path.

@@ -77,6 +77,12 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return PartitionPair(s.server, s.peer, false) }, OnNetNS: netPartitionPair},
 	{Name: "partition-pair-one-way", On: PeerSockets, Description: "the entry's server cannot reach it, its other peers untouched (nftables)",
 		Make: func(s Subject) Fault { return PartitionPair(s.peer, s.server, true) }, OnNetNS: netPartitionPairOneWay},
+	{Name: "clock-behind-2h", Expect: Unnoticed, On: Registration, Description: "its registration renewed as by a clock 2 h behind: past the lease's 1 h duration, expired to whoever trusts its renew time",
+		Make: func(s Subject) Fault { return s.renewSkew("clock-behind-2h", -2*time.Hour) }},
+	{Name: "clock-behind-30s", Expect: Unnoticed, On: Registration, Description: "its registration renewed as by a clock 30 s behind",
+		Make: func(s Subject) Fault { return s.renewSkew("clock-behind-30s", -30*time.Second) }},
+	{Name: "clock-ahead-2h", Expect: Unnoticed, On: Registration, Description: "its registration renewed as by a clock 2 h ahead: a renew time in the future",
+		Make: func(s Subject) Fault { return s.renewSkew("clock-ahead-2h", 2*time.Hour) }},
 }
 
 // ActsOn is every capability the kind acts on, the first it can: On, then NetNS when it
@@ -175,6 +181,10 @@ func (s Subject) lacks(c Capability) string {
 	case Entry:
 		if s.load.Entry == nil {
 			return "a load entering by a front skewcheck can dial (chaos.NewRunner gives the route)"
+		}
+	case Registration:
+		if _, ok := s.registrar.(framework.RenewTimes); !ok || s.endpoint == nil {
+			return "the target's registrar (Subject.WithRegistrar) able to rewrite renew times (framework.RenewTimes): upstream's identity leases, or the reference's leases"
 		}
 	case PeerSockets:
 		if s.server == nil || s.peer == nil {

@@ -32,7 +32,7 @@ func localCluster() []*framework.Endpoint {
 // of that name, and Silent, OnPeerPath and IsProcess say what its row says.
 func TestRegistryIsTheCatalogue(t *testing.T) {
 	cluster := localCluster()
-	s := NewSubject(cluster, cluster[1], cluster[0]).Loading(framework.Route{Entry: cluster[0], Peer: cluster[1]})
+	s := NewSubject(cluster, cluster[1], cluster[0]).Loading(framework.Route{Entry: cluster[0], Peer: cluster[1]}).WithRegistrar(&renewals{})
 	names := Names()
 	if !slices.IsSorted(names) || len(names) != len(registry) {
 		t.Fatalf("Names() = %v: want every row, sorted", names)
@@ -88,7 +88,7 @@ func TestRegistryKeepsTheSwitches(t *testing.T) {
 	}{
 		{"silent", silent, []string{"blackhole", "freeze", "half-open"}},
 		{"process", process, []string{"crash", "freeze", "stop"}},
-		{"not on a peer path", notOnPath, []string{"crash", "freeze", "partition-pair", "partition-pair-one-way", "slow-client", "stop"}},
+		{"not on a peer path", notOnPath, []string{"clock-ahead-2h", "clock-behind-2h", "clock-behind-30s", "crash", "freeze", "partition-pair", "partition-pair-one-way", "slow-client", "stop"}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)

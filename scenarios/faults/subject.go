@@ -25,6 +25,9 @@ type Subject struct {
 	// load is the route the load takes, when known (Loading): where a slow client
 	// connects and what a slow body lists.
 	load framework.Route
+	// registrar is how the target's servers register (WithRegistrar), for the lease time
+	// faults; nil when the caller gave none.
+	registrar framework.Registrar
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints
