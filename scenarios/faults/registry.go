@@ -68,6 +68,15 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return PartitionPair(s.server, s.peer, false) }, OnNetNS: netPartitionPair},
 	{Name: "partition-pair-one-way", On: PeerSockets, Description: "the entry's server cannot reach it, its other peers untouched (nftables)",
 		Make: func(s Subject) Fault { return PartitionPair(s.peer, s.server, true) }, OnNetNS: netPartitionPairOneWay},
+	// Certificate faults (certs.go): files replaced on disk while traffic flows.
+	{Name: "rotate-serving", Expect: Unnoticed, On: ServingCert, Description: "its serving certificate re-issued on disk by the same CA (a routine rotation)",
+		Make: func(s Subject) Fault { return RotateServing(s.at(), *s.certs) }},
+	{Name: "expired-serving", Expect: Unavailable, On: ServingCert, Description: "its serving certificate replaced on disk by an expired one of the same CA, its peers' open connections cut once so they handshake again",
+		Make: func(s Subject) Fault { return ExpiredServing(s.at(), *s.certs, s.path) }},
+	{Name: "rotate-proxy-client", Expect: Unnoticed, On: ProxyClientCert, Description: "the entry's proxy client certificate re-issued on disk by the same CA (a routine rotation)",
+		Make: func(s Subject) Fault { return RotateProxyClient(s.entryName(), *s.entryCerts) }},
+	{Name: "peer-ca-replaced", On: PeerCAFile, Description: "the entry's --peer-ca-file replaced on disk by an unrelated CA (measured: whether and when the proxy reads it again)",
+		Make: func(s Subject) Fault { return PeerCAReplaced(s.entryName(), *s.entryCerts) }},
 }
 
 // ActsOn is every capability the kind acts on, the first it can: On, then NetNS when it
@@ -160,6 +169,8 @@ func (s Subject) lacks(c Capability) string {
 		if s.path == nil {
 			return "a local or containers cluster made with PeerPaths, or for some network faults a kind cluster"
 		}
+	case ServingCert, ProxyClientCert, PeerCAFile:
+		return s.lacksCerts(c)
 	case PeerSockets:
 		if s.server == nil || s.peer == nil {
 			return "two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers), the faulted one and the entry of the load; traffic from a proxy inside skewcheck's own process (the reference) cannot be"

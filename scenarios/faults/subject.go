@@ -22,13 +22,17 @@ type Subject struct {
 	// the one the load enters by, which an exact partition cuts the faulted server from.
 	cluster []*framework.Endpoint
 	entry   *framework.Endpoint
+	// certs are the faulted server's certificate files, entryCerts the entry's
+	// (certificate faults), when their nodes declare them.
+	certs, entryCerts *local.CertFiles
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints
 // of cluster, while a load enters by entry (nil when there is none).
 func NewSubject(cluster []*framework.Endpoint, faulted, entry *framework.Endpoint) Subject {
 	s := Subject{endpoint: faulted, cluster: cluster, entry: entry,
-		path: PeerPathOf(faulted), server: dialerOf(faulted), peer: dialerOf(entry)}
+		path: PeerPathOf(faulted), server: dialerOf(faulted), peer: dialerOf(entry),
+		certs: certsOf(faulted), entryCerts: certsOf(entry)}
 	for _, e := range cluster {
 		if d := dialerOf(e); d != nil {
 			s.servers = append(s.servers, d)
@@ -46,4 +50,12 @@ func (s Subject) at() string {
 		return ""
 	}
 	return s.endpoint.Name
+}
+
+// entryName names the entry of the load in descriptions.
+func (s Subject) entryName() string {
+	if s.entry == nil {
+		return "the entry"
+	}
+	return s.entry.Name
 }
