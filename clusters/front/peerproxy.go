@@ -141,7 +141,7 @@ func waitPeers(ctx context.Context, nodes []*node, timeout time.Duration) error 
 }
 
 // ProxyClientFiles is the front-proxy client certificate the reference presents to the
-// apiservers, which it reads again when it changes (reference/peerproxy/certs.go): what
+// apiservers, which it reads again when it changes (reference/peerproxy/keypair.go): what
 // a certificate fault on the entry rotates (local.CertSidecar).
 func (n *node) ProxyClientFiles() pki.Pair {
 	return pki.Pair{CertFile: n.cfg.FrontProxyCert, KeyFile: n.cfg.FrontProxyKey}

@@ -116,11 +116,11 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	frontProxy, err := loadClientCert(cfg.FrontProxyCert, cfg.FrontProxyKey)
+	frontProxy, err := loadKeyPair(cfg.FrontProxyCert, cfg.FrontProxyKey)
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: front-proxy client certificate: %w", err)
 	}
-	serving, err := tls.LoadX509KeyPair(cfg.ServingCert, cfg.ServingKey)
+	serving, err := loadKeyPair(cfg.ServingCert, cfg.ServingKey)
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
 	}
@@ -134,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, cfg.PeerTimeout, true)},
 		anonUpgrade:     httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}}
 	if cfg.Flaw == FlawForwardAsItself {
-		control, err := loadClientCert(cfg.ControlCert, cfg.ControlKey)
+		control, err := loadKeyPair(cfg.ControlCert, cfg.ControlKey)
 		if err != nil {
 			return nil, fmt.Errorf("peerproxy: control client certificate: %w", err)
 		}
@@ -166,7 +166,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		}
 	}
 	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, TLSConfig: &tls.Config{
-		Certificates: []tls.Certificate{serving}, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
+		GetCertificate: serving.serving, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
 		NextProtos: []string{"h2", "http/1.1"},
 	}}
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -27,7 +27,7 @@ import (
 //
 // A client certificate is presented through cert.get, read again from disk when rotated
 // (certs.go), so a new connection carries the current one.
-func transport(cas *x509.CertPool, serverName string, cert *clientCert, timeout time.Duration, upgrade bool) *http.Transport {
+func transport(cas *x509.CertPool, serverName string, cert *keyPair, timeout time.Duration, upgrade bool) *http.Transport {
 	tc := &tls.Config{RootCAs: cas, ServerName: serverName}
 	if cert != nil {
 		tc.GetClientCertificate = cert.get

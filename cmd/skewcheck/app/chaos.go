@@ -18,6 +18,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -31,6 +32,7 @@ func newChaosCommand(streams IOStreams) *cobra.Command {
 	var opts chaos.Options
 	var reportDir string
 	var hold time.Duration
+	var flawName string
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
@@ -50,6 +52,13 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				if err := faults.Check(n); err != nil {
 					return err
 				}
+			}
+			flaw, err := peerproxy.ParseFlaw(flawName)
+			if err != nil {
+				return err
+			}
+			if flaw != peerproxy.NoFlaw && !slices.Contains(targets, "reference") {
+				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong on purpose: it goes with --targets reference", flaw)
 			}
 			if opts.Seed == 0 {
 				opts.Seed = time.Now().UnixNano() % 1_000_000
@@ -85,7 +94,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
 			for _, tname := range targets {
-				got, err := chaosRun(ctx, streams, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+				got, err := chaosRun(ctx, streams, tname, specs, server, faultNames, opts, hold, sf.port, bin, &prov, flaw)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -121,6 +130,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
+	cmd.Flags().StringVar(&flawName, "reference-flaw", "", "run the reference target with this deliberate flaw, to see the table catch it: "+flawNames())
 	return cmd
 }
 
@@ -130,7 +140,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 // act through the nodes' operations, network faults through what each node declares
 // (peer paths, network namespaces), whatever the provider.
 func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clusters.ServerSpec, server int, faultNames []string,
-	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
+	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags, flaw peerproxy.Flaw) ([]chaos.Outcome, error) {
 	specs = slices.Clone(specs)
 	for i := range specs {
 		specs[i].DisablePeerProxy = tname == "reference"
@@ -147,7 +157,7 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clus
 		t, err = c.Target(ctx)
 	} else {
 		var stopTarget func()
-		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
+		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
 		if err == nil {
 			defer stopTarget()
 		}

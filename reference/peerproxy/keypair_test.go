@@ -45,10 +45,10 @@ func commonName(t *testing.T, c *tls.Certificate) string {
 // A client certificate rotated on disk is presented from the next handshake a second
 // later, as upstream's peer proxy presents its --proxy-client-cert-file; a torn pair (a
 // key that does not match) keeps the last good one.
-func TestClientCertReloads(t *testing.T) {
+func TestKeyPairReloads(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := writeSelfSigned(t, dir, "first")
-	c, err := loadClientCert(certFile, keyFile)
+	c, err := loadKeyPair(certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestClientCertReloads(t *testing.T) {
 	if got, err := c.get(nil); err != nil || commonName(t, got) != "second" {
 		t.Errorf("with a torn pair on disk: %v, %v; want the last good certificate", got, err)
 	}
-	if _, err := loadClientCert(filepath.Join(dir, "nope.crt"), keyFile); err == nil {
+	if _, err := loadKeyPair(filepath.Join(dir, "nope.crt"), keyFile); err == nil {
 		t.Error("a missing certificate loads")
 	}
 }
