@@ -63,6 +63,11 @@ type Outcome struct {
 	// FaultHeld is seconds from injection to healing: the window every other figure of
 	// the fault speaks of, so a report says how long the outage lasted.
 	FaultHeld float64 `json:"faultHeldSeconds"`
+	// InjectTook and HealTook are seconds the fault's Inject and Heal took: for a
+	// certificate fault, how long the server took to serve the certificate written to
+	// disk, the replacement and then the original (scenarios/faults certs.go).
+	InjectTook float64 `json:"injectTookSeconds"`
+	HealTook   float64 `json:"healTookSeconds"`
 	// Not503AfterFirst counts reads answered other than 503 after the first 503, while the
 	// fault lasted: for a silent peer that stays registered, each is a break in the 503.
 	Not503AfterFirst int `json:"not503AfterFirst503"`
@@ -95,7 +100,9 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		o.Error = "before the fault the path did not work: " + r.String()
 		return o
 	}
+	injecting := time.Now()
 	heal, err := faults.Inject(ctx, f)
+	o.InjectTook = time.Since(injecting).Seconds()
 	var unsupported faults.Unsupported
 	if errors.As(err, &unsupported) {
 		o.Skipped = unsupported.Reason
@@ -197,6 +204,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	if err := heal(ctx); err != nil {
 		o.Error = err.Error()
 	}
+	o.HealTook = time.Since(healed).Seconds()
 	last := 0
 	for time.Since(healed) < opts.Recover {
 		if last = probe(ctx, route.Entry, framework.Request{Path: list}).Status; last == 200 {

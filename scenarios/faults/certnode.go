@@ -58,3 +58,12 @@ func (s Subject) lacksCerts(c Capability) string {
 	}
 	return ""
 }
+
+// holder names the endpoint that would have c: the entry for what the proxy that
+// forwards holds, else the faulted server.
+func (s Subject) holder(c Capability) string {
+	if c == ProxyClientCert || c == PeerCAFile {
+		return s.entryName()
+	}
+	return s.at()
+}

@@ -155,7 +155,7 @@ func ByName(name string, s Subject) (Fault, error) {
 			return onNetNode(k, s, n)
 		}
 	}
-	return nil, &Missing{Fault: name, Capability: k.On, At: s.at(), Why: why}
+	return nil, &Missing{Fault: name, Capability: k.On, At: s.holder(k.On), Why: why}
 }
 
 // lacks says what the subject would need to have c, or "" when it has it.
