@@ -8,12 +8,13 @@ import (
 )
 
 // keyPair is a certificate read from files and read again when they may have changed,
-// at most once per reloadEvery, on a new TLS handshake: as upstream's peer proxy does with
-// --proxy-client-cert-file (k8s.io/client-go v0.36.3 and v0.35.4 transport/transport.go,
-// cachingCertificateLoader: files read at most once a second), and its serving side with
-// --tls-cert-file (k8s.io/apiserver pkg/server/dynamiccertificates, fsnotify and a 1 min
-// resync). A certificate rotated on disk is presented on the next new connection; a pair
-// that fails to load (the key written before its certificate) keeps the last good one.
+// at most once per reloadEvery, on a new TLS handshake. Upstream's peer proxy does the
+// same with --proxy-client-cert-file (k8s.io/client-go cachingCertificateLoader: v0.36.3
+// transport/transport.go:147 and :382-413, v0.35.4 :146 and :367-398, files read at most
+// once a second), and its serving side with --tls-cert-file (k8s.io/apiserver
+// pkg/server/dynamiccertificates: fsnotify and a 1 min resync). A certificate rotated on
+// disk is presented on the next new connection; a pair that fails to load (the key
+// written before its certificate) keeps the last good one.
 type keyPair struct {
 	certFile, keyFile string
 
