@@ -183,7 +183,11 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		defer wg.Done()
 		rng := rand.New(rand.NewSource(opts.Seed))
 		for n := 0; !over(); n++ {
-			name := fmt.Sprintf("chaos-%d-%d-%d", opts.Seed, n, rng.Intn(1000))
+			// The fault's name too: the cleanup below cannot always remove a fault's jobs
+			// for good (batch/v1 deletes orphan their pods, and with no garbage collector
+			// the orphan finalizer can keep a deleted job), and the next fault of the same
+			// run and seed must not find its names taken (409).
+			name := fmt.Sprintf("chaos-%d-%s-%d-%d", opts.Seed, f.Name(), n, rng.Intn(1000))
 			obj, _ := fixtures.Object(route.GVR, name, "default")
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
 			body, _ := json.Marshal(obj.Object)
