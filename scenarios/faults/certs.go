@@ -61,11 +61,11 @@ func (f *certFault) Inject(ctx context.Context) error {
 	}
 	// Inject that fails is not healed (faults.Inject): put the files back here.
 	if err := f.replace(); err != nil {
-		return errors.Join(err, f.restore())
+		return errors.Join(err, f.undo())
 	}
 	if f.servedAt != "" {
 		if err := waitServed(ctx, f.servedAt, f.serving); err != nil {
-			return errors.Join(err, f.restore())
+			return errors.Join(err, f.undo())
 		}
 	}
 	if f.cut != nil {
@@ -75,16 +75,21 @@ func (f *certFault) Inject(ctx context.Context) error {
 }
 
 func (f *certFault) Heal(ctx context.Context) error {
-	if f.cleanup != nil {
-		defer f.cleanup()
-	}
-	if err := f.restore(); err != nil {
+	if err := f.undo(); err != nil {
 		return err
 	}
 	if f.servedAt != "" {
 		return waitServed(ctx, f.servedAt, f.serving)
 	}
 	return nil
+}
+
+// undo restores the files and removes what replace left elsewhere (an unrelated CA's key).
+func (f *certFault) undo() error {
+	if f.cleanup != nil {
+		defer f.cleanup()
+	}
+	return f.restore()
 }
 
 // restore puts the saved files back, each atomically (a temporary file renamed over it),
