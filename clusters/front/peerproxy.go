@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
@@ -137,4 +138,11 @@ func waitPeers(ctx context.Context, nodes []*node, timeout time.Duration) error 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// ProxyClientFiles is the front-proxy client certificate the reference presents to the
+// apiservers, which it reads again when it changes (reference/peerproxy/keypair.go): what
+// a certificate fault on the entry rotates (local.CertSidecar).
+func (n *node) ProxyClientFiles() pki.Pair {
+	return pki.Pair{CertFile: n.cfg.FrontProxyCert, KeyFile: n.cfg.FrontProxyKey}
 }

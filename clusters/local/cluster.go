@@ -235,6 +235,9 @@ func (c *Cluster) prepare() error {
 		if s.Serving, err = c.PKI.ServingCert(s.Name, []string{s.Hostname}, ips); err != nil {
 			return err
 		}
+		if err := c.certFiles(s); err != nil {
+			return err
+		}
 	}
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
 	return c.writeKubeconfig()

@@ -159,7 +159,13 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 		f = append(f, "--feature-gates="+strings.Join(gates, ","))
 	}
 	if on {
-		f = append(f, "--peer-ca-file="+b.CA.CertFile)
+		// The server's own copy of the cluster CA (certfiles.go), so a fault can replace
+		// one server's peer CA without touching every server's --client-ca-file.
+		peerCA := s.Certs.PeerCA
+		if peerCA == "" {
+			peerCA = b.CA.CertFile
+		}
+		f = append(f, "--peer-ca-file="+peerCA)
 		if s.Spec.PeerAdvertise != "" {
 			ip, port, _ := net.SplitHostPort(s.Spec.PeerAdvertise) // checked when the spec was made
 			f = append(f, "--peer-advertise-ip="+ip, "--peer-advertise-port="+port)

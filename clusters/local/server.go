@@ -35,6 +35,8 @@ type Server struct {
 	Binary   string
 	Spec     clusters.ServerSpec
 	Serving  pki.Pair
+	// Certs are the certificate files it reads (certfiles.go), for certificate faults.
+	Certs CertFiles
 	// PeerPath is the forwarder peers reach this server through, if the cluster has them.
 	PeerPath *PeerPath
 	// Cgroup is the cgroup v2 the process runs in; nil where the machine has none.

@@ -95,6 +95,12 @@ func loadAuthority(p Pair) (*authority, error) {
 // Serial number, validity and key usage are set here so every leaf gets
 // them the same way.
 func (a *authority) issue(tmpl *x509.Certificate, p Pair) error {
+	return a.issueFor(tmpl, p, leafValidity)
+}
+
+// issueFor is issue with a validity of d from now; a negative d makes a certificate that
+// has already expired (NotBefore backdated past it), which Reissue writes on purpose.
+func (a *authority) issueFor(tmpl *x509.Certificate, p Pair, d time.Duration) error {
 	key, err := newCertKey()
 	if err != nil {
 		return err
@@ -104,7 +110,10 @@ func (a *authority) issue(tmpl *x509.Certificate, p Pair) error {
 		return err
 	}
 	tmpl.SerialNumber = serial
-	tmpl.NotBefore, tmpl.NotAfter = validity(time.Now(), leafValidity, a.cert.NotAfter)
+	tmpl.NotBefore, tmpl.NotAfter = validity(time.Now(), d, a.cert.NotAfter)
+	if d < 0 {
+		tmpl.NotBefore = tmpl.NotAfter.Add(-backdate)
+	}
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature // all an ECDSA TLS key needs
 	tmpl.BasicConstraintsValid = true             // and IsCA false: a leaf must not sign
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, key.Public(), a.key)

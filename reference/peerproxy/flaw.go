@@ -2,6 +2,8 @@ package peerproxy
 
 import (
 	"bytes"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,13 +53,18 @@ const (
 	// behind looks expired at every renewal and its resources get 404 while it serves
 	// them; one whose clock is ahead looks alive long after it crashed (renewals.go).
 	FlawTrustRenewTime Flaw = "trust-renew-time"
+	// FlawUntrustedPeerNotFound answers 404 when the peers that serve a resource present a
+	// certificate it cannot verify (expired, or from another CA), as if a peer it cannot
+	// trust served nothing: the resource is still served, by a registered peer, so the
+	// honest answer is 503. The chaos table's expired-serving row catches it.
+	FlawUntrustedPeerNotFound Flaw = "untrusted-peer-not-found"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -93,6 +100,13 @@ const forgetAfter = 5 * time.Second
 // although its lease is live (only FlawForgetUnreachablePeer does).
 func (f Flaw) forgets(fetched, now time.Time) bool {
 	return f == FlawForgetUnreachablePeer && now.Sub(fetched) > forgetAfter
+}
+
+// notFoundFor says whether a peer that could not be reached because of err is answered
+// 404 (only FlawUntrustedPeerNotFound does, for a certificate it cannot verify).
+func (f Flaw) notFoundFor(err error) bool {
+	var verify *tls.CertificateVerificationError
+	return f == FlawUntrustedPeerNotFound && errors.As(err, &verify)
 }
 
 // buffer reads resp's body whole when the flaw says so.

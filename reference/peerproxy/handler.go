@@ -113,6 +113,10 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
+			if toPeer && p.cfg.Flaw.notFoundFor(err) {
+				p.fail(w, http.StatusNotFound, "NotFound", fmt.Sprintf("no peer that can be trusted serves %s: %v", r.URL.Path, err))
+				return
+			}
 			if toPeer {
 				p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable",
 					fmt.Sprintf("the peers that serve %s could not be reached: %v", r.URL.Path, err))

@@ -119,11 +119,11 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	frontProxy, err := tls.LoadX509KeyPair(cfg.FrontProxyCert, cfg.FrontProxyKey)
+	frontProxy, err := loadKeyPair(cfg.FrontProxyCert, cfg.FrontProxyKey)
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: front-proxy client certificate: %w", err)
 	}
-	serving, err := tls.LoadX509KeyPair(cfg.ServingCert, cfg.ServingKey)
+	serving, err := loadKeyPair(cfg.ServingCert, cfg.ServingKey)
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
 	}
@@ -132,17 +132,17 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, auth: newAuthenticator(c.reviews), metrics: newMetrics(), done: make(chan struct{}),
-		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, false)},
+		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, cfg.PeerTimeout, false)},
 		anon:            httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false)},
-		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, &frontProxy, cfg.PeerTimeout, true)},
+		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, cfg.PeerTimeout, true)},
 		anonUpgrade:     httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}}
 	if cfg.Flaw == FlawForwardAsItself {
-		control, err := tls.LoadX509KeyPair(cfg.ControlCert, cfg.ControlKey)
+		control, err := loadKeyPair(cfg.ControlCert, cfg.ControlKey)
 		if err != nil {
 			return nil, fmt.Errorf("peerproxy: control client certificate: %w", err)
 		}
-		p.asItself = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, false)}
-		p.asItselfUpgrade = httpsOnly{transport(serverCAs, cfg.ServerName, &control, cfg.PeerTimeout, true)}
+		p.asItself = httpsOnly{transport(serverCAs, cfg.ServerName, control, cfg.PeerTimeout, false)}
+		p.asItselfUpgrade = httpsOnly{transport(serverCAs, cfg.ServerName, control, cfg.PeerTimeout, true)}
 	}
 	if cfg.AdvertiseURL == "" {
 		cfg.AdvertiseURL = cfg.APIServer
@@ -169,7 +169,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		}
 	}
 	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, TLSConfig: &tls.Config{
-		Certificates: []tls.Certificate{serving}, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
+		GetCertificate: serving.serving, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
 		NextProtos: []string{"h2", "http/1.1"},
 	}}
 	runCtx, cancel := context.WithCancel(context.Background())

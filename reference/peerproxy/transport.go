@@ -24,10 +24,13 @@ import (
 // An upgrade transport speaks HTTP/1.1 only, since Go cannot switch protocols over HTTP/2,
 // and dials a fresh connection for every request, so a dead server is found by the bounded
 // handshake rather than by writing to a stale connection that no ping watches.
-func transport(cas *x509.CertPool, serverName string, cert *tls.Certificate, timeout time.Duration, upgrade bool) *http.Transport {
+//
+// A client certificate is presented through cert.get, read again from disk when rotated
+// (certs.go), so a new connection carries the current one.
+func transport(cas *x509.CertPool, serverName string, cert *keyPair, timeout time.Duration, upgrade bool) *http.Transport {
 	tc := &tls.Config{RootCAs: cas, ServerName: serverName}
 	if cert != nil {
-		tc.Certificates = []tls.Certificate{*cert}
+		tc.GetClientCertificate = cert.get
 	}
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,

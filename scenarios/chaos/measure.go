@@ -63,6 +63,11 @@ type Outcome struct {
 	// FaultHeld is seconds from injection to healing: the window every other figure of
 	// the fault speaks of, so a report says how long the outage lasted.
 	FaultHeld float64 `json:"faultHeldSeconds"`
+	// InjectTook and HealTook are seconds the fault's Inject and Heal took: for a
+	// certificate fault, how long the server took to serve the certificate written to
+	// disk, the replacement and then the original (scenarios/faults certs.go).
+	InjectTook float64 `json:"injectTookSeconds"`
+	HealTook   float64 `json:"healTookSeconds"`
 	// Not503AfterFirst counts reads answered other than 503 after the first 503, while the
 	// fault lasted: for a silent peer that stays registered, each is a break in the 503.
 	Not503AfterFirst int `json:"not503AfterFirst503"`
@@ -103,7 +108,9 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		o.Error = "before the fault the path did not work: " + r.String()
 		return o
 	}
+	injecting := time.Now()
 	heal, err := faults.Inject(ctx, f)
+	o.InjectTook = time.Since(injecting).Seconds()
 	var unsupported faults.Unsupported
 	if errors.As(err, &unsupported) {
 		o.Skipped = unsupported.Reason
@@ -186,7 +193,11 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		defer wg.Done()
 		rng := rand.New(rand.NewSource(opts.Seed))
 		for n := 0; !over(); n++ {
-			name := fmt.Sprintf("chaos-%d-%d-%d", opts.Seed, n, rng.Intn(1000))
+			// The fault's name too: the cleanup below cannot always remove a fault's jobs
+			// for good (batch/v1 deletes orphan their pods, and with no garbage collector
+			// the orphan finalizer can keep a deleted job), and the next fault of the same
+			// run and seed must not find its names taken (409).
+			name := fmt.Sprintf("chaos-%d-%s-%d-%d", opts.Seed, f.Name(), n, rng.Intn(1000))
 			obj, _ := fixtures.Object(route.GVR, name, "default")
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
 			body, _ := json.Marshal(obj.Object)
@@ -227,6 +238,7 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		seen := w.Observed()
 		o.Observed, o.Broken200 = seen.Notes, seen.Broken200
 	}
+	o.HealTook = time.Since(healed).Seconds()
 	last := 0
 	for time.Since(healed) < opts.Recover {
 		if last = probe(ctx, route.Entry, framework.Request{Path: list}).Status; last == 200 {

@@ -83,6 +83,15 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return s.renewSkew("clock-behind-30s", -30*time.Second) }},
 	{Name: "clock-ahead-2h", Expect: Unnoticed, On: Registration, Description: "its registration renewed as by a clock 2 h ahead: a renew time in the future",
 		Make: func(s Subject) Fault { return s.renewSkew("clock-ahead-2h", 2*time.Hour) }},
+	// Certificate faults (certs.go): files replaced on disk while traffic flows.
+	{Name: "rotate-serving", Expect: Unnoticed, On: ServingCert, Description: "its serving certificate re-issued on disk by the same CA (a routine rotation)",
+		Make: func(s Subject) Fault { return RotateServing(s.at(), *s.certs) }},
+	{Name: "expired-serving", Expect: Unavailable, On: ServingCert, Description: "its serving certificate replaced on disk by an expired one of the same CA, its peers' open connections cut once so they handshake again",
+		Make: func(s Subject) Fault { return ExpiredServing(s.at(), *s.certs, s.path) }},
+	{Name: "rotate-proxy-client", Expect: Unnoticed, On: ProxyClientCert, Description: "the entry's proxy client certificate re-issued on disk by the same CA (a routine rotation)",
+		Make: func(s Subject) Fault { return RotateProxyClient(s.entryName(), *s.entryCerts) }},
+	{Name: "peer-ca-replaced", On: PeerCAFile, Description: "the entry's --peer-ca-file replaced on disk by an unrelated CA (measured: whether and when the proxy reads it again)",
+		Make: func(s Subject) Fault { return PeerCAReplaced(s.entryName(), *s.entryCerts) }},
 }
 
 // ActsOn is every capability the kind acts on, the first it can: On, then NetNS when it
@@ -164,7 +173,7 @@ func ByName(name string, s Subject) (Fault, error) {
 			return onNetNode(k, s, n)
 		}
 	}
-	return nil, &Missing{Fault: name, Capability: k.On, At: s.at(), Why: why}
+	return nil, &Missing{Fault: name, Capability: k.On, At: s.holder(k.On), Why: why}
 }
 
 // lacks says what the subject would need to have c, or "" when it has it.
@@ -186,6 +195,8 @@ func (s Subject) lacks(c Capability) string {
 		if _, ok := s.registrar.(framework.RenewTimes); !ok || s.endpoint == nil {
 			return "the target's registrar (Subject.WithRegistrar) able to rewrite renew times (framework.RenewTimes): upstream's identity leases, or the reference's leases"
 		}
+	case ServingCert, ProxyClientCert, PeerCAFile:
+		return s.lacksCerts(c)
 	case PeerSockets:
 		if s.server == nil || s.peer == nil {
 			return "two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers), the faulted one and the entry of the load; traffic from a proxy inside skewcheck's own process (the reference) cannot be"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -15,6 +16,8 @@ var (
 	_ PathNode   = (*local.Server)(nil)
 	_ DialerNode = (*local.Server)(nil)
 	_ PathNode   = (*local.Fronted)(nil)
+	_ CertNode   = (*local.Server)(nil)
+	_ CertNode   = (*local.Fronted)(nil)
 )
 
 // localCluster is three servers skewcheck runs, each with a peer path, as endpoints.
@@ -23,6 +26,10 @@ func localCluster() []*framework.Endpoint {
 	for i, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
 		s := &local.Server{Name: "apiserver-" + string(rune('1'+i)), IP: ip, Port: 6443,
 			PeerPath: &local.PeerPath{Address: "127.77.0." + string(rune('1'+i)) + ":6443"}}
+		s.Certs = local.CertFiles{Serving: pki.Pair{CertFile: s.Name + ".crt", KeyFile: s.Name + ".key"},
+			ServingCA: pki.Pair{CertFile: "ca.crt", KeyFile: "ca.key"}, ServingAt: ip + ":6443",
+			ProxyClient:   pki.Pair{CertFile: "front-proxy-client.crt", KeyFile: "front-proxy-client.key"},
+			ProxyClientCA: pki.Pair{CertFile: "front-proxy-ca.crt", KeyFile: "front-proxy-ca.key"}, PeerCA: s.Name + "-peer-ca.crt"}
 		out = append(out, &framework.Endpoint{Name: s.Name, Node: s})
 	}
 	return out
@@ -88,7 +95,7 @@ func TestRegistryKeepsTheSwitches(t *testing.T) {
 	}{
 		{"silent", silent, []string{"blackhole", "freeze", "half-open"}},
 		{"process", process, []string{"crash", "freeze", "stop"}},
-		{"not on a peer path", notOnPath, []string{"clock-ahead-2h", "clock-behind-2h", "clock-behind-30s", "crash", "freeze", "partition-pair", "partition-pair-one-way", "slow-client", "stop"}},
+		{"not on a peer path", notOnPath, []string{"clock-ahead-2h", "clock-behind-2h", "clock-behind-30s", "crash", "expired-serving", "freeze", "partition-pair", "partition-pair-one-way", "peer-ca-replaced", "rotate-proxy-client", "rotate-serving", "slow-client", "stop"}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)

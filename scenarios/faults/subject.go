@@ -28,13 +28,17 @@ type Subject struct {
 	// registrar is how the target's servers register (WithRegistrar), for the lease time
 	// faults; nil when the caller gave none.
 	registrar framework.Registrar
+	// certs are the faulted server's certificate files, entryCerts the entry's
+	// (certificate faults), when their nodes declare them.
+	certs, entryCerts *local.CertFiles
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints
 // of cluster, while a load enters by entry (nil when there is none).
 func NewSubject(cluster []*framework.Endpoint, faulted, entry *framework.Endpoint) Subject {
 	s := Subject{endpoint: faulted, cluster: cluster, entry: entry,
-		path: PeerPathOf(faulted), server: dialerOf(faulted), peer: dialerOf(entry)}
+		path: PeerPathOf(faulted), server: dialerOf(faulted), peer: dialerOf(entry),
+		certs: certsOf(faulted), entryCerts: certsOf(entry)}
 	for _, e := range cluster {
 		if d := dialerOf(e); d != nil {
 			s.servers = append(s.servers, d)
@@ -52,4 +56,12 @@ func (s Subject) at() string {
 		return ""
 	}
 	return s.endpoint.Name
+}
+
+// entryName names the entry of the load in descriptions.
+func (s Subject) entryName() string {
+	if s.entry == nil {
+		return "the entry"
+	}
+	return s.entry.Name
 }

@@ -32,7 +32,7 @@ func newChaosCommand(streams IOStreams) *cobra.Command {
 	var opts chaos.Options
 	var reportDir string
 	var hold time.Duration
-	var flaw string
+	var flawName string
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
@@ -52,6 +52,13 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				if err := faults.Check(n); err != nil {
 					return err
 				}
+			}
+			flaw, err := peerproxy.ParseFlaw(flawName)
+			if err != nil {
+				return err
+			}
+			if flaw != peerproxy.NoFlaw && !slices.Contains(targets, "reference") {
+				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong on purpose: it goes with --targets reference", flaw)
 			}
 			if opts.Seed == 0 {
 				opts.Seed = time.Now().UnixNano() % 1_000_000
@@ -78,12 +85,6 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				if err := clusters.Require(prov.name, clusters.Fronts); tname == "reference" && err != nil {
 					return fmt.Errorf("--targets reference puts skewcheck's reference peer proxies in front of the apiservers, which --provider %s cannot have (%v): give --targets upstream", prov.name, err)
 				}
-			}
-			if _, err := peerproxy.ParseFlaw(flaw); err != nil {
-				return fmt.Errorf("--reference-flaw: %w", err)
-			}
-			if flaw != "" && !slices.Contains(targets, "reference") {
-				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong: it goes with --targets reference", flaw)
 			}
 			if server < 1 || server > len(specs) {
 				return fmt.Errorf("--server %d: there are %d servers", server, len(specs))
@@ -128,8 +129,8 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
-	cmd.Flags().StringVar(&flaw, "reference-flaw", "", "make the reference peer proxy deliberately wrong in one way, to see the faults' verdicts fail: "+flawNames())
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
+	cmd.Flags().StringVar(&flawName, "reference-flaw", "", "run the reference target with this deliberate flaw, to see the table catch it: "+flawNames())
 	return cmd
 }
 

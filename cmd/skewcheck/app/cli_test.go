@@ -73,6 +73,8 @@ func TestBadInput(t *testing.T) {
 		{"exec without command", []string{"conformance", "--profiles", "ipmode", "--dataplane", "exec"}, "needs --dataplane-command"},
 		{"chaos with the reference on a provider without fronts", []string{"chaos", "--provider", bareProvider}, "give --targets upstream"},
 		{"flaw without the reference", []string{"conformance", "--reference-flaw", "hedge-reads"}, "goes with --reference peerproxy"},
+		{"chaos flaw without the reference", []string{"chaos", "--targets", "upstream", "--reference-flaw", "untrusted-peer-not-found"}, "it goes with --targets reference"},
+		{"chaos unknown flaw", []string{"chaos", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
 		{"unknown flaw", []string{"conformance", "--reference", "peerproxy", "--reference-flaw", "nosuch"}, "the flaws are forward-as-itself"},
 		{"upgrade path and from", []string{"upgrade", "--path", "v1.35.4,v1.36.3", "--from", "v1.35.4"}, "drop --from, --to and --round-trip, or drop --path"},
 		{"upgrade path and round trip", []string{"upgrade", "--path", "v1.35.4,v1.36.3", "--round-trip"}, "or drop --path"},
