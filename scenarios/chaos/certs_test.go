@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -37,13 +35,7 @@ func measureCert(t *testing.T, ctx context.Context, name, tname string, target *
 func TestCertificateFaults(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "certtest", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
+	c := cluster(t)
 	upstream, err := c.Target(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -23,11 +23,17 @@ import (
 )
 
 // cluster is a local cluster with peer paths where only apiserver-2 serves batch/v1.
-func cluster(t *testing.T) *local.Cluster {
+func cluster(t *testing.T) *local.Cluster { return clusterWithProxy(t, true) }
+
+// clusterWithProxy is cluster with the apiservers' own mixed version proxy on or off (off:
+// the reference's own column, as `skewcheck chaos` runs it, so the apiservers underneath
+// do not route what the reference gets wrong).
+func clusterWithProxy(t *testing.T, peerProxy bool) *local.Cluster {
 	t.Helper()
 	oldV, newV := integration.Versions()
 	c, err := local.New(context.Background(), local.Config{Name: "chaostest", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
+		{Version: oldV, DisablePeerProxy: !peerProxy, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+		{Version: newV, DisablePeerProxy: !peerProxy}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -55,13 +53,7 @@ func TestLeaseTimeFaults(t *testing.T) {
 	t.Run("reference", func(t *testing.T) {
 		// The reference's own column: its apiservers' proxy is off, or they would route
 		// what the reference wrongly forgot (as `skewcheck chaos` does).
-		oldV, newV := integration.Versions()
-		c, err := local.New(ctx, local.Config{Name: "leasetime", PeerPaths: true, Servers: []clusters.ServerSpec{
-			{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV, DisablePeerProxy: true}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Delete() })
+		c := clusterWithProxy(t, false)
 		for _, flaw := range []peerproxy.Flaw{peerproxy.NoFlaw, peerproxy.FlawTrustRenewTime} {
 			target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
 			if err != nil {
