@@ -41,13 +41,21 @@ const (
 	// peers. A crashed or frozen peer's resources then get 404 (no such thing) instead of
 	// 503 (retry), the spurious 404 the proxy exists to prevent.
 	FlawForgetUnreachablePeer Flaw = "forget-unreachable-peer"
+	// FlawProxyCustomResources routes the resources of CRDs (and aggregated APIs) like
+	// built-in ones: it does not leave their group-versions out of its peers' views
+	// (extensions.go), and reads its own apiserver's view once, at start, as upstream keeps
+	// its local discovery cache for 30 minutes (k8s.io/apiserver v0.36.3
+	// pkg/util/peerproxy/peerproxy.go:50). A CRD made after start is then taken for the
+	// peers' that list it: its resources are forwarded to them (503 when they are down,
+	// although the local apiserver serves them), and merged discovery lists them as theirs.
+	FlawProxyCustomResources Flaw = "proxy-custom-resources"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawProxyCustomResources}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -84,6 +92,13 @@ const forgetAfter = 5 * time.Second
 func (f Flaw) forgets(fetched, now time.Time) bool {
 	return f == FlawForgetUnreachablePeer && now.Sub(fetched) > forgetAfter
 }
+
+// proxiesExtensions says whether CRDs' and aggregated APIs' group-versions are routed
+// and listed as the peers' that serve them, not left out of the peers' views.
+func (f Flaw) proxiesExtensions() bool { return f == FlawProxyCustomResources }
+
+// keepsLocalView says whether the local apiserver's view is read once only.
+func (f Flaw) keepsLocalView() bool { return f == FlawProxyCustomResources }
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {
