@@ -41,7 +41,7 @@ to the first 503, the time to recover, spurious 404s and lost writes.
 
 Targets: upstream (the apiservers' own mixed version proxy) and reference (skewcheck's
 reference peer proxy in front of the same apiservers), side by side in one table.`,
-		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42",
+		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42\n  skewcheck chaos --load crd --fault crash,freeze,stop",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(faultNames) == 1 && faultNames[0] == "all" {
 				faultNames = faults.Names()
@@ -54,7 +54,13 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if opts.Seed == 0 {
 				opts.Seed = time.Now().UnixNano() % 1_000_000
 			}
-			if len(sf.extra) == 0 {
+			if opts.Load == "sole" {
+				opts.Load = chaos.LoadSole
+			}
+			if opts.Load != chaos.LoadSole && opts.Load != chaos.LoadCRD {
+				return fmt.Errorf("unknown --load %q: sole (a resource only --server serves) or crd (a CRD created through --server)", opts.Load)
+			}
+			if len(sf.extra) == 0 && opts.Load == chaos.LoadSole {
 				// A resource only the faulted server serves: batch/v1 off everywhere else.
 				for i := 1; i <= len(sf.versions); i++ {
 					if i != server {
@@ -120,6 +126,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
+	cmd.Flags().StringVar(&opts.Load, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; or crd, a CRD created through --server, which every server serves, so no fault on --server may be noticed through another")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
 	return cmd
 }
@@ -156,7 +163,16 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, specs []clus
 	if err != nil {
 		return nil, err
 	}
-	route, err := soleRoute(t, server)
+	var route framework.Route
+	if opts.Load == chaos.LoadCRD {
+		var remove func(context.Context)
+		route, remove, err = chaos.CRDRoute(ctx, t, t.Endpoints[server-1], opts.Seed, framework.DefaultTimeouts().Converge)
+		if err == nil {
+			defer remove(context.Background())
+		}
+	} else {
+		route, err = soleRoute(t, server)
+	}
 	if err != nil {
 		return nil, err
 	}
