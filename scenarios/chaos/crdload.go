@@ -32,10 +32,17 @@ func Expected(o Outcome) faults.Expectation {
 	return faults.Expected(o.Fault)
 }
 
-// CRDRoute creates a CRD of a group of its own (named by seed) through origin, and waits
-// until the first other endpoint, the entry of the load, and origin both serve its
-// resource: the route of LoadCRD, whose Peer is origin although the entry serves the GVR
-// too. remove deletes the CRD through the entry, and with it every object of it.
+// crdSettle is how long the load waits once both servers serve the CRD: proxies re-read
+// their peers' discovery (the reference every second; upstream when an identity lease
+// changes), and a proxy that takes the CRD for a peer's does so only once it has read a
+// peer's discovery listing it. Without the wait a fault could catch such a proxy still
+// holding views from before the CRD, and pass it.
+const crdSettle = 3 * time.Second
+
+// CRDRoute creates a CRD of a group of its own (named by seed) through origin, waits until
+// the first other endpoint, the entry of the load, and origin both serve its resource, and
+// then crdSettle: the route of LoadCRD, whose Peer is origin although the entry serves the
+// GVR too. remove deletes the CRD through the entry, and with it every object of it.
 func CRDRoute(ctx context.Context, t *framework.Target, origin *framework.Endpoint, seed int64, bound time.Duration) (r framework.Route, remove func(context.Context), err error) {
 	var entry *framework.Endpoint
 	for _, e := range t.Endpoints {
@@ -59,5 +66,6 @@ func CRDRoute(ctx context.Context, t *framework.Target, origin *framework.Endpoi
 				fixtures.CRDName(g), origin.Name, e.Name, bound, s.Statuses)
 		}
 	}
+	time.Sleep(crdSettle)
 	return framework.Route{Entry: entry, Peer: origin, GVR: g}, remove, nil
 }
