@@ -58,13 +58,21 @@ const (
 	// trust served nothing: the resource is still served, by a registered peer, so the
 	// honest answer is 503. The chaos table's expired-serving row catches it.
 	FlawUntrustedPeerNotFound Flaw = "untrusted-peer-not-found"
+	// FlawProxyCustomResources routes the resources of CRDs (and aggregated APIs) like
+	// built-in ones: it does not leave their group-versions out of its peers' views
+	// (extensions.go), and reads its own apiserver's view once, at start, as upstream keeps
+	// its local discovery cache for 30 minutes (k8s.io/apiserver v0.36.3
+	// pkg/util/peerproxy/peerproxy.go:50). A CRD made after start is then taken for the
+	// peers' that list it: its resources are forwarded to them (503 when they are down,
+	// although the local apiserver serves them), and merged discovery lists them as theirs.
+	FlawProxyCustomResources Flaw = "proxy-custom-resources"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -108,6 +116,13 @@ func (f Flaw) notFoundFor(err error) bool {
 	var verify *tls.CertificateVerificationError
 	return f == FlawUntrustedPeerNotFound && errors.As(err, &verify)
 }
+
+// proxiesExtensions says whether CRDs' and aggregated APIs' group-versions are routed
+// and listed as the peers' that serve them, not left out of the peers' views.
+func (f Flaw) proxiesExtensions() bool { return f == FlawProxyCustomResources }
+
+// keepsLocalView says whether the local apiserver's view is read once only.
+func (f Flaw) keepsLocalView() bool { return f == FlawProxyCustomResources }
 
 // buffer reads resp's body whole when the flaw says so.
 func (f Flaw) buffer(resp *http.Response) error {

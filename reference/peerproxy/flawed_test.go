@@ -34,9 +34,10 @@ const (
 )
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
-// watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005)
-// and the stale-lease race (RACE-002) can fail: the reference made wrong in one way at a
-// time fails the tests about that way, each of which must have
+// watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
+// the stale-lease race (RACE-002) and custom resources (MVP-050, MVP-051, DISC-006) can
+// fail: the reference made wrong in one way at a time fails the tests about that way, each
+// of which must have
 // run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
 // with its own cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
@@ -80,6 +81,11 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		// A crashed peer is forgotten after 5 s while its lease stands: 503, then 404s
 		// for the rest of the hold, the peer still down.
 		{peerproxy.FlawForgetUnreachablePeer, map[string]string{"RACE-002": "404s and 0 200s while the peer was down"}, `\[RACE-002`, false},
+		// A CRD made after start is taken for the peer's whose discovery lists it: its
+		// requests reach that peer, 503 once it is killed, and merged discovery lists it
+		// before the server's own view does.
+		{peerproxy.FlawProxyCustomResources, map[string]string{"MVP-050": "a custom resource was proxied to a peer",
+			"MVP-051": "serves it itself", "DISC-006": "a CRD listed as a peer's"}, `\[MVP-05|\[DISC-006`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {

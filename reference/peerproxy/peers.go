@@ -49,13 +49,18 @@ type registry struct {
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
+	// ext are the CRDs' and aggregated APIServices' group-versions, never a peer's
+	// (extensions.go), as readExt lists them from the local apiserver; written by sync only.
+	ext     extensions
+	readExt func(context.Context) ([]string, error)
 }
 
 // newRegistry is the registry of the proxy cfg describes, reading and writing through c.
 func newRegistry(cfg Config, c clients, m *metrics) *registry {
 	return &registry{id: cfg.ID, localURL: cfg.APIServer, advertiseURL: cfg.AdvertiseURL, client: c.sync, leaseClient: c.lease,
 		leaseDuration: cfg.LeaseDuration, localCfg: controlConfig(cfg, cfg.APIServer), syncEvery: cfg.SyncEvery, flaw: cfg.Flaw,
-		onSync: m.sync, onIgnored: m.leasesIgnored, peerCfg: func(url string) *rest.Config { return controlConfig(cfg, url) }}
+		onSync: m.sync, onIgnored: m.leasesIgnored, peerCfg: func(url string) *rest.Config { return controlConfig(cfg, url) },
+		readExt: func(ctx context.Context) ([]string, error) { return readExtensions(ctx, c.sync) }}
 }
 
 // run renews the lease and refreshes local and peer views until ctx ends, each in a loop
@@ -91,12 +96,14 @@ const maxPeers = 32
 // costs one fetch timeout per sync, not one per lease.
 func (r *registry) sync(ctx context.Context) {
 	ok := true
-	if v, err := fetchView(ctx, r.localCfg, r.id, r.localURL); err == nil {
-		r.mu.Lock()
-		r.local = v
-		r.mu.Unlock()
-	} else {
-		ok = false
+	if r.local.served == nil || !r.flaw.keepsLocalView() {
+		if v, err := fetchView(ctx, r.localCfg, r.id, r.localURL); err == nil {
+			r.mu.Lock()
+			r.local = v
+			r.mu.Unlock()
+		} else {
+			ok = false
+		}
 	}
 	list, err := r.client.CoordinationV1().Leases(LeaseNamespace).List(ctx, metav1.ListOptions{LabelSelector: LeaseLabel + "=true"})
 	if err != nil {
@@ -135,6 +142,11 @@ func (r *registry) sync(ctx context.Context) {
 			v = prev
 		}
 		peers[l.name] = v
+	}
+	// After the peers' views are read, so an extension a peer's view lists was already
+	// made when the extensions are listed, and is among them.
+	if !r.stripExtensions(ctx, peers) {
+		ok = false
 	}
 	r.mu.Lock()
 	r.peers = peers

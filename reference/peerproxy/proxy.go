@@ -52,7 +52,8 @@ type Config struct {
 	// X-Remote-* identity headers (their --requestheader-client-ca-file and allowed names).
 	FrontProxyCert, FrontProxyKey string
 	// ControlCert and ControlKey: the proxy's own identity for reading discovery, writing
-	// its lease and reviewing tokens (needs leases in kube-system and tokenreviews).
+	// its lease and reviewing tokens (needs leases in kube-system and tokenreviews, and
+	// to list customresourcedefinitions and apiservices: extensions.go).
 	ControlCert, ControlKey string
 	// PeerTimeout bounds how long an apiserver may stay silent before it counts as gone:
 	// connecting, the TLS handshake, and the answer to a liveness ping on an open HTTP/2

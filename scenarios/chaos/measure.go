@@ -30,12 +30,18 @@ type Options struct {
 	// EndAfter503, when set, ends the fault that long after the first 503 instead of at
 	// For: a suite that asserts the 503 need not wait longer.
 	EndAfter503 time.Duration
+	// Load says what the route's GVR is (LoadSole, LoadCRD: crdload.go), and so what
+	// clients must see (Expected).
+	Load string
 }
 
 // Outcome is what clients saw during one fault on one target.
 type Outcome struct {
-	Target      string `json:"target"`
-	Fault       string `json:"fault"`
+	Target string `json:"target"`
+	Fault  string `json:"fault"`
+	// Load is what was loaded (Options.Load): "" a GVR only the faulted server serves,
+	// "crd" a CRD created through it.
+	Load        string `json:"load,omitempty"`
 	Description string `json:"description"`
 	Skipped     string `json:"skipped,omitempty"`
 	// TimeTo503 is seconds from injection to the first 503; -1 if none came.
@@ -101,7 +107,7 @@ type Outcome struct {
 // Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
 // opts.For, heals f, and measures. The fault is healed whatever happens.
 func Measure(ctx context.Context, target string, route framework.Route, f faults.Fault, opts Options) Outcome {
-	o := Outcome{Target: target, Fault: f.Name(), Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
+	o := Outcome{Target: target, Fault: f.Name(), Load: opts.Load, Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
 		Statuses: map[int]int{}, AfterFirst503: map[int]int{}, Errors: map[string]int{}}
 	list := route.GVR.Path() + "?limit=1"
 	if r := probe(ctx, route.Entry, framework.Request{Path: list}); r.Status != 200 {

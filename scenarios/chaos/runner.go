@@ -18,6 +18,10 @@ type Runner struct {
 	// Make makes a fault by name: faults.ByName on Subject unless a provider has a
 	// variant of its own (containers' partition: the pod cut off the network).
 	Make func(name string) (faults.Fault, error)
+	// Probe, when set, is the route whose proxied traffic must pass the peer path for the
+	// network faults to be measured, instead of Route: a CRD load's route is served by its
+	// entry itself and never crosses the path, so it cannot show that the path is taken.
+	Probe *framework.Route
 
 	bypass *string // why the peer path is no place for faults, once checked ("": it is)
 }
@@ -57,7 +61,11 @@ func (r *Runner) pathBypassed(ctx context.Context) string {
 		if closed, err := faults.ByName("refused", r.Subject); err != nil {
 			why = err.Error()
 		} else {
-			why = PathBypassed(ctx, r.Route, closed)
+			probe := r.Route
+			if r.Probe != nil {
+				probe = *r.Probe
+			}
+			why = PathBypassed(ctx, probe, closed)
 		}
 		r.bypass = &why
 	}

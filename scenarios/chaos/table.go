@@ -23,7 +23,11 @@ func Markdown(outcomes []Outcome) string {
 		if o.Skipped != "" {
 			note = "skipped: " + o.Skipped
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f s | %.2f s | %d | %d | %.2f s | %d of %d | %d %v | %s |\n", o.Fault, o.Target, tErr, errorKinds(o.Errors), t503, o.Held503, o.TimeToRecover,
+		fault := o.Fault
+		if o.Load != LoadSole {
+			fault += " (" + o.Load + " load)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f s | %.2f s | %d | %d | %.2f s | %d of %d | %d %v | %s |\n", fault, o.Target, tErr, errorKinds(o.Errors), t503, o.Held503, o.TimeToRecover,
 			o.Spurious404, o.Left404, o.Window404, o.LostWrites, o.AckedWrites, o.Reads, o.Statuses, note)
 	}
 	return b.String()

@@ -88,4 +88,7 @@ var Tests = []framework.Test{
 	{ID: "DISC-005", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
 		Description: "client-go's discovery, aggregated and legacy (/apis/<group>/<version> per group-version), retrieves the complete list through every server and lists every GVR any server serves",
 		Deviation:   legacyDiscoveryIncomplete, Run: completeThroughClientGo},
+	{ID: "DISC-006", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers},
+		Description: "a CRD just created through another server is listed in merged /apis only as the server's own: never while its profile=nopeer view lacks it",
+		Run:         crdNeverAPeers},
 }

@@ -98,4 +98,10 @@ var Tests = []framework.Test{
 		Description: "an upgrade request (websocket watch) through the proxy keeps the user's identity",
 		Deviation:   upgradeIdentityLost,
 		Run:         upgradeIdentity},
+	{ID: "MVP-050", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAuditLog},
+		Description: "a custom resource whose CRD was just created through another server is never proxied: 404 until this server has established the CRD, then 200, never 503; no request, the first write included, reaches another server",
+		Run:         crdJustCreated},
+	{ID: "MVP-051", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureNodeControl},
+		Description: "when the server a CRD was created through is killed, its custom resources through every other server still answer reads 200 and writes 201: every server serves them itself",
+		Run:         crdOriginDown},
 }

@@ -41,9 +41,13 @@ apiserver-to-peer traffic), and for each fault and target: loads a resource only
 serves through another server, injects the fault for --for, heals it, and measures the time
 to the first 503, the time to recover, spurious 404s and lost writes.
 
+With --load crd the load is a CRD's resource instead, the CRD created through --server:
+every server serves it itself, so no fault on --server may be noticed (every read 200,
+every write 201); a proxy that forwards custom resources to a peer answers 503.
+
 Targets: upstream (the apiservers' own mixed version proxy) and reference (skewcheck's
 reference peer proxy in front of the same apiservers), side by side in one table.`,
-		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42",
+		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42\n  skewcheck chaos --load crd --fault crash,freeze,stop",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(faultNames) == 1 && faultNames[0] == "all" {
 				faultNames = faults.Names()
@@ -63,8 +67,15 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if opts.Seed == 0 {
 				opts.Seed = time.Now().UnixNano() % 1_000_000
 			}
+			if opts.Load == "sole" {
+				opts.Load = chaos.LoadSole
+			}
+			if opts.Load != chaos.LoadSole && opts.Load != chaos.LoadCRD {
+				return fmt.Errorf("unknown --load %q: sole (a resource only --server serves) or crd (a CRD created through --server)", opts.Load)
+			}
 			if len(sf.extra) == 0 {
-				// A resource only the faulted server serves: batch/v1 off everywhere else.
+				// A resource only the faulted server serves: batch/v1 off everywhere else
+				// (under a CRD load, the route that shows peer traffic takes the peer path).
 				for i := 1; i <= len(sf.versions); i++ {
 					if i != server {
 						sf.extra = append(sf.extra, fmt.Sprintf("%d=--runtime-config=batch/v1=false", i))
@@ -129,6 +140,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
+	cmd.Flags().StringVar(&opts.Load, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; or crd, a CRD created through --server, which every server serves, so no fault on --server may be noticed through another")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
 	cmd.Flags().StringVar(&flawName, "reference-flaw", "", "run the reference target with this deliberate flaw, to see the table catch it: "+flawNames())
 	return cmd
@@ -173,7 +185,17 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerpro
 	if err != nil {
 		return nil, err
 	}
+	probe := route
+	if opts.Load == chaos.LoadCRD {
+		var remove func(context.Context)
+		route, remove, err = chaos.CRDRoute(ctx, t, t.Endpoints[server-1], opts.Seed, framework.DefaultTimeouts().Converge)
+		if err != nil {
+			return nil, err
+		}
+		defer remove(context.Background())
+	}
 	r := chaos.NewRunner(t, route)
+	r.Probe = &probe
 	if d, ok := c.(clusters.Disconnector); ok {
 		member := c.Members()[server-1].Name()
 		r.Make = func(n string) (faults.Fault, error) {
@@ -204,7 +226,7 @@ func runFaults(ctx context.Context, streams IOStreams, tname string, t *framewor
 			if f != nil {
 				desc = f.Description()
 			}
-			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: skip})
+			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Load: opts.Load, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: skip})
 			continue
 		}
 		o := opts

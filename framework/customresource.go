@@ -1,0 +1,62 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+)
+
+// crdPath is where CustomResourceDefinitions live.
+const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+// CreateCRD creates, through e, the CRD serving g (a fixtures.CustomGVR). Every apiserver
+// shares etcd, so every one of them serves g once its own apiextensions informer has
+// established the CRD; e is only the server it was created through.
+func CreateCRD(ctx context.Context, e *Endpoint, g discovery.GVR) error {
+	r := e.Do(ctx, Request{Method: "POST", Path: crdPath, Body: fixtures.CRD(g)})
+	if r.Status != 201 {
+		return fmt.Errorf("creating the CRD %s through %s: %s; the admin must be able to create CRDs", fixtures.CRDName(g), e.Name, r.String())
+	}
+	return nil
+}
+
+// DeleteCRD deletes the CRD serving g through e, and with it every object of g.
+func DeleteCRD(ctx context.Context, e *Endpoint, g discovery.GVR) Response {
+	return e.Do(ctx, Request{Method: "DELETE", Path: crdPath + "/" + fixtures.CRDName(g)})
+}
+
+// Served is what a list of a custom resource through an endpoint answered, from the
+// CRD's creation until it answered 200.
+type Served struct {
+	// Statuses are the answers, in order (0: no answer).
+	Statuses []int
+	// AuditIDs are the requests' audit IDs, in the same order: which servers each reached
+	// is in their audit logs.
+	AuditIDs []string
+	// After is how long after the poll began the first 200 came; 0 when none came.
+	After time.Duration
+}
+
+// AwaitServed lists g through e every interval until it answers 200 or bound passes,
+// recording every answer: a server that has not yet established a CRD made through another
+// answers 404 until it has.
+func AwaitServed(ctx context.Context, e *Endpoint, g discovery.GVR, interval, bound time.Duration) Served {
+	var s Served
+	start := time.Now()
+	for {
+		r := e.Do(ctx, Request{Path: g.CollectionPath("default") + "?limit=1"})
+		s.Statuses = append(s.Statuses, r.Status)
+		s.AuditIDs = append(s.AuditIDs, r.AuditID)
+		if r.Status == 200 {
+			s.After = time.Since(start)
+			return s
+		}
+		if time.Since(start) > bound || ctx.Err() != nil {
+			return s
+		}
+		time.Sleep(interval)
+	}
+}

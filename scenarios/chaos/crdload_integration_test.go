@@ -1,0 +1,75 @@
+package chaos_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
+	"github.com/skewcheck/skewcheck/scenarios/chaos"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
+)
+
+// TestCRDOriginCrashGoesUnnoticed: a CRD created through apiserver-2, loaded through
+// apiserver-1, apiserver-2 killed for 3 s. Upstream (1.35+ leaves CRDs out of peer routing)
+// and the reference serve it locally: no error at all. The reference with the
+// proxy-custom-resources flaw, whose local view predates the CRD, forwards it to
+// apiserver-2 and answers 503: the CRD load's verdict fails it. One cluster, two fronts
+// on it in turn; about 40 s.
+func TestCRDOriginCrashGoesUnnoticed(t *testing.T) {
+	integration.Require(t)
+	ctx := context.Background()
+	oldV, newV := integration.Versions()
+	c, err := local.New(ctx, local.Config{Name: "chaoscrd", Servers: []clusters.ServerSpec{{Version: oldV}, {Version: newV}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Delete() })
+	opts := chaos.Options{For: 3 * time.Second, Interval: 100 * time.Millisecond, Recover: time.Minute, Seed: 28, Load: chaos.LoadCRD}
+	upstream, err := c.Target(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := func(name string, target *framework.Target) chaos.Outcome {
+		t.Helper()
+		route, remove, err := chaos.CRDRoute(ctx, target, target.Endpoints[1], opts.Seed, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer remove(ctx)
+		o := chaos.Measure(ctx, name, route, faults.Crash(route.Peer), opts)
+		t.Logf("%s: %s", name, strings.TrimSpace(chaos.Markdown([]chaos.Outcome{o})))
+		if o.Error != "" || o.Skipped != "" || o.Reads == 0 {
+			t.Fatalf("%s: measured nothing: %s%s", name, o.Error, o.Skipped)
+		}
+		if target.Converge != nil {
+			if err := target.Converge(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return o
+	}
+	if v := chaos.Violations([]chaos.Outcome{measure("upstream", upstream)}); len(v) > 0 {
+		t.Errorf("upstream: %q", v)
+	}
+	for _, flaw := range []peerproxy.Flaw{peerproxy.NoFlaw, peerproxy.FlawProxyCustomResources} {
+		target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := chaos.Violations([]chaos.Outcome{measure("reference"+string(flaw), target)})
+		stop()
+		switch {
+		case flaw == peerproxy.NoFlaw && len(v) > 0:
+			t.Errorf("the reference: %q", v)
+		case flaw != peerproxy.NoFlaw && (len(v) == 0 || !strings.Contains(v[0], "must go unnoticed")):
+			t.Errorf("the reference with %s forwards the CRD to the crashed server, yet the verdict is %q", flaw, v)
+		}
+	}
+}

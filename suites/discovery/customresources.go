@@ -1,0 +1,59 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewcheck/skewcheck/framework"
+	disc "github.com/skewcheck/skewcheck/framework/apis/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
+)
+
+// crdNeverAPeers: a CRD is every server's own (they share etcd), so merged /apis lists
+// its group-version only as the server's own: never while the server's nopeer view lacks
+// it, however soon after the CRD's creation through another server it is asked. Upstream
+// leaves CRDs' and aggregated APIServices' group-versions out of the peer discovery cache
+// merged discovery reads (k8s.io/apiserver v0.36.3 pkg/util/peerproxy
+// peerproxy_handler.go:285-302 GetPeerResources, gv_exclusion_manager.go:399-429; the
+// exclusion's sources are k8s.io/kubernetes v1.36.3 pkg/controlplane/apiserver
+// aggregator.go:213-243): PR kubernetes#135675.
+//
+// Each round reads merged, then nopeer: the server's own view only grows while the CRD
+// lives, so merged listing it before nopeer does means it came from a peer. Rounds go on
+// until both list it, and a few more.
+func crdNeverAPeers(ctx context.Context, env *framework.Env) {
+	origin := env.Target.Endpoints[0]
+	g := fixtures.CustomGVR(uniqueName("disc"))
+	Expect(framework.CreateCRD(ctx, origin, g)).To(Succeed())
+	ginkgo.DeferCleanup(func(ctx context.Context) { framework.DeleteCRD(ctx, origin, g) })
+	for _, e := range env.Target.Endpoints[1:] {
+		start := time.Now()
+		after := -1 // rounds left once both list it
+		for round := 0; after != 0; round++ {
+			m := merged(ctx, e).Has(g.Key())
+			own, err := disc.Fetch(ctx, e.Admin, "/apis", disc.AggregatedV2NoPeer)
+			Expect(err).NotTo(HaveOccurred(), "nopeer /apis of %s", e.Name)
+			n := disc.FromList(own).Has(g.Key())
+			Expect(m && !n).To(BeFalse(), "round %d, %.2f s after the CRD's creation through %s: %s's merged /apis lists %s, which its own (nopeer) view does not: a CRD listed as a peer's",
+				round, time.Since(start).Seconds(), origin.Name, e.Name, g.GroupVersion())
+			switch {
+			case m && n && after < 0:
+				after = 5
+				env.Measure("listedAfterSeconds", time.Since(start).Seconds())
+			case after > 0:
+				after--
+			}
+			Expect(time.Since(start)).To(BeNumerically("<", env.Timeouts.Converge), "%s never listed %s, created through %s, in both views (merged %v, nopeer %v)", e.Name, g.GroupVersion(), origin.Name, m, n)
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// uniqueName is prefix and a number, a valid DNS label: a group of a test's own.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
+}
