@@ -29,6 +29,16 @@ func ensureGoProgram(ctx context.Context, cacheDir string, prog goProgram, p *pr
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
+	// Tests side by side (make test) make node images at once on a fresh machine: one
+	// builds, the others wait and take its binary.
+	unlock, err := lock(ctx, out+".lock", p, prog.name+" "+prog.version)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(out); err == nil {
+		return out, nil // built while we waited
+	}
 	work, err := os.MkdirTemp(filepath.Dir(out), "build-")
 	if err != nil {
 		return "", err
