@@ -158,9 +158,11 @@ func (r *registry) deregister(ctx context.Context) {
 	}
 }
 
-func leaseLive(l coordinationv1.Lease) bool {
+// leaseLive says whether l says it was renewed within its duration of now; now is a
+// parameter, not the clock, so what a lease says is judged at the time it is read.
+func leaseLive(l coordinationv1.Lease, now time.Time) bool {
 	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
 		return false
 	}
-	return time.Since(l.Spec.RenewTime.Time) < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
+	return now.Sub(l.Spec.RenewTime.Time) < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
 }

@@ -46,7 +46,7 @@ func TestLeaseLive(t *testing.T) {
 		{"no duration", lease("a", "", now, 0), false},
 	}
 	for _, tt := range tests {
-		if got := leaseLive(*tt.l); got != tt.want {
+		if got := leaseLive(*tt.l, time.Now()); got != tt.want {
 			t.Errorf("%s: leaseLive = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -74,7 +74,7 @@ func TestRenewAndDeregister(t *testing.T) {
 	if l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds != 3600 {
 		t.Errorf("duration %v, want 3600 (an hour, as upstream's identity leases)", l.Spec.LeaseDurationSeconds)
 	}
-	if !leaseLive(*l) {
+	if !leaseLive(*l, time.Now()) {
 		t.Error("a freshly created lease is not live")
 	}
 
@@ -91,7 +91,7 @@ func TestRenewAndDeregister(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !leaseLive(*l) {
+	if !leaseLive(*l, time.Now()) {
 		t.Errorf("renew did not refresh the lease: renewed %v", l.Spec.RenewTime)
 	}
 
@@ -206,8 +206,8 @@ func TestRenewThroughAPeerWhenTheLocalApiserverFails(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the lease was not written through the peer: %v", err)
 	}
-	if !leaseLive(*l) || *l.Spec.LeaseDurationSeconds != 60 {
-		t.Errorf("lease through the peer: live %v, duration %v", leaseLive(*l), *l.Spec.LeaseDurationSeconds)
+	if !leaseLive(*l, time.Now()) || *l.Spec.LeaseDurationSeconds != 60 {
+		t.Errorf("lease through the peer: live %v, duration %v", leaseLive(*l, time.Now()), *l.Spec.LeaseDurationSeconds)
 	}
 
 	// With no peer to write through either, renew says where it tried.

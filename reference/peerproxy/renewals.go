@@ -51,7 +51,7 @@ func (s *renewals) live(l coordinationv1.Lease, now time.Time) bool {
 	if now.Sub(cur.at) >= duration {
 		return false
 	}
-	return cur.renewing || leaseLive(l)
+	return cur.renewing || leaseLive(l, now)
 }
 
 // forgetExcept drops what is known of every lease not named in listed: a lease deleted and
@@ -70,7 +70,7 @@ func (s *renewals) forgetExcept(listed map[string]bool) {
 // for FlawTrustRenewTime, by the lease's renewTime alone.
 func (r *registry) live(l coordinationv1.Lease, now time.Time) bool {
 	if r.flaw == FlawTrustRenewTime {
-		return leaseLive(l)
+		return leaseLive(l, now)
 	}
 	return r.renewals.live(l, now)
 }
