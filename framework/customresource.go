@@ -28,6 +28,31 @@ func DeleteCRD(ctx context.Context, e *Endpoint, g discovery.GVR) Response {
 	return e.Do(ctx, Request{Method: "DELETE", Path: crdPath + "/" + fixtures.CRDName(g)})
 }
 
+// AwaitCRDGone waits, up to bound, until none of endpoints lists g any more in its own
+// discovery (nopeer) or its merged one: a CRD's deletion is answered at once but finishes
+// later (its objects are deleted first, then each server's discovery drops it), and a test
+// that leaves it listed makes the next one see a group-version no server serves (the
+// discovery profile's DISC-002 and DISC-005 did). It returns the endpoints still listing it.
+func AwaitCRDGone(ctx context.Context, endpoints []*Endpoint, g discovery.GVR, bound time.Duration) []string {
+	deadline := time.Now().Add(bound)
+	for {
+		var listing []string
+		for _, e := range endpoints {
+			for _, accept := range []string{discovery.AggregatedV2NoPeer, discovery.AggregatedV2} {
+				list, err := discovery.Fetch(ctx, e.Admin, "/apis", accept)
+				if err != nil || discovery.FromList(list).HasGroupVersion(g.Group, g.Version) {
+					listing = append(listing, e.Name)
+					break
+				}
+			}
+		}
+		if len(listing) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return listing
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // Served is what a list of a custom resource through an endpoint answered, from the
 // CRD's creation until it answered 200.
 type Served struct {

@@ -26,11 +26,16 @@ import (
 // the servers whose discovery lists it.
 
 // newCRD creates a CRD of a group of its own through origin, deleted through cleanupVia
-// when the test ends (a server that stays up: origin may be down by then).
-func newCRD(ctx context.Context, origin, cleanupVia *framework.Endpoint) discovery.GVR {
+// when the test ends (a server that stays up: origin may be down by then), and waits
+// until no server lists it any more, so the tests after this one see the cluster as it was.
+func newCRD(ctx context.Context, env *framework.Env, origin, cleanupVia *framework.Endpoint) discovery.GVR {
 	g := fixtures.CustomGVR(uniqueName("mvp"))
 	Expect(framework.CreateCRD(ctx, origin, g)).To(Succeed())
-	ginkgo.DeferCleanup(func(ctx context.Context) { framework.DeleteCRD(ctx, cleanupVia, g) })
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		Expect(framework.DeleteCRD(ctx, cleanupVia, g).Status).To(BeElementOf(200, 202), "deleting the CRD of %s through %s", g.Key(), cleanupVia.Name)
+		Expect(framework.AwaitCRDGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(BeEmpty(),
+			"servers still listing %s in their discovery %v after its CRD was deleted", g.GroupVersion(), env.Timeouts.Converge)
+	})
 	return g
 }
 
@@ -42,7 +47,7 @@ func newCRD(ctx context.Context, origin, cleanupVia *framework.Endpoint) discove
 // log (none is proxied).
 func crdJustCreated(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
-	g := newCRD(ctx, origin, origin)
+	g := newCRD(ctx, env, origin, origin)
 	for _, e := range env.Target.Endpoints[1:] {
 		s := framework.AwaitServed(ctx, e, g, 50*time.Millisecond, env.Timeouts.Converge)
 		Expect(s.After).NotTo(BeZero(), "%s created through %s: %s never answered 200 for it within %v (answers %v)", g.Key(), origin.Name, e.Name, env.Timeouts.Converge, s.Statuses)
@@ -70,7 +75,7 @@ func crdJustCreated(ctx context.Context, env *framework.Env) {
 // to be noticed (Refused).
 func crdOriginDown(ctx context.Context, env *framework.Env) {
 	origin, other := env.Target.Endpoints[0], env.Target.Endpoints[1]
-	g := newCRD(ctx, origin, other)
+	g := newCRD(ctx, env, origin, other)
 	for _, e := range env.Target.Endpoints {
 		s := framework.AwaitServed(ctx, e, g, 50*time.Millisecond, env.Timeouts.Converge)
 		Expect(s.After).NotTo(BeZero(), "%s never answered 200 for %s within %v (answers %v)", e.Name, g.Key(), env.Timeouts.Converge, s.Statuses)
