@@ -60,6 +60,29 @@ func (r *registry) renewLoop(ctx context.Context) {
 	}
 }
 
+// registerBound is how long a starting proxy keeps trying to write its first lease. A
+// proxy started beside an apiserver that has just restarted (a sidecar after its node
+// came back) meets an apiserver that is ready but slow for some seconds: one attempt of
+// renewAttempt is not enough, and a proxy that exits then leaves its server unfronted.
+const registerBound = 30 * time.Second
+
+// register writes the first lease, again every second until it succeeds or registerBound
+// passes; the error is the last attempt's.
+func (r *registry) register(ctx context.Context) error {
+	deadline := time.Now().Add(registerBound)
+	for {
+		err := r.renew(ctx)
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // renew writes the lease through the fronted apiserver and, if that fails, through each
 // live peer's apiserver in turn: a proxy whose apiserver is frozen is still a member.
 func (r *registry) renew(ctx context.Context) error {

@@ -149,8 +149,8 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		cfg.AdvertiseURL = cfg.APIServer
 	}
 	p.reg = newRegistry(cfg, c, p.metrics)
-	if err := p.reg.renew(ctx); err != nil {
-		return nil, fmt.Errorf("peerproxy %s: registering in %s (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, err)
+	if err := p.reg.register(ctx); err != nil {
+		return nil, fmt.Errorf("peerproxy %s: registering in %s for %v (is it up, and may the control identity write leases in kube-system?): %w", cfg.ID, cfg.APIServer, registerBound, err)
 	}
 	p.reg.sync(ctx)
 	if err := p.reg.ready(); err != nil {
