@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
@@ -84,4 +86,21 @@ func AwaitServed(ctx context.Context, e *Endpoint, g discovery.GVR, interval, bo
 		}
 		time.Sleep(interval)
 	}
+}
+
+// NewCRD creates, through origin, a CRD serving g for the running test, and deletes it
+// through cleanupVia when the test ends (a server that stays up: origin may be down by
+// then; cleanups run last-registered first, so a restart registered after this has run).
+// The cleanup waits until no endpoint lists g any more (AwaitCRDGone) and reads every
+// endpoint's served set again (a restart's convergence may have read it while the CRD
+// stood), so the tests after this one see the cluster as it was: left listed, the
+// discovery profile met a group-version no server served (DISC-001, 002, 005).
+func (env *Env) NewCRD(ctx context.Context, g discovery.GVR, origin, cleanupVia *Endpoint) {
+	gomega.Expect(CreateCRD(ctx, origin, g)).To(gomega.Succeed())
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		gomega.Expect(DeleteCRD(ctx, cleanupVia, g).Status).To(gomega.BeElementOf(200, 202), "deleting the CRD of %s through %s", g.Key(), cleanupVia.Name)
+		gomega.Expect(AwaitCRDGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(gomega.BeEmpty(),
+			"servers still listing %s in their discovery %v after its CRD was deleted", g.GroupVersion(), env.Timeouts.Converge)
+		gomega.Expect(env.Target.Refresh(ctx)).To(gomega.Succeed())
+	})
 }

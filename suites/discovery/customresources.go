@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -28,8 +27,7 @@ import (
 func crdNeverAPeers(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
 	g := fixtures.CustomGVR(uniqueName("disc"))
-	Expect(framework.CreateCRD(ctx, origin, g)).To(Succeed())
-	ginkgo.DeferCleanup(func(ctx context.Context) { framework.DeleteCRD(ctx, origin, g) })
+	env.NewCRD(ctx, g, origin, origin)
 	for _, e := range env.Target.Endpoints[1:] {
 		start := time.Now()
 		after := -1 // rounds left once both list it

@@ -25,21 +25,11 @@ import (
 // (peerproxy.go:50), so without that exclusion a CRD made after start would be forwarded to
 // the servers whose discovery lists it.
 
-// newCRD creates a CRD of a group of its own through origin, deleted through cleanupVia
-// when the test ends (a server that stays up: origin may be down by then; cleanups run last
-// first, so a restart registered after this one has run), and waits until no server lists
-// it any more, so the tests after this one see the cluster as it was.
+// newCRD creates a CRD of a group of its own through origin for the running test, deleted
+// through cleanupVia when it ends (framework.Env.NewCRD).
 func newCRD(ctx context.Context, env *framework.Env, origin, cleanupVia *framework.Endpoint) discovery.GVR {
 	g := fixtures.CustomGVR(uniqueName("mvp"))
-	Expect(framework.CreateCRD(ctx, origin, g)).To(Succeed())
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		Expect(framework.DeleteCRD(ctx, cleanupVia, g).Status).To(BeElementOf(200, 202), "deleting the CRD of %s through %s", g.Key(), cleanupVia.Name)
-		Expect(framework.AwaitCRDGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(BeEmpty(),
-			"servers still listing %s in their discovery %v after its CRD was deleted", g.GroupVersion(), env.Timeouts.Converge)
-		// What each server serves was read again if a server restarted during the test (its
-		// convergence), while the CRD stood: read it once more, now that it is gone.
-		Expect(env.Target.Refresh(ctx)).To(Succeed())
-	})
+	env.NewCRD(ctx, g, origin, cleanupVia)
 	return g
 }
 
