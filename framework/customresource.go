@@ -30,12 +30,13 @@ func DeleteCRD(ctx context.Context, e *Endpoint, g discovery.GVR) Response {
 	return e.Do(ctx, Request{Method: "DELETE", Path: crdPath + "/" + fixtures.CRDName(g)})
 }
 
-// AwaitCRDGone waits, up to bound, until none of endpoints lists g any more in its own
-// discovery (nopeer) or its merged one: a CRD's deletion is answered at once but finishes
-// later (its objects are deleted first, then each server's discovery drops it), and a test
-// that leaves it listed makes the next one see a group-version no server serves (the
-// discovery profile's DISC-002 and DISC-005 did). It returns the endpoints still listing it.
-func AwaitCRDGone(ctx context.Context, endpoints []*Endpoint, g discovery.GVR, bound time.Duration) []string {
+// AwaitGroupVersionGone waits, up to bound, until none of endpoints lists g's group-version
+// any more in its own discovery (nopeer) or its merged one: a CRD's or an APIService's
+// deletion is answered at once but finishes later (a CRD's objects are deleted first, then
+// each server's discovery drops it), and a test that leaves it listed makes the next one see
+// a group-version no server serves (the discovery profile's DISC-002 and DISC-005 did). It
+// returns the endpoints still listing it.
+func AwaitGroupVersionGone(ctx context.Context, endpoints []*Endpoint, g discovery.GVR, bound time.Duration) []string {
 	deadline := time.Now().Add(bound)
 	for {
 		var listing []string
@@ -91,7 +92,7 @@ func AwaitServed(ctx context.Context, e *Endpoint, g discovery.GVR, interval, bo
 // NewCRD creates, through origin, a CRD serving g for the running test, and deletes it
 // through cleanupVia when the test ends (a server that stays up: origin may be down by
 // then; cleanups run last-registered first, so a restart registered after this has run).
-// The cleanup waits until no endpoint lists g any more (AwaitCRDGone) and reads every
+// The cleanup waits until no endpoint lists g any more (AwaitGroupVersionGone) and reads every
 // endpoint's served set again (a restart's convergence may have read it while the CRD
 // stood), so the tests after this one see the cluster as it was: left listed, the
 // discovery profile met a group-version no server served (DISC-001, 002, 005).
@@ -99,7 +100,7 @@ func (env *Env) NewCRD(ctx context.Context, g discovery.GVR, origin, cleanupVia 
 	gomega.Expect(CreateCRD(ctx, origin, g)).To(gomega.Succeed())
 	ginkgo.DeferCleanup(func(ctx context.Context) {
 		gomega.Expect(DeleteCRD(ctx, cleanupVia, g).Status).To(gomega.BeElementOf(200, 202), "deleting the CRD of %s through %s", g.Key(), cleanupVia.Name)
-		gomega.Expect(AwaitCRDGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(gomega.BeEmpty(),
+		gomega.Expect(AwaitGroupVersionGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(gomega.BeEmpty(),
 			"servers still listing %s in their discovery %v after its CRD was deleted", g.GroupVersion(), env.Timeouts.Converge)
 		gomega.Expect(env.Target.Refresh(ctx)).To(gomega.Succeed())
 	})

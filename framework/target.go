@@ -87,6 +87,9 @@ type Target struct {
 	// Registrar is how the proxies register their servers with one another, for the races;
 	// nil on upstream targets, whose kube-apiservers use identity leases (scenarios/races).
 	Registrar Registrar
+	// ExtensionHost is how the apiservers reach a server skewcheck runs on this machine (an
+	// aggregated API's); nil when they cannot.
+	ExtensionHost *ExtensionHost
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -37,5 +37,10 @@ func On(ctx context.Context, h clusters.FrontHost, f Front) (*framework.Target, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return f.Put(ctx, site)
+	t, stop, err := f.Put(ctx, site)
+	if err == nil && site.Direct != nil {
+		// A front stands in front of the same apiservers: they reach what they reached.
+		t.ExtensionHost = site.Direct.ExtensionHost
+	}
+	return t, stop, err
 }

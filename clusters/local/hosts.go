@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"syscall"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Hosts is where a cluster's etcd and apiservers run. The default is processes on this
@@ -49,6 +51,12 @@ type Proc interface {
 type Disconnector interface {
 	Disconnect(ctx context.Context, s *Server) error
 	Reconnect(ctx context.Context, s *Server) error
+}
+
+// ExtensionHoster are hosts whose apiservers reach a server on this machine by a name (for
+// an aggregated API the suites serve: framework.ExtensionHost).
+type ExtensionHoster interface {
+	ExtensionHost() *framework.ExtensionHost
 }
 
 // Disconnector is the cluster's hosts when they can cut servers off, else nil.

@@ -17,5 +17,8 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 			AuditLog: s.AuditLog(), Log: s.Log(), Node: s,
 		})
 	}
+	if h, ok := c.hosts.(ExtensionHoster); ok {
+		t.ExtensionHost = h.ExtensionHost()
+	}
 	return t, t.Refresh(ctx)
 }

@@ -35,7 +35,8 @@ const (
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
 // watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
-// the stale-lease race (RACE-002) and custom resources (MVP-050, MVP-051, DISC-006) can
+// the stale-lease race (RACE-002) and extensions (CRDs: MVP-050, MVP-051, DISC-006; aggregated APIs: MVP-052, MVP-053,
+// DISC-007) can
 // fail: the reference made wrong in one way at a time fails the tests about that way, each
 // of which must have
 // run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
@@ -81,11 +82,13 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		// A crashed peer is forgotten after 5 s while its lease stands: 503, then 404s
 		// for the rest of the hold, the peer still down.
 		{peerproxy.FlawForgetUnreachablePeer, map[string]string{"RACE-002": "404s and 0 200s while the peer was down"}, `\[RACE-002`, false},
-		// A CRD made after start is taken for the peer's whose discovery lists it: its
-		// requests reach that peer, 503 once it is killed, and merged discovery lists it
-		// before the server's own view does.
-		{peerproxy.FlawProxyCustomResources, map[string]string{"MVP-050": "a custom resource was proxied to a peer",
-			"MVP-051": "serves it itself", "DISC-006": "a CRD listed as a peer's"}, `\[MVP-05|\[DISC-006`, false},
+		// A CRD or an aggregated API made after start is taken for the peer's whose
+		// discovery lists it: its requests reach that peer, 503 once it is killed, and
+		// merged discovery lists it before the server's own view does.
+		{peerproxy.FlawProxyCustomResources, map[string]string{"MVP-050": "was proxied to a peer",
+			"MVP-051": "serves it itself", "DISC-006": "an extension listed as a peer's",
+			"MVP-052": "was proxied to a peer", "MVP-053": "was proxied to a peer", "DISC-007": "an extension listed as a peer's"},
+			`\[MVP-05|\[DISC-00[67]`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {

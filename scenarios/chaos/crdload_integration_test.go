@@ -38,7 +38,7 @@ func TestCRDOriginCrashGoesUnnoticed(t *testing.T) {
 	}
 	measure := func(name string, target *framework.Target) chaos.Outcome {
 		t.Helper()
-		route, remove, err := chaos.CRDRoute(ctx, target, target.Endpoints[1], opts.Seed, time.Minute)
+		route, remove, err := chaos.ExtensionRoute(ctx, target, target.Endpoints[1], opts.Load, opts.Seed, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -91,4 +91,7 @@ var Tests = []framework.Test{
 	{ID: "DISC-006", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers},
 		Description: "a CRD just created through another server is listed in merged /apis only as the server's own: never while its profile=nopeer view lacks it",
 		Run:         crdNeverAPeers},
+	{ID: "DISC-007", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAggregatedAPI},
+		Description: "an aggregated API just registered through another server is listed in merged /apis only as the server's own: never while its profile=nopeer view lacks it",
+		Run:         aggregatedNeverAPeers},
 }

@@ -104,4 +104,10 @@ var Tests = []framework.Test{
 	{ID: "MVP-051", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureNodeControl},
 		Description: "when the server a CRD was created through is killed, its custom resources through every other server still answer reads 200 and writes 201: every server serves them itself",
 		Run:         crdOriginDown},
+	{ID: "MVP-052", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAuditLog, framework.FeatureAggregatedAPI},
+		Description: "an aggregated API (an APIService with a Service) just registered through another server is never proxied: 404 or 503 until this server's aggregator serves it, then 200; no request, the first write included, reaches another server",
+		Run:         aggregatedJustCreated},
+	{ID: "MVP-053", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAuditLog, framework.FeatureAggregatedAPI},
+		Description: "when an aggregated API's server is down, every server answers 503 for it, never 404, and sends nothing to a peer; once it is back, 200 again",
+		Run:         aggregatedServerDown},
 }

@@ -29,4 +29,7 @@ func TestCRDLoadExpectsUnnoticed(t *testing.T) {
 	if got := Expected(Outcome{Fault: "crash"}); got != "503" {
 		t.Errorf("a crash of a sole server expects %q, want 503", got)
 	}
+	if got := Expected(Outcome{Fault: "crash", Load: LoadAggregated}); got != Expected(Outcome{Fault: "crash", Load: LoadCRD}) {
+		t.Errorf("a crash of the server an aggregated API was registered through expects %q, want what a CRD's origin's crash expects", got)
+	}
 }
