@@ -18,9 +18,11 @@ import (
 // an aggregated API's (package aggregated), behind an APIService whose Service is of type
 // ExternalName (the aggregator resolves that to https://<externalName>:<port>, k8s.io/apiserver
 // v0.36.3 pkg/util/proxy/proxy.go:148-152). Endpoints and EndpointSlices may not hold a
-// loopback address, an ExternalName may name one.
+// loopback address; an ExternalName may name any address, the validation asking only for a
+// DNS-1123 subdomain, which a dotted IPv4 address is.
 type ExtensionHost struct {
-	// Name is what the apiservers resolve to this machine: the Service's externalName.
+	// Name is what the apiservers resolve to this machine, an address or a name: the
+	// Service's externalName.
 	Name string
 	// Listen is the address on this machine Name resolves to for them.
 	Listen string
@@ -30,8 +32,8 @@ type ExtensionHost struct {
 // runs (Target.ExtensionHost).
 var FeatureAggregatedAPI = DeclareFeature("AggregatedAPI", func(t *Target) string {
 	if t.ExtensionHost == nil {
-		return "the target's apiservers cannot reach a server skewcheck runs on this machine, which an aggregated API needs " +
-			"(a local cluster's apiservers share this machine's network and can; kind nodes and containers resolve names in their own)"
+		return "skewcheck does not know how the target's apiservers reach this machine, where an aggregated API's server would run " +
+			"(it knows for clusters it makes: local, containers, kind)"
 	}
 	return ""
 })

@@ -72,6 +72,21 @@ func (e *engine) hostPort(ctx context.Context, container string, port int) (stri
 	return "", fmt.Errorf("container %s publishes no port for %d/tcp", container, port)
 }
 
+// gateway is this machine's IPv4 address on network (its bridge's): the nodes reach this
+// machine there.
+func (e *engine) gateway(ctx context.Context, network string) (string, error) {
+	r, err := e.c.NetworkInspect(ctx, network, client.NetworkInspectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("inspecting Docker network %s: %w", network, err)
+	}
+	for _, c := range r.Network.IPAM.Config {
+		if c.Gateway.Is4() {
+			return c.Gateway.String(), nil
+		}
+	}
+	return "", fmt.Errorf("Docker network %s has no IPv4 gateway (IPAM %+v)", network, r.Network.IPAM.Config)
+}
+
 // removeNetwork removes the cluster's own network, if it is there.
 func (e *engine) removeNetwork(ctx context.Context, name string) error {
 	_, err := e.c.NetworkRemove(ctx, name, client.NetworkRemoveOptions{})

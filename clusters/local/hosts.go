@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"syscall"
-
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // Hosts is where a cluster's etcd and apiservers run. The default is processes on this
@@ -23,7 +21,7 @@ type Hosts interface {
 	// HarnessAddress is address number host (1 to 254) of the cluster's network, made
 	// this machine's, for servers the harness runs in front of or between the apiservers
 	// (a peer path's forwarder at 40+i, the reference proxies and sidecars at 30+i, a
-	// gateway at 20): the apiservers and the harness both reach it.
+	// gateway at 20, an aggregated API's server at 60): the apiservers and the harness both reach it.
 	HarnessAddress(host int) (string, error)
 	// StartEtcd starts etcd, keeping its data under dir, and returns its client URL.
 	StartEtcd(ctx context.Context, dir string) (string, error)
@@ -51,12 +49,6 @@ type Proc interface {
 type Disconnector interface {
 	Disconnect(ctx context.Context, s *Server) error
 	Reconnect(ctx context.Context, s *Server) error
-}
-
-// ExtensionHoster are hosts whose apiservers reach a server on this machine by a name (for
-// an aggregated API the suites serve: framework.ExtensionHost).
-type ExtensionHoster interface {
-	ExtensionHost() *framework.ExtensionHost
 }
 
 // Disconnector is the cluster's hosts when they can cut servers off, else nil.

@@ -11,7 +11,6 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/framework"
 )
 
 // processHosts runs etcd embedded in this process and every apiserver as a process of this
@@ -35,12 +34,6 @@ func (h *processHosts) Place(i int, s *Server) error {
 	s.IP = h.slot.ip(10 + i + 1)
 	s.Hostname = fmt.Sprintf("%s-%s", s.cluster.Name, s.Name)
 	return checkPortFree(clusters.ServerPort, s.IP, s.Port)
-}
-
-// ExtensionHost: the apiservers are processes in this machine's network namespace, so
-// "localhost" is this machine to them.
-func (h *processHosts) ExtensionHost() *framework.ExtensionHost {
-	return &framework.ExtensionHost{Name: "localhost", Listen: "127.0.0.1"}
 }
 
 // HarnessAddress is on the cluster's loopback block, which is all this machine's already.

@@ -6,6 +6,11 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
+// extensionAddress is the harness address (Hosts.HarnessAddress) where an aggregated API
+// server the suites run listens: every apiserver reaches it, as it reaches the fronts.
+// The APIService's ExternalName Service names it (an ExternalName may be an address).
+const extensionAddress = 60
+
 // Target describes the running cluster for the suites: every server is an endpoint the
 // suite can also stop, kill and freeze, with a readable audit log.
 func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
@@ -17,8 +22,10 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 			AuditLog: s.AuditLog(), Log: s.Log(), Node: s,
 		})
 	}
-	if h, ok := c.hosts.(ExtensionHoster); ok {
-		t.ExtensionHost = h.ExtensionHost()
+	ip, err := c.hosts.HarnessAddress(extensionAddress)
+	if err != nil {
+		return nil, err
 	}
+	t.ExtensionHost = &framework.ExtensionHost{Name: ip, Listen: ip}
 	return t, t.Refresh(ctx)
 }

@@ -11,7 +11,7 @@ import (
 // for /apis in the aggregated format first and, answered in another, falls back to
 // /apis/<group>/<version> (k8s.io/kube-aggregator v0.36.3 pkg/apiserver
 // handler_discovery.go:255-330), which is also the path its availability check reads
-// (pkg/controllers/status/remote/remote_available_controller.go:290-300): the fallback is
+// (pkg/controllers/status/remote/remote_available_controller.go:290-302): the fallback is
 // what every version of the aggregator understands.
 func (s *Server) discoveryRoutes(mux *http.ServeMux) {
 	g := s.GVR

@@ -22,7 +22,7 @@ import (
 // aggregatedJustCreated: right after an APIService is created through the first endpoint,
 // its resource asked through every other endpoint answers 404 (its aggregator has not yet
 // seen the APIService) or 503 (it has, and its availability check has not yet reached the
-// server: kube-aggregator v0.36.3 pkg/apiserver/handler_proxy.go:120-125) until 200; then
+// server: kube-aggregator v0.36.3 pkg/apiserver/handler_proxy.go:123-126) until 200; then
 // every read 200 and every write 201 for Refused, and no request reaches another server.
 func aggregatedJustCreated(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]

@@ -57,6 +57,7 @@ func servedByEachItself(ctx context.Context, env *framework.Env, g discovery.GVR
 		s := framework.AwaitServed(ctx, e, g, 50*time.Millisecond, env.Timeouts.Converge)
 		Expect(s.After).NotTo(BeZero(), "%s made through %s: %s never answered 200 for it within %v (answers %v)", g.Key(), origin.Name, e.Name, env.Timeouts.Converge, s.Statuses)
 		env.Measure("servedAfterSeconds", s.After.Seconds())
+		env.Measure("answersBefore200", float64(len(s.Statuses)-1))
 		for i, st := range s.Statuses[:len(s.Statuses)-1] {
 			Expect(st).To(BeElementOf(before), "answer %d of %v: %s answered %d for %s just made through %s; %s", i, s.Statuses, e.Name, st, g.Key(), origin.Name, why)
 		}
