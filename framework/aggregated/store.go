@@ -109,22 +109,15 @@ func (st *store) create(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, obj)
 }
 
-func (st *store) get(w http.ResponseWriter, r *http.Request) {
-	st.mu.Lock()
-	obj, ok := st.objects[r.PathValue("namespace")+"/"+r.PathValue("name")]
-	st.mu.Unlock()
-	if !ok {
-		st.notFound(w, r.PathValue("name"))
-		return
-	}
-	writeJSON(w, http.StatusOK, obj)
-}
+func (st *store) get(w http.ResponseWriter, r *http.Request)    { st.answerObject(w, r, false) }
+func (st *store) delete(w http.ResponseWriter, r *http.Request) { st.answerObject(w, r, true) }
 
-func (st *store) delete(w http.ResponseWriter, r *http.Request) {
+// answerObject answers the object the path names, deleting it first when remove is set.
+func (st *store) answerObject(w http.ResponseWriter, r *http.Request, remove bool) {
 	key := r.PathValue("namespace") + "/" + r.PathValue("name")
 	st.mu.Lock()
 	obj, ok := st.objects[key]
-	if ok {
+	if ok && remove {
 		delete(st.objects, key)
 		st.version++
 	}
