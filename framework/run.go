@@ -78,9 +78,7 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 	var ginkgoReport ginkgo.Report
 	ginkgo.ReportAfterSuite("skewcheck conformance report", func(r ginkgo.Report) { ginkgoReport = r })
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	if opts.Seed == 0 {
-		opts.Seed = time.Now().UnixNano() % 1_000_000
-	}
+	opts.Seed = SeedOrClock(opts.Seed)
 	suiteConfig.RandomSeed = opts.Seed
 	if opts.Focus != "" {
 		suiteConfig.FocusStrings = []string{opts.Focus}

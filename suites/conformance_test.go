@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
@@ -26,19 +26,10 @@ import (
 // and the report must validate against the shipped schema.
 func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
-	oldV, newV := integration.Versions()
+	_, newV := integration.Versions()
 	ctx := context.Background()
-	c, err := local.New(ctx, local.Config{Name: "suites", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localtest.Start(t, local.Config{Name: "suites", PeerPaths: true, Servers: localtest.Skewed()})
+	target := localtest.Upstream(t, c)
 	dir := t.TempDir()
 	proxier, err := c.AsNodeProxier(target.Endpoints[1].Admin)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/clusters/netns"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
@@ -25,11 +26,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
 	ctx := context.Background()
-	c, err := local.New(ctx, local.Config{Name: "dataplane", Servers: []clusters.ServerSpec{{Version: newV}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
+	c := localtest.Start(t, local.Config{Name: "dataplane", Servers: []clusters.ServerSpec{localtest.Newer()}})
 	admin := c.RestConfig(c.Servers[0], local.Admin)
 	proxier, err := c.AsNodeProxier(admin)
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
@@ -35,13 +35,7 @@ func BenchmarkGateway(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", cli, "../../cmd/skewcheck").CombinedOutput(); err != nil {
 		b.Fatalf("building the CLI: %v\n%s", err, out)
 	}
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "gwbench", Servers: []clusters.ServerSpec{
-		{Version: oldV, DisablePeerProxy: true}, {Version: newV, DisablePeerProxy: true}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Delete()
+	c := localtest.Start(b, local.Config{Name: "gwbench", Servers: localtest.WithoutPeerProxy(localtest.Pair()...)})
 	t, stop, err := front.On(ctx, c, clustersgateway.Config{Name: "reference",
 		Shell: "exec " + cli + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
 			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`,

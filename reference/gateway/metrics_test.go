@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	gwapi "github.com/skewcheck/skewcheck/framework/apis/gateway/v1alpha1"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/gateway"
@@ -29,13 +29,7 @@ import (
 func TestMetrics(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "gwmetrics", Servers: []clusters.ServerSpec{
-		{Version: oldV, DisablePeerProxy: true}, {Version: newV, DisablePeerProxy: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Delete()
+	c := localtest.Start(t, local.Config{Name: "gwmetrics", Servers: localtest.WithoutPeerProxy(localtest.Pair()...)})
 	const serverName = "metrics.gateway.test"
 	serving, err := c.PKI.ServingCert("gateway-metrics", []string{"*.gateway.test"}, nil)
 	if err != nil {

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 // BenchmarkProxied compares, in one process on one cluster, the latency and throughput of
@@ -21,22 +21,9 @@ import (
 func BenchmarkProxied(b *testing.B) {
 	integration.Require(b)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "bench", Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: []string{"--runtime-config=batch/v1=false"}}, {Version: newV}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Delete()
-	upstream, err := c.Target(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ref, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer stop()
+	c := localtest.Start(b, local.Config{Name: "bench", Servers: localtest.Skewed()})
+	upstream := localtest.Upstream(b, c)
+	ref, _ := localtest.Reference(b, c, peerproxy.NoFlaw)
 	entries := map[string]*framework.Endpoint{"upstream": upstream.Endpoints[0], "reference": ref.Endpoints[0], "direct": upstream.Endpoints[1]}
 	job := `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"bench"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}}}`
 	if r := entries["direct"].Do(ctx, framework.Request{Method: "POST", Path: "/apis/batch/v1/namespaces/default/jobs", Body: []byte(job)}); r.Status != 201 {

@@ -1,16 +1,14 @@
 package peerproxy_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/races"
@@ -21,20 +19,8 @@ import (
 // allowance for upstream's known deviations.
 func TestReferenceIsConformant(t *testing.T) {
 	integration.Require(t)
-	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "ref", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		{Version: newV, DisablePeerProxy: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	c := localtest.Start(t, local.Config{Name: "ref", PeerPaths: true, Servers: localtest.WithoutPeerProxy(localtest.Skewed()...)})
+	target, _ := localtest.Reference(t, c, peerproxy.NoFlaw)
 	if target.Upstream {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}

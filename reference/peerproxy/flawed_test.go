@@ -2,18 +2,15 @@ package peerproxy_test
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
@@ -127,24 +124,12 @@ func TestFlawedReferenceRun(t *testing.T) {
 		t.Skip("a child of TestFlawedReferenceFailsIdentityTests, which runs it with " + flawEnv + " set")
 	}
 	integration.Require(t)
-	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	servers := []clusters.ServerSpec{
-		{Version: oldV, DisablePeerProxy: true, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		{Version: newV, DisablePeerProxy: true}}
+	servers := localtest.Skewed()
 	if os.Getenv(flawThreeEnv) != "" {
-		servers = append(servers, clusters.ServerSpec{Version: newV, DisablePeerProxy: true})
+		servers = append(servers, localtest.Newer())
 	}
-	c, err := local.New(ctx, local.Config{Name: "flawed", Servers: servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: peerproxy.Flaw(flaw)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	c := localtest.Start(t, local.Config{Name: "flawed", Servers: localtest.WithoutPeerProxy(servers...)})
+	target, _ := localtest.Reference(t, c, peerproxy.Flaw(flaw))
 	dir := os.Getenv(flawReportEnv)
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, slices.Concat(mvp.Tests, discovery.Tests, races.Tests),
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -35,11 +35,8 @@ func measureCert(t *testing.T, ctx context.Context, name, tname string, target *
 func TestCertificateFaults(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	c := cluster(t)
-	upstream, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := cluster(t, localtest.Skewed())
+	upstream := localtest.Upstream(t, c)
 	for _, name := range []string{"rotate-serving", "expired-serving"} {
 		o := measureCert(t, ctx, name, "upstream", upstream)
 		if v := chaos.Violations([]chaos.Outcome{o}); len(v) > 0 {
@@ -49,11 +46,7 @@ func TestCertificateFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	flawed, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: peerproxy.FlawUntrustedPeerNotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	flawed, _ := localtest.Reference(t, c, peerproxy.FlawUntrustedPeerNotFound)
 	o := measureCert(t, ctx, "expired-serving", "reference-untrusted-peer-not-found", flawed)
 	v := strings.Join(chaos.Violations([]chaos.Outcome{o}), "; ")
 	if !strings.Contains(v, "spurious 404s") {

@@ -14,31 +14,20 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
 
-// cluster is a local cluster with peer paths where only apiserver-2 serves batch/v1.
-func cluster(t *testing.T) *local.Cluster { return clusterWithProxy(t, true) }
-
-// clusterWithProxy is cluster with the apiservers' own mixed version proxy on or off (off:
-// the reference's own column, as `skewcheck chaos` runs it, so the apiservers underneath
-// do not route what the reference gets wrong).
-func clusterWithProxy(t *testing.T, peerProxy bool) *local.Cluster {
+// cluster is a local cluster of servers with a peer path to each, for the faults between
+// apiservers (localtest.Skewed: only apiserver-2 serves batch/v1).
+func cluster(t *testing.T, servers []clusters.ServerSpec) *local.Cluster {
 	t.Helper()
-	oldV, newV := integration.Versions()
-	c, err := local.New(context.Background(), local.Config{Name: "chaostest", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, DisablePeerProxy: !peerProxy, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		{Version: newV, DisablePeerProxy: !peerProxy}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	return c
+	return localtest.Start(t, local.Config{Name: "chaostest", PeerPaths: true, Servers: servers})
 }
 
 func jobsRoute(t *testing.T, target *framework.Target) framework.Route {
@@ -58,12 +47,8 @@ func jobsRoute(t *testing.T, target *framework.Target) framework.Route {
 func TestFaultsOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	c := cluster(t)
-	target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	c := cluster(t, localtest.Skewed())
+	target, _ := localtest.Reference(t, c, peerproxy.NoFlaw)
 	route := jobsRoute(t, target)
 	if reason := chaos.PathBypassed(ctx, route, faults.Refused(c.Servers[1].PeerPath)); reason != "" {
 		t.Fatalf("the reference's peer traffic must pass the peer path: %s", reason)
@@ -94,11 +79,8 @@ func TestFaultsOnTheReference(t *testing.T) {
 func TestUpstreamTakesThePeerPath(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	c := cluster(t)
-	target, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := cluster(t, localtest.Skewed())
+	target := localtest.Upstream(t, c)
 	path := c.Servers[1].PeerPath
 	cs, err := kubernetes.NewForConfig(c.RestConfig(c.Servers[0], local.Admin))
 	if err != nil {
@@ -134,18 +116,8 @@ func TestExactPartitionOfThree(t *testing.T) {
 	integration.Require(t)
 	integration.RequireNft(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	off := []string{"--runtime-config=batch/v1=false"}
-	c, err := local.New(ctx, local.Config{Name: "pairtest", Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: off}, {Version: newV}, {Version: oldV, ExtraFlags: off}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localtest.Start(t, local.Config{Name: "pairtest", Servers: append(localtest.Skewed(), localtest.Older(localtest.WithoutBatch))})
+	target := localtest.Upstream(t, c)
 	one, three := target.Endpoint("apiserver-1"), target.Endpoint("apiserver-3")
 	list := framework.Request{Path: "/apis/batch/v1/namespaces/default/jobs?limit=1"}
 	answer := func(e *framework.Endpoint) int {

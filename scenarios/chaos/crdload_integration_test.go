@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -25,17 +24,9 @@ import (
 func TestCRDOriginCrashGoesUnnoticed(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "chaoscrd", Servers: []clusters.ServerSpec{{Version: oldV}, {Version: newV}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
+	c := localtest.Start(t, local.Config{Name: "chaoscrd", Servers: localtest.Pair()})
 	opts := chaos.Options{For: 3 * time.Second, Interval: 100 * time.Millisecond, Recover: time.Minute, Seed: 28, Load: chaos.LoadCRD}
-	upstream, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	upstream := localtest.Upstream(t, c)
 	measure := func(name string, target *framework.Target) chaos.Outcome {
 		t.Helper()
 		route, remove, err := chaos.ExtensionRoute(ctx, target, target.Endpoints[1], opts.Load, opts.Seed, time.Minute)
@@ -59,10 +50,7 @@ func TestCRDOriginCrashGoesUnnoticed(t *testing.T) {
 		t.Errorf("upstream: %q", v)
 	}
 	for _, flaw := range []peerproxy.Flaw{peerproxy.NoFlaw, peerproxy.FlawProxyCustomResources} {
-		target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		target, stop := localtest.Reference(t, c, flaw)
 		v := chaos.Violations([]chaos.Outcome{measure("reference"+string(flaw), target)})
 		stop()
 		switch {

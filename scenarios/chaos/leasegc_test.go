@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
@@ -23,18 +23,8 @@ import (
 func TestSkewedLeaseAtAGarbageCollection(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	off := []string{"--runtime-config=batch/v1=false"}
-	c, err := local.New(ctx, local.Config{Name: "leasegc", PeerPaths: true, Servers: []clusters.ServerSpec{
-		{Version: oldV, ExtraFlags: off}, {Version: newV}, {Version: newV, ExtraFlags: off}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localtest.Start(t, local.Config{Name: "leasegc", PeerPaths: true, Servers: append(localtest.Skewed(), localtest.Newer(localtest.WithoutBatch))})
+	target := localtest.Upstream(t, c)
 	route := jobsRoute(t, target)
 	var bystander *framework.Endpoint
 	for _, e := range target.Endpoints {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -41,10 +41,7 @@ func TestLeaseTimeFaults(t *testing.T) {
 	}
 
 	t.Run("upstream", func(t *testing.T) {
-		upstream, err := cluster(t).Target(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		upstream := localtest.Upstream(t, cluster(t, localtest.Skewed()))
 		if v := chaos.Violations([]chaos.Outcome{measure(t, "upstream", upstream)}); len(v) > 0 {
 			t.Errorf("upstream: %v", v)
 		}
@@ -53,12 +50,9 @@ func TestLeaseTimeFaults(t *testing.T) {
 	t.Run("reference", func(t *testing.T) {
 		// The reference's own column: its apiservers' proxy is off, or they would route
 		// what the reference wrongly forgot (as `skewcheck chaos` does).
-		c := clusterWithProxy(t, false)
+		c := cluster(t, localtest.WithoutPeerProxy(localtest.Skewed()...))
 		for _, flaw := range []peerproxy.Flaw{peerproxy.NoFlaw, peerproxy.FlawTrustRenewTime} {
-			target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
-			if err != nil {
-				t.Fatal(err)
-			}
+			target, stop := localtest.Reference(t, c, flaw)
 			o := measure(t, target.Kind, target)
 			stop()
 			v := chaos.Violations([]chaos.Outcome{o})

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -24,7 +24,7 @@ import (
 func TestSlowClientOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	c := cluster(t)
+	c := cluster(t, localtest.Skewed())
 	opts := chaos.Options{For: 8 * time.Second, Interval: 200 * time.Millisecond, Recover: time.Minute, Seed: 28}
 	measure := func(name string, target *framework.Target) chaos.Outcome {
 		route := jobsRoute(t, target)
@@ -46,19 +46,13 @@ func TestSlowClientOnTheReference(t *testing.T) {
 		return o
 	}
 
-	upstream, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	upstream := localtest.Upstream(t, c)
 	if v := chaos.Violations([]chaos.Outcome{measure("upstream", upstream)}); len(v) > 0 {
 		t.Errorf("upstream's apiserver let slow clients show: %q", v)
 	}
 
 	for _, flaw := range []peerproxy.Flaw{peerproxy.NoFlaw, peerproxy.FlawBodiesInTurn} {
-		target, stop, err := front.On(ctx, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		target, stop := localtest.Reference(t, c, flaw)
 		v := chaos.Violations([]chaos.Outcome{measure(target.Kind, target)})
 		stop()
 		switch {

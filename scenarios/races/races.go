@@ -177,14 +177,13 @@ func StaleLease(ctx context.Context, env Env) Outcome {
 // deletion, and a 404 or two after it.
 func SameIdentity(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "same-identity", Documented: "503 and never 404 while the crashed peer's lease stands, then 200 (from 1.35 the restarted peer deletes its old lease on startup: 404s from then on counted)"}
-	reg, lease, err := peerLease(ctx, env)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reg, lease, tl, err := pollPeerLease(pctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
 	lw, err := watchLease(pctx, reg, lease, tl, env.Interval)
 	if err != nil {
 		o.Violations = append(o.Violations, "reading the peer's identity lease: "+err.Error())
@@ -228,15 +227,19 @@ func SameIdentity(ctx context.Context, env Env) Outcome {
 	return o
 }
 
-// peerLease is the target's registrar and the name of the peer's registration (its
-// identity lease, upstream).
-func peerLease(ctx context.Context, env Env) (framework.Registrar, string, error) {
+// pollPeerLease begins a race on the peer's registration: it finds the target's registrar
+// and the name of the peer's registration (its identity lease, upstream), then polls the
+// entry until ctx ends.
+func pollPeerLease(ctx context.Context, env Env) (framework.Registrar, string, *Timeline, error) {
 	reg, err := env.registrar()
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	r, err := reg.Find(ctx, env.Route.Peer)
-	return reg, r.Name, err
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return reg, r.Name, poll(ctx, env.Route.Entry, env.path(), env.Interval), nil
 }
 
 // LeaseDeleted: the peer's identity lease is deleted while requests arrive. The entry
@@ -244,14 +247,13 @@ func peerLease(ctx context.Context, env Env) (framework.Registrar, string, error
 // next renewal (every 10 s), then 200.
 func LeaseDeleted(ctx context.Context, env Env) Outcome {
 	o := Outcome{Race: "lease-deleted", Documented: "404 until the peer re-creates its lease (renewed every 10 s), then 200 within 20 s of the deletion"}
-	reg, lease, err := peerLease(ctx, env)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reg, lease, tl, err := pollPeerLease(pctx, env)
 	if err != nil {
 		o.Violations = append(o.Violations, err.Error())
 		return o
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tl := poll(pctx, env.Route.Entry, env.path(), env.Interval)
 	tl.waitFor(ctx, 200, 0, env.Bound)
 	deleted := tl.Since()
 	if err := reg.Expire(ctx, lease); err != nil {

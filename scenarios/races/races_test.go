@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/scenarios/races"
@@ -17,16 +17,8 @@ import (
 func TestRacesAgainstUpstream(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	oldV, newV := integration.Versions()
-	c, err := local.New(ctx, local.Config{Name: "races", Servers: clusters.SpecsFor([]string{oldV, newV})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Delete() })
-	target, err := c.Target(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localtest.Start(t, local.Config{Name: "races", Servers: localtest.Pair()})
+	target := localtest.Upstream(t, c)
 	routes := framework.Routes(target, "list")
 	if len(routes) == 0 {
 		t.Fatal("no skewed GVR")

@@ -64,9 +64,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if flaw != peerproxy.NoFlaw && !slices.Contains(targets, "reference") {
 				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong on purpose: it goes with --targets reference", flaw)
 			}
-			if opts.Seed == 0 {
-				opts.Seed = time.Now().UnixNano() % 1_000_000
-			}
+			opts.Seed = framework.SeedOrClock(opts.Seed)
 			if opts.Load == "sole" {
 				opts.Load = chaos.LoadSole
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
@@ -101,9 +102,7 @@ func runEmulation(ctx context.Context, streams IOStreams, o emulationOptions) er
 			return err
 		}
 	}
-	if o.seed == 0 {
-		o.seed = time.Now().UnixNano() % 1_000_000
-	}
+	o.seed = framework.SeedOrClock(o.seed)
 	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 		return err
 	}

@@ -147,9 +147,7 @@ func printMutationPlan(out io.Writer, runs []matrix.MutationRun) {
 // the matrix.
 func runMutation(ctx context.Context, streams IOStreams, o mutationOptions, runs []matrix.MutationRun) error {
 	start := time.Now()
-	if o.seed == 0 {
-		o.seed = time.Now().UnixNano() % 1_000_000
-	}
+	o.seed = framework.SeedOrClock(o.seed)
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding skewcheck's own binary to run each mutant: %w", err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
@@ -79,9 +80,7 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	if len(o.versions) < 2 {
 		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
 	}
-	if o.seed == 0 {
-		o.seed = time.Now().UnixNano() % 1_000_000
-	}
+	o.seed = framework.SeedOrClock(o.seed)
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding skewcheck's own binary to run each pair: %w", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
 
@@ -62,9 +63,7 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 			if err := prov.require(); err != nil {
 				return err
 			}
-			if o.Seed == 0 {
-				o.Seed = time.Now().UnixNano() % 1_000_000
-			}
+			o.Seed = framework.SeedOrClock(o.Seed)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			o.Progress = streams.ErrOut
