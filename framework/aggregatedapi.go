@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -16,10 +17,13 @@ import (
 
 // ExtensionHost is how a target's apiservers reach a server skewcheck runs on this machine:
 // an aggregated API's (package aggregated), behind an APIService whose Service is of type
-// ExternalName (the aggregator resolves that to https://<externalName>:<port>, k8s.io/apiserver
-// v0.36.3 pkg/util/proxy/proxy.go:148-152). Endpoints and EndpointSlices may not hold a
-// loopback address; an ExternalName may name any address, the validation asking only for a
-// DNS-1123 subdomain, which a dotted IPv4 address is.
+// ExternalName. With --enable-aggregator-routing off (kube-apiserver's default, and
+// kubeadm's), the aggregator resolves such a Service to https://<externalName>:<port>
+// (k8s.io/apiserver v0.36.3 pkg/util/proxy/proxy.go:148-152; routing on, it wants
+// endpoints and refuses ExternalName: :65-70). Endpoints and EndpointSlices may not hold a
+// loopback address, and a ClusterIP needs a dataplane; an ExternalName may name any
+// address, its validation asking only for a DNS-1123 subdomain, which a dotted IPv4
+// address is.
 type ExtensionHost struct {
 	// Name is what the apiservers resolve to this machine, an address or a name: the
 	// Service's externalName.
@@ -28,14 +32,30 @@ type ExtensionHost struct {
 	Listen string
 }
 
+// ExtensionHostAt is the ExtensionHost at ip, an address of this machine the apiservers
+// reach, once a listener has been opened there; else nil and why not, for
+// Target.NoExtensionHost (the address may be missing where the cluster's network is not
+// this machine's: rootless or remote Docker engines).
+func ExtensionHostAt(ip string) (*ExtensionHost, string) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return nil, fmt.Sprintf("skewcheck cannot listen on %s, where the apiservers would reach an aggregated API's server: %v", ip, err)
+	}
+	l.Close()
+	return &ExtensionHost{Name: ip, Listen: ip}, ""
+}
+
 // FeatureAggregatedAPI: the target's apiservers can reach an aggregated API server skewcheck
 // runs (Target.ExtensionHost).
 var FeatureAggregatedAPI = DeclareFeature("AggregatedAPI", func(t *Target) string {
-	if t.ExtensionHost == nil {
-		return "skewcheck does not know how the target's apiservers reach this machine, where an aggregated API's server would run " +
-			"(it knows for clusters it makes: local, containers, kind)"
+	switch {
+	case t.ExtensionHost != nil:
+		return ""
+	case t.NoExtensionHost != "":
+		return t.NoExtensionHost
 	}
-	return ""
+	return "skewcheck does not know how the target's apiservers reach this machine, where an aggregated API's server would run " +
+		"(it knows for clusters it makes: local, containers, kind)"
 })
 
 // AggregatedAPI is an aggregated API a test made: its server, and the Service and APIService
@@ -60,7 +80,7 @@ const (
 // undoes it.
 func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g discovery.GVR) (*AggregatedAPI, error) {
 	if t.ExtensionHost == nil {
-		return nil, fmt.Errorf("an aggregated API needs a target whose apiservers can reach this machine (%s)", missingFeature(t, FeatureAggregatedAPI))
+		return nil, fmt.Errorf("an aggregated API needs a target whose apiservers can reach this machine: %s", missingFeature(t, FeatureAggregatedAPI))
 	}
 	name := "skewcheck-" + strings.SplitN(g.Group, ".", 2)[0]
 	s, err := aggregated.Start(g, name+".default.svc", t.ExtensionHost.Listen)
@@ -77,6 +97,15 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 		s.Close()
 		return nil, fmt.Errorf("creating the Service %s for the aggregated API %s through %s: %s", name, g.GroupVersion(), origin.Name, r.String())
 	}
+	// Every server's availability check looks the Service up in its own informer and, not
+	// finding it, writes the shared status Available=False ("ServiceNotFound"), which turns
+	// every server's answers to 503 until a later check (kube-aggregator v0.36.3
+	// remote_available_controller.go:203-210). A Service every endpoint already reads is
+	// one their informers have almost surely had too.
+	if err := awaitReadable(ctx, t.Endpoints, servicesPath+"/"+name, 30*time.Second); err != nil {
+		_ = a.Remove(ctx, origin)
+		return nil, err
+	}
 	apiService, _ := json.Marshal(map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
 		"metadata": map[string]any{"name": a.APIService},
@@ -87,17 +116,31 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 		},
 	})
 	if r := origin.Do(ctx, Request{Method: "POST", Path: apiServicesPath, Body: apiService}); r.Status != 201 {
-		origin.Do(ctx, Request{Method: "DELETE", Path: servicesPath + "/" + name})
-		s.Close()
+		_ = a.Remove(ctx, origin)
 		return nil, fmt.Errorf("creating the APIService %s through %s: %s; the admin must be able to create APIServices", a.APIService, origin.Name, r.String())
 	}
 	return a, nil
 }
 
-// Remove deletes the APIService and the Service through via, and stops the server once no
-// endpoint of t lists g's group-version any more (bound): an aggregator serves until its
-// informer sees the deletion. It returns the endpoints still listing it.
-func (a *AggregatedAPI) Remove(ctx context.Context, t *Target, via *Endpoint, bound time.Duration) ([]string, error) {
+// awaitReadable waits until every endpoint answers 200 for path.
+func awaitReadable(ctx context.Context, endpoints []*Endpoint, path string, bound time.Duration) error {
+	deadline := time.Now().Add(bound)
+	for _, e := range endpoints {
+		for r := e.Do(ctx, Request{Path: path}); r.Status != 200; r = e.Do(ctx, Request{Path: path}) {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return fmt.Errorf("%s still answers %s for %s after %v", e.Name, r.String(), path, bound)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// Remove deletes the APIService and the Service through via and stops the server. Servers
+// keep listing the group-version until their informers see the deletion: a caller whose
+// next steps read discovery waits (AwaitGroupVersionGone). What could not be deleted is in
+// the error, by name, for whoever cleans up by hand.
+func (a *AggregatedAPI) Remove(ctx context.Context, via *Endpoint) error {
 	defer a.Server.Close()
 	var errs []string
 	for _, path := range []string{apiServicesPath + "/" + a.APIService, servicesPath + "/" + a.Service} {
@@ -106,9 +149,9 @@ func (a *AggregatedAPI) Remove(ctx context.Context, t *Target, via *Endpoint, bo
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("removing the aggregated API %s: %s", a.GVR.GroupVersion(), strings.Join(errs, "; "))
+		return fmt.Errorf("removing the aggregated API %s left objects behind (delete them with kubectl): %s", a.GVR.GroupVersion(), strings.Join(errs, "; "))
 	}
-	return AwaitGroupVersionGone(ctx, t.Endpoints, a.GVR, bound), nil
+	return nil
 }
 
 // NewAggregatedAPI serves g as an aggregated API registered through origin for the running
@@ -118,9 +161,9 @@ func (env *Env) NewAggregatedAPI(ctx context.Context, g discovery.GVR, origin, c
 	a, err := StartAggregatedAPI(ctx, env.Target, origin, g)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(func(ctx context.Context) {
-		listing, err := a.Remove(ctx, env.Target, cleanupVia, env.Timeouts.Converge)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(listing).To(gomega.BeEmpty(), "servers still listing %s in their discovery %v after its APIService was deleted", g.GroupVersion(), env.Timeouts.Converge)
+		gomega.Expect(a.Remove(ctx, cleanupVia)).To(gomega.Succeed())
+		gomega.Expect(AwaitGroupVersionGone(ctx, env.Target.Endpoints, g, env.Timeouts.Converge)).To(gomega.BeEmpty(),
+			"servers still listing %s in their discovery %v after its APIService was deleted", g.GroupVersion(), env.Timeouts.Converge)
 		gomega.Expect(env.Target.Refresh(ctx)).To(gomega.Succeed())
 	})
 	return a

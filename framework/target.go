@@ -88,8 +88,9 @@ type Target struct {
 	// nil on upstream targets, whose kube-apiservers use identity leases (scenarios/races).
 	Registrar Registrar
 	// ExtensionHost is how the apiservers reach a server skewcheck runs on this machine (an
-	// aggregated API's); nil when they cannot.
-	ExtensionHost *ExtensionHost
+	// aggregated API's); nil when they cannot, NoExtensionHost then saying why when known.
+	ExtensionHost   *ExtensionHost
+	NoExtensionHost string
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -40,7 +40,7 @@ func On(ctx context.Context, h clusters.FrontHost, f Front) (*framework.Target, 
 	t, stop, err := f.Put(ctx, site)
 	if err == nil && site.Direct != nil {
 		// A front stands in front of the same apiservers: they reach what they reached.
-		t.ExtensionHost = site.Direct.ExtensionHost
+		t.ExtensionHost, t.NoExtensionHost = site.Direct.ExtensionHost, site.Direct.NoExtensionHost
 	}
 	return t, stop, err
 }

@@ -32,28 +32,24 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 		}
 		t.Endpoints = append(t.Endpoints, &framework.Endpoint{Name: s.Name, URL: s.URL, Admin: admin, User: user, Hostname: s.Node, AuditLog: s.AuditLog, Node: c.control[s.Name]})
 	}
-	host, err := c.extensionHost(ctx)
-	if err != nil {
-		return nil, err
+	if ip, err := c.networkGateway(ctx); err != nil {
+		t.NoExtensionHost = err.Error()
+	} else {
+		t.ExtensionHost, t.NoExtensionHost = framework.ExtensionHostAt(ip)
 	}
-	t.ExtensionHost = host
 	return t, t.Refresh(ctx)
 }
 
-// extensionHost: an aggregated API's server the suites run listens on this machine's
-// address on the cluster's network, where every node reaches it; the APIService's
-// ExternalName Service names that address.
-func (c *Cluster) extensionHost(ctx context.Context) (*framework.ExtensionHost, error) {
+// networkGateway is this machine's address on the cluster's network, where every node
+// reaches it: an aggregated API's server the suites run listens there
+// (framework.ExtensionHost).
+func (c *Cluster) networkGateway(ctx context.Context) (string, error) {
 	eng, err := connect(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer eng.close()
-	ip, err := eng.gateway(ctx, networkName(c.Name))
-	if err != nil {
-		return nil, err
-	}
-	return &framework.ExtensionHost{Name: ip, Listen: ip}, nil
+	return eng.gateway(ctx, networkName(c.Name))
 }
 
 // attachNodes finds the node of every server, for NodeControl.

@@ -22,10 +22,10 @@ func (c *Cluster) Target(ctx context.Context) (*framework.Target, error) {
 			AuditLog: s.AuditLog(), Log: s.Log(), Node: s,
 		})
 	}
-	ip, err := c.hosts.HarnessAddress(extensionAddress)
-	if err != nil {
-		return nil, err
+	if ip, err := c.hosts.HarnessAddress(extensionAddress); err != nil {
+		t.NoExtensionHost = err.Error()
+	} else {
+		t.ExtensionHost, t.NoExtensionHost = framework.ExtensionHostAt(ip)
 	}
-	t.ExtensionHost = &framework.ExtensionHost{Name: ip, Listen: ip}
 	return t, t.Refresh(ctx)
 }

@@ -3,6 +3,7 @@ package aggregated
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -10,7 +11,8 @@ import (
 // discoveryRoutes serves legacy discovery only. An aggregator asks an APIService's server
 // for /apis in the aggregated format first and, answered in another, falls back to
 // /apis/<group>/<version> (k8s.io/kube-aggregator v0.36.3 pkg/apiserver
-// handler_discovery.go:255-330), which is also the path its availability check reads
+// handler_discovery.go:232-259 asks, :314-330 falls back), which is also the path its
+// availability check reads
 // (pkg/controllers/status/remote/remote_available_controller.go:290-302): the fallback is
 // what every version of the aggregator understands.
 func (s *Server) discoveryRoutes(mux *http.ServeMux) {
@@ -30,13 +32,10 @@ func (s *Server) discoveryRoutes(mux *http.ServeMux) {
 		writeJSON(w, http.StatusOK, metav1.APIResourceList{
 			TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 			GroupVersion: g.GroupVersion(),
-			APIResources: []metav1.APIResource{{Name: g.Resource, SingularName: singular(g.Kind), Namespaced: true, Kind: g.Kind, Verbs: verbs}},
+			APIResources: []metav1.APIResource{{Name: g.Resource, SingularName: strings.ToLower(g.Kind), Namespaced: true, Kind: g.Kind, Verbs: g.Verbs}},
 		})
 	})
 }
-
-// verbs are what the store serves.
-var verbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list"}
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")

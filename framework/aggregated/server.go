@@ -11,15 +11,15 @@
 package aggregated
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	certutil "k8s.io/client-go/util/cert"
@@ -38,13 +38,13 @@ type Server struct {
 	CABundle []byte
 
 	host string
-	port int
+	port int // set by Start, kept across Stop and Resume
 	cert tls.Certificate
 
 	mu       sync.Mutex
 	srv      *http.Server
+	listener net.Listener
 	store    *store
-	requests atomic.Int64
 }
 
 // Start serves g under serverName on host (an IP address of this machine) at a port the
@@ -59,9 +59,12 @@ func Start(g discovery.GVR, serverName, host string) (*Server, error) {
 		return nil, fmt.Errorf("reading back the aggregated API server's certificate: %w", err)
 	}
 	s := &Server{GVR: g, ServerName: serverName, CABundle: certPEM, host: host, cert: cert, store: newStore(g)}
-	if err := s.listen(net.JoinHostPort(host, "0")); err != nil {
-		return nil, err
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("the aggregated API server cannot listen on %s: %w; is %s an address of this machine?", host, err, host)
 	}
+	s.port = l.Addr().(*net.TCPAddr).Port
+	s.serve(l)
 	return s, nil
 }
 
@@ -71,9 +74,6 @@ func (s *Server) Port() int { return s.port }
 // URL is where it is reached from this machine.
 func (s *Server) URL() string { return "https://" + net.JoinHostPort(s.host, strconv.Itoa(s.port)) }
 
-// Requests counts the requests that reached it.
-func (s *Server) Requests() int64 { return s.requests.Load() }
-
 // Stop takes it down as a crashed backend is: the port refuses connections and every open
 // one is cut. Its objects are kept for Resume.
 func (s *Server) Stop() error {
@@ -82,57 +82,65 @@ func (s *Server) Stop() error {
 	if s.srv == nil {
 		return nil
 	}
-	err := s.srv.Close()
-	s.srv = nil
+	// The listener is closed here too: Close only closes the listeners Serve has begun on.
+	err := errors.Join(s.srv.Close(), ignoreClosed(s.listener.Close()))
+	s.srv, s.listener = nil, nil
 	if err != nil {
 		return fmt.Errorf("stopping the aggregated API server at %s: %w", s.URL(), err)
 	}
 	return nil
 }
 
-// Resume serves again on the same port.
+// Resume serves again on the port it had. The kernel may hold a port just given up for a
+// moment, so it retries for up to 5 s.
 func (s *Server) Resume() error {
-	return s.listen(net.JoinHostPort(s.host, strconv.Itoa(s.port)))
-}
-
-// Close stops it for good.
-func (s *Server) Close() error { return s.Stop() }
-
-func (s *Server) listen(addr string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil {
+	running := s.srv != nil
+	s.mu.Unlock()
+	if running {
 		return nil
 	}
-	// A port just given up may linger a moment in the kernel; a resume retries briefly.
+	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
 	var l net.Listener
 	var err error
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if l, err = net.Listen("tcp", addr); err == nil || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {
-		return fmt.Errorf("the aggregated API server cannot listen on %s: %w; free the port or give another address", addr, err)
+		return fmt.Errorf("the aggregated API server cannot listen on %s again: %w", addr, err)
 	}
-	s.port = l.Addr().(*net.TCPAddr).Port
+	s.serve(l)
+	return nil
+}
+
+// Close stops it at the end of a test (Stop, by the name a cleanup reads).
+func (s *Server) Close() error { return s.Stop() }
+
+// serve answers on l until Stop. TLS handshakes cut short (an availability probe closing
+// early, a stop) are not worth a line on the harness's output.
+func (s *Server) serve(l net.Listener) {
 	srv := &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12},
-		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+		ErrorLog:          log.New(io.Discard, "", 0),
 	}
-	s.srv = srv
-	go func() {
-		if err := srv.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Printf("aggregated API server at %s stopped: %v\n", addr, err)
-		}
-	}()
-	return nil
+	s.mu.Lock()
+	s.srv, s.listener = srv, l
+	s.mu.Unlock()
+	go func() { _ = srv.ServeTLS(l, "", "") }() // it returns when Stop closes it
 }
 
-// handler counts every request, then serves discovery, health and the resource.
+func ignoreClosed(err error) error {
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// handler serves discovery, health and the resource.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, p := range []string{"/healthz", "/readyz", "/livez"} {
@@ -140,8 +148,5 @@ func (s *Server) handler() http.Handler {
 	}
 	s.discoveryRoutes(mux)
 	s.store.routes(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.requests.Add(1)
-		mux.ServeHTTP(w, r)
-	})
+	return mux
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
-var gadgets = discovery.GVR{Group: "a.aggregated.skewcheck.io", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true}
+var gadgets = discovery.GVR{Group: "a.aggregated.skewcheck.io", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true,
+	Verbs: []string{"create", "delete", "deletecollection", "get", "list"}}
 
 // client trusts only the server's CA bundle and asks for its server name, as an aggregator
 // does, while dialling the address it listens on.
@@ -86,9 +87,6 @@ func TestServerServesDiscoveryAndObjects(t *testing.T) {
 	}
 	if code, _ := do(t, c, s, "GET", "/apis/other/v1", ""); code != 404 {
 		t.Fatalf("a group-version it does not serve answered %d, want 404", code)
-	}
-	if s.Requests() != 10 {
-		t.Fatalf("counted %d requests, want 10", s.Requests())
 	}
 }
 

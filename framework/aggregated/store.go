@@ -162,9 +162,6 @@ func objectLabels(obj map[string]any) map[string]string {
 	return out
 }
 
-// singular is the lower-cased kind, as discovery names a resource's singular.
-func singular(kind string) string { return strings.ToLower(kind) }
-
 func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
 	writeJSON(w, code, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message})

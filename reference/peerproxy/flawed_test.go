@@ -32,12 +32,11 @@ const (
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
 // watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
-// the stale-lease race (RACE-002) and extensions (CRDs: MVP-050, MVP-051, DISC-006; aggregated APIs: MVP-052, MVP-053,
-// DISC-007) can
-// fail: the reference made wrong in one way at a time fails the tests about that way, each
-// of which must have
-// run and failed saying why. Each flawed run is a child process (TestFlawedReferenceRun)
-// with its own cluster.
+// the stale-lease race (RACE-002) and extensions (CRDs: MVP-050, MVP-051, DISC-006;
+// aggregated APIs: MVP-052, MVP-053, DISC-007) can fail: the reference made wrong in one
+// way at a time fails the tests about that way, each of which must have run and failed
+// saying why. Each flawed run is a child process (TestFlawedReferenceRun) with its own
+// cluster.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	integration.Require(t)
 	cases := []struct {

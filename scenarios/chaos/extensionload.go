@@ -49,8 +49,8 @@ const extensionSettle = 3 * time.Second
 // in a group of its own named by seed, and waits until the first other endpoint, the entry
 // of the load, and origin both serve its resource, and then extensionSettle: the route
 // whose Peer is origin although the entry serves the GVR too. remove undoes it through the
-// entry.
-func ExtensionRoute(ctx context.Context, t *framework.Target, origin *framework.Endpoint, load string, seed int64, bound time.Duration) (r framework.Route, remove func(context.Context), err error) {
+// entry, without waiting for discovery to drop it (the load is over by then).
+func ExtensionRoute(ctx context.Context, t *framework.Target, origin *framework.Endpoint, load string, seed int64, bound time.Duration) (r framework.Route, remove func(context.Context) error, err error) {
 	var entry *framework.Endpoint
 	for _, e := range t.Endpoints {
 		if e != origin {
@@ -66,12 +66,17 @@ func ExtensionRoute(ctx context.Context, t *framework.Target, origin *framework.
 	var made string
 	switch load {
 	case LoadCRD:
-		g, made = fixtures.CustomGVR(prefix), "the CRD "
+		g = fixtures.CustomGVR(prefix)
 		if err := framework.CreateCRD(ctx, origin, g); err != nil {
 			return r, nil, err
 		}
-		made += fixtures.CRDName(g)
-		remove = func(ctx context.Context) { framework.DeleteCRD(ctx, entry, g) }
+		made = "the CRD " + fixtures.CRDName(g)
+		remove = func(ctx context.Context) error {
+			if d := framework.DeleteCRD(ctx, entry, g); d.Status != 200 && d.Status != 202 {
+				return fmt.Errorf("deleting the CRD %s through %s: %s", fixtures.CRDName(g), entry.Name, d.String())
+			}
+			return nil
+		}
 	case LoadAggregated:
 		g = fixtures.AggregatedGVR(prefix)
 		a, err := framework.StartAggregatedAPI(ctx, t, origin, g)
@@ -79,13 +84,13 @@ func ExtensionRoute(ctx context.Context, t *framework.Target, origin *framework.
 			return r, nil, err
 		}
 		made = "the aggregated API of APIService " + a.APIService
-		remove = func(ctx context.Context) { _, _ = a.Remove(ctx, t, entry, bound) }
+		remove = func(ctx context.Context) error { return a.Remove(ctx, entry) }
 	default:
 		return r, nil, fmt.Errorf("no extension load is called %q (%s or %s)", load, LoadCRD, LoadAggregated)
 	}
 	for _, e := range []*framework.Endpoint{origin, entry} {
 		if s := framework.AwaitServed(ctx, e, g, 100*time.Millisecond, bound); s.After == 0 {
-			remove(ctx)
+			_ = remove(ctx) // the error below says more
 			return r, nil, fmt.Errorf("%s, made through %s, was not served through %s within %v (answers %v): are its informers (and, for an aggregated API, its availability check) running?",
 				made, origin.Name, e.Name, bound, s.Statuses)
 		}

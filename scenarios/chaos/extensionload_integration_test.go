@@ -21,7 +21,7 @@ import (
 // APIServices' group-versions out of peer routing) and the reference serve them locally: no
 // error at all. The reference with the proxy-custom-resources flaw, whose local view
 // predates the extension, forwards it to apiserver-2 and answers 503: the load's verdict
-// fails it. One cluster, two fronts on it in turn; about 40 s a load.
+// fails it. One cluster, two fronts on it in turn; about 30 s a load.
 func TestExtensionOriginCrashGoesUnnoticed(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
@@ -36,7 +36,11 @@ func TestExtensionOriginCrashGoesUnnoticed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer remove(ctx)
+				defer func() {
+					if err := remove(ctx); err != nil {
+						t.Error(err)
+					}
+				}()
 				o := chaos.Measure(ctx, name, route, faults.Crash(route.Peer), opts)
 				t.Logf("%s: %s", name, strings.TrimSpace(chaos.Markdown([]chaos.Outcome{o})))
 				if o.Error != "" || o.Skipped != "" || o.Reads == 0 {

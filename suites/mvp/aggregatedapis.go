@@ -60,8 +60,8 @@ func aggregatedServerDown(ctx context.Context, env *framework.Env) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for e, list := range ids {
-		expectServedBy(ctx, env, e, list)
+	for e, sent := range ids {
+		expectServedBy(ctx, env, e, sent)
 	}
 	Expect(a.Server.Resume()).To(Succeed())
 	resumed := time.Now()

@@ -138,7 +138,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
-	cmd.Flags().StringVar(&opts.Load, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; crd, a CRD created through --server; or aggregated, an aggregated API registered through --server (its server runs in skewcheck; local clusters only): every server serves those two itself, so no fault on --server may be noticed through another")
+	cmd.Flags().StringVar(&opts.Load, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; crd, a CRD created through --server; or aggregated, an aggregated API registered through --server (its server runs in skewcheck, on an address every apiserver of a cluster skewcheck makes reaches): every server serves those two itself, so no fault on --server may be noticed through another")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
 	cmd.Flags().StringVar(&flawName, "reference-flaw", "", "run the reference target with this deliberate flaw, to see the table catch it: "+flawNames())
 	return cmd
@@ -185,12 +185,16 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerpro
 	}
 	probe := route
 	if opts.Load != chaos.LoadSole {
-		var remove func(context.Context)
+		var remove func(context.Context) error
 		route, remove, err = chaos.ExtensionRoute(ctx, t, t.Endpoints[server-1], opts.Load, opts.Seed, framework.DefaultTimeouts().Converge)
 		if err != nil {
 			return nil, err
 		}
-		defer remove(context.Background())
+		defer func() {
+			if err := remove(context.Background()); err != nil {
+				fmt.Fprintf(streams.ErrOut, "%s: %v\n", tname, err)
+			}
+		}()
 	}
 	r := chaos.NewRunner(t, route)
 	r.Probe = &probe
