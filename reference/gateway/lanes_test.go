@@ -21,10 +21,16 @@ type h2Server struct {
 	open, peak atomic.Int64
 	mu         sync.Mutex
 	protos     map[string]string // path -> protocol
+
+	// gathered is closed once hold requests are in flight at once (holdFor).
+	hold     int64
+	inFlight atomic.Int64
+	gathered chan struct{}
+	once     sync.Once
 }
 
 func newH2Server(t *testing.T) *h2Server {
-	s := &h2Server{protos: map[string]string{}}
+	s := &h2Server{protos: map[string]string{}, gathered: make(chan struct{})}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.protos[r.URL.Path] = r.Proto
@@ -35,6 +41,7 @@ func newH2Server(t *testing.T) *h2Server {
 			<-r.Context().Done()
 			return
 		}
+		s.holdUntilGathered()
 		time.Sleep(50 * time.Millisecond)
 	}))
 	s.EnableHTTP2 = true
@@ -52,6 +59,25 @@ func newH2Server(t *testing.T) *h2Server {
 	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// holdFor makes the first requests wait until n are in flight at once (or 10 s pass): on a
+// busy machine 200 client goroutines may never have more than 100 requests out together
+// by themselves, and a storm needs a full connection.
+func (s *h2Server) holdFor(n int64) { s.hold = n }
+
+func (s *h2Server) holdUntilGathered() {
+	if s.hold == 0 {
+		return
+	}
+	if s.inFlight.Add(1) >= s.hold {
+		s.once.Do(func() { close(s.gathered) })
+	}
+	defer s.inFlight.Add(-1)
+	select {
+	case <-s.gathered:
+	case <-time.After(10 * time.Second):
+	}
 }
 
 // load sends 10 GETs from each of 200 clients at once through rt.
@@ -77,9 +103,12 @@ func load(t *testing.T, rt http.RoundTripper, url string) {
 
 // TestGoTransportStorms shows the cause the lanes exist for: Go's Transport, with a
 // server that allows 100 streams per connection, dials a connection per request that
-// finds the connection full.
+// finds the connection full. The server holds the first requests until 150 are in flight,
+// so the connection fills whatever the machine's load (under make test's load, without the
+// hold, 200 clients once kept only 13 connections' worth in flight and the test failed).
 func TestGoTransportStorms(t *testing.T) {
 	s := newH2Server(t)
+	s.holdFor(150) // more than one connection's 100 streams
 	tr := s.Client().Transport.(*http.Transport)
 	tr.ForceAttemptHTTP2 = true
 	load(t, tr, s.URL)
