@@ -54,8 +54,9 @@ CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=bat
 # apiservers with the gate off, side by side in _reports/comparison.md; the ipmode profile
 # once per service dataplane (real kube-proxy in two modes, and the reference), each on the
 # same two apiserver versions, side by side in _reports/ipmode (kube-proxy-ipvs is left out:
-# this kernel has no IPVS, it would skip with the reason); MVP-014 on three servers, where a
-# second hop has somewhere to go (_reports/three-servers); and the gateway profile against
+# this kernel has no IPVS, it would skip with the reason); mvp and discovery again on three
+# servers, an HA control plane mid-upgrade with two at the newer version, where a proxy has
+# two peers to choose from and a second hop somewhere to go (_reports/three-servers); and the gateway profile against
 # skewcheck's reference gateway (_reports/gateway).
 # The runs are independent, each on a cluster of its own (its own loopback block, network
 # namespaces and ports), and mostly wait on the apiservers, so they run CONFORMANCE_JOBS at
@@ -85,12 +86,15 @@ conformance-ipmode-$(1):
 	$$(SKEWCHECK) conformance --versions $$(VERSIONS) --profiles ipmode --dataplane $(1) --report-dir $$(REPORT_DIR)/ipmode/$(1)
 endef
 $(foreach d,$(DATAPLANES),$(eval $(call ipmode_run,$(d))))
-THREE_SERVERS = --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false --profiles mvp --focus MVP-014
+# batch/v1 off on the first, autoscaling/v2 off on the two newer: batch/v1 has two peers,
+# autoscaling/v2 one, and two entries share each route's GVR.
+THREE_SERVERS = --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runtime-config=batch/v1=false \
+	--server-flag 2=--runtime-config=autoscaling/v2=false --server-flag 3=--runtime-config=autoscaling/v2=false --profiles mvp,discovery
 conformance-three-servers-upstream:
-	@echo "== MVP-014 with three servers, upstream: two peers serve what the first lacks; a request must reach one of them, once"
+	@echo "== mvp and discovery on three servers, upstream: two peers serve what the first lacks; a request must reach one of them, once"
 	$(SKEWCHECK) conformance $(THREE_SERVERS) --report-dir $(REPORT_DIR)/three-servers/upstream
 conformance-three-servers-reference:
-	@echo "== MVP-014 with three servers, the reference peer proxy"
+	@echo "== mvp and discovery on three servers, the reference peer proxy"
 	$(SKEWCHECK) conformance $(THREE_SERVERS) --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
 conformance-gateway:
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"

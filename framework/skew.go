@@ -1,17 +1,23 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
 // Route is a request path the proxy must take: a GVR that Entry does not serve and Peer does.
+// Peers are every server that serves it, Peer first: with three servers or more, two may
+// (an HA control plane mid-upgrade has two of one version), and a proxy may choose either,
+// so where a proxied request went is asked of Peers, never of Peer alone.
 type Route struct {
 	Entry, Peer *Endpoint
+	Peers       []*Endpoint
 	GVR         discovery.GVR
 }
 
@@ -31,12 +37,14 @@ func SkewedGVRs(t *Target) []Route {
 			}
 		}
 		for _, g := range entry.Served.Missing(discovery.Union(peers...)).Sorted() {
+			r := Route{Entry: entry, GVR: g}
 			for _, p := range t.Endpoints {
 				if p != entry && p.Served.Has(g.Key()) {
-					out = append(out, Route{Entry: entry, Peer: p, GVR: g})
-					break
+					r.Peers = append(r.Peers, p)
 				}
 			}
+			r.Peer = r.Peers[0]
+			out = append(out, r)
 		}
 	}
 	return out
@@ -56,6 +64,56 @@ func Routes(t *Target, verbs ...string) []Route {
 		}
 	}
 	return out
+}
+
+// PeerAuditLogs reports whether every server that serves the route's GVR has an audit log
+// skewcheck can read, so PeerAuditEvents can say where a proxied request went.
+func (r Route) PeerAuditLogs() bool {
+	for _, p := range r.peers() {
+		if p.AuditLog == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// PeerAuditEvents returns the audit events of the request with auditID at every server
+// that serves the route's GVR, waiting up to wait for the first to appear: the proxy may
+// send the request to any of them. A request proxied once has exactly one.
+func (r Route) PeerAuditEvents(ctx context.Context, auditID string, wait time.Duration) ([]AuditEvent, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		var all []AuditEvent
+		for _, p := range r.peers() {
+			events, err := p.AuditEvents(ctx, auditID, 0)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, events...)
+		}
+		if len(all) > 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return all, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// peers are Peers, or Peer alone for a route written out by hand with Peer only.
+func (r Route) peers() []*Endpoint {
+	if len(r.Peers) == 0 && r.Peer != nil {
+		return []*Endpoint{r.Peer}
+	}
+	return r.Peers
+}
+
+// PeerNames names the servers that serve the route's GVR, for a message.
+func (r Route) PeerNames() string {
+	peers := r.peers()
+	names := make([]string, len(peers))
+	for i, p := range peers {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // ServedBy lists the endpoints that serve the route's GVR themselves.

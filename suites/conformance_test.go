@@ -21,14 +21,16 @@ import (
 )
 
 // TestUpstreamIsConformant runs every profile against real upstream apiservers of two
-// versions, with real kube-proxy (nftables mode) as the ipmode profile's dataplane, as `make
-// conformance` does: each test must pass (known upstream deviations are reported as such),
-// and the report must validate against the shipped schema.
+// versions on three servers, as an HA control plane mid-upgrade has them (two share a
+// version: localtest.HighlyAvailable), with real kube-proxy (nftables mode) as the ipmode
+// profile's dataplane: each test must pass (known upstream deviations are reported as
+// such), and the report must validate against the shipped schema. Two servers are the
+// other tests' shape (make conformance, the kind and container providers).
 func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
 	ctx := context.Background()
-	c := localtest.Start(t, local.Config{Name: "suites", PeerPaths: true, Servers: localtest.Skewed()})
+	c := localtest.Start(t, local.Config{Name: "suites", PeerPaths: true, Servers: localtest.HighlyAvailable()})
 	target := localtest.Upstream(t, c)
 	dir := t.TempDir()
 	proxier, err := c.AsNodeProxier(target.Endpoints[1].Admin)
@@ -67,7 +69,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Errorf("the report does not validate against the schema: %v", err)
 	}
 	var back report.Conformance
-	if err := json.Unmarshal(b, &back); err != nil || len(back.Endpoints) != 2 || back.Endpoints[1].Version != newV {
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Endpoints) != 3 || back.Endpoints[1].Version != newV {
 		t.Errorf("report endpoints: %+v, %v", back.Endpoints, err)
 	}
 	if back.Dataplane != "kube-proxy-nftables" || back.DataplaneVersion != newV || back.Timeouts["dataplaneSync"] == "" {

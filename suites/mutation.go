@@ -28,7 +28,6 @@ var MutationReasons = matrix.MutationReasons{
 		"MVP-031":  lacks("a proxy that forwards or merges a group-version document already marked x-kubernetes-peer-proxied"),
 		"MVP-041":  lacks("a proxy that forwards a user with fewer rights (as anonymous): every identity flaw shipped gives more"),
 		"MVP-048":  lacks("a proxy that serves a request whose bearer token the apiservers reject as anonymous"),
-		"DISC-002": lacks("a proxy that merges its peers into profile=nopeer discovery"),
 		"DISC-003": lacks("a proxy that merges its peers into /api, or into the discovery documents asked as already proxied"),
 		"IPM-001":  apiserverOnly,
 		"IPM-002":  apiserverOnly,

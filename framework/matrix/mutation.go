@@ -239,6 +239,29 @@ func (m *Mutation) Problems() []string {
 	return append(out, m.Stale...)
 }
 
+// BaselineFailures says, one line per family whose reference as shipped fails tests,
+// which: every catch those tests show is void while it does, so it leads every output of
+// the matrix (its closing line, mutation.md, the nightly page), never a line among many.
+func (m *Mutation) BaselineFailures() []string {
+	var out []string
+	for _, r := range m.Runs {
+		if !r.Baseline() {
+			continue
+		}
+		var failed []string
+		for _, t := range m.Tests {
+			if t.Cells[r.Name] == CellFailed {
+				failed = append(failed, t.ID)
+			}
+		}
+		if len(failed) > 0 {
+			out = append(out, fmt.Sprintf("BASELINE FAILS: %s, the reference as shipped, fails %s (%s/): no catch of these tests counts until it passes",
+				r.Name, strings.Join(failed, ", "), r.Dir))
+		}
+	}
+	return out
+}
+
 // MutationTotals are the matrix's figures.
 type MutationTotals struct {
 	Tests, Mutants, TestsFailed, MutantsCaught int
@@ -270,8 +293,12 @@ func (m *Mutation) Summary() string {
 	if p := len(m.Problems()); p > 0 {
 		verdict = fmt.Sprintf("%d problems", p)
 	}
-	return fmt.Sprintf("mutation matrix %s: %d tests, %d mutants; %d tests failed by at least one mutant, %d mutants caught; %s",
+	line := fmt.Sprintf("mutation matrix %s: %d tests, %d mutants; %d tests failed by at least one mutant, %d mutants caught; %s",
 		m.Date.Format("2006-01-02"), n.Tests, n.Mutants, n.TestsFailed, n.MutantsCaught, verdict)
+	if b := m.BaselineFailures(); len(b) > 0 {
+		line = strings.Join(b, "; ") + "; " + line
+	}
+	return line
 }
 
 // cellMark is a cell in the markdown table: a failure that counts is bold.
@@ -294,7 +321,11 @@ func cellMark(t MutationTest, run string) string {
 func (m *Mutation) Markdown() string {
 	var b strings.Builder
 	n := m.Totals()
-	fmt.Fprintf(&b, "# Mutation matrix\n\n%s, versions %s, seed %d, %s", m.Date.Format("2006-01-02 15:04 MST"),
+	b.WriteString("# Mutation matrix\n\n")
+	for _, f := range m.BaselineFailures() {
+		fmt.Fprintf(&b, "**%s**\n\n", f)
+	}
+	fmt.Fprintf(&b, "%s, versions %s, seed %d, %s", m.Date.Format("2006-01-02 15:04 MST"),
 		strings.Join(m.Versions, ", "), m.Seed, (time.Duration(m.Duration) * time.Second).String())
 	if m.Focus != "" {
 		fmt.Fprintf(&b, ", focus `%s`", m.Focus)

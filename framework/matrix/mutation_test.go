@@ -167,3 +167,35 @@ func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
 		t.Errorf("tests %+v, problems %v; want T-1 alone, failed by a/m1, and no problem", m.Tests, m.Problems())
 	}
 }
+
+// A baseline that fails is the first thing every output of the matrix says: the closing
+// line starts with it, mutation.md puts it under the title, the nightly page above all.
+func TestMutationBaselineFailureLeads(t *testing.T) {
+	m := matrix()
+	m.Build(matrixTests(), MutationReasons{})
+	want := "BASELINE FAILS: a, the reference as shipped, fails T-3"
+	if b := m.BaselineFailures(); len(b) != 1 || !strings.HasPrefix(b[0], want) {
+		t.Errorf("baseline failures %q, want one line starting %q", b, want)
+	}
+	if s := m.Summary(); !strings.HasPrefix(s, want) {
+		t.Errorf("summary %q does not start with the failing baseline", s)
+	}
+	if md := m.Markdown(); !strings.HasPrefix(md, "# Mutation matrix\n\n**"+want) {
+		t.Errorf("mutation.md does not open with the failing baseline:\n%.300s", md)
+	}
+	n := &Nightly{Mutation: &NightlyMutation{Dir: "mutation", Summary: m.Summary(), BaselineFailures: m.BaselineFailures()}}
+	page, err := n.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := strings.Index(string(page), "</h1>")
+	if i := strings.Index(string(page), want); i < 0 || i > h1+200 {
+		t.Errorf("the nightly page does not show the failing baseline right under its title (at %d, title ends at %d)", i, h1)
+	}
+
+	healthy := &Mutation{Runs: []MutationRun{{Name: "b", Family: "b", Profiles: []string{"g"}, Report: results("g", map[string]report.Result{"G-1": report.Passed}, "")}}}
+	healthy.Build(matrixTests(), MutationReasons{})
+	if b := healthy.BaselineFailures(); b != nil || strings.Contains(healthy.Summary(), "BASELINE") {
+		t.Errorf("a passing baseline reported as failing: %q", b)
+	}
+}

@@ -32,6 +32,8 @@ type NightlyMutation struct {
 	Dir      string   `json:"dir"` // relative to the index
 	Summary  string   `json:"summary,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// BaselineFailures are the matrix's own (Mutation.BaselineFailures): the page's first lines.
+	BaselineFailures []string `json:"baselineFailures,omitempty"`
 	// Error says why the matrix left no mutation.json.
 	Error string `json:"error,omitempty"`
 }
@@ -241,6 +243,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 .pass{background:#e6f4ea}.known{background:#fef7e0}.fail{background:#fce8e6}.none{background:#f1f3f4}svg{max-width:100%;height:auto}
 </style></head><body>
 <h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
+{{with .N.Mutation}}{{range .BaselineFailures}}<p class="fail"><strong>Mutation matrix: {{.}}</strong></p>{{end}}{{end}}
 <p>{{.Summary}}</p>
 {{with .N.Ranges}}<p>Version ranges: {{.}} (<a href="ranges.md">ranges.md</a>)</p>{{end}}
 {{with .N.Mutation}}<p>Mutation matrix: {{if .Error}}no matrix: {{.Error}}{{else}}{{.Summary}}{{end}} (<a href="{{.Dir}}/mutation.md">mutation.md</a>)</p>{{end}}

@@ -33,13 +33,13 @@ func badTokenUnauthorized(ctx context.Context, env *framework.Env) {
 				Expect(r.Peer.Do(ctx, req)).To(framework.BeStatus(401, "Unauthorized"), "a rejected token directly at %s", r.Peer.Name)
 				via := r.Entry.Do(ctx, req)
 				Expect(via).To(framework.BeStatus(401, "Unauthorized"), "a rejected token through %s must be answered as %s answers it", r.Entry.Name, r.Peer.Name)
-				if r.Peer.AuditLog == "" {
+				if !r.PeerAuditLogs() {
 					continue
 				}
-				events, err := r.Peer.AuditEvents(ctx, via.AuditID, time.Second)
+				events, err := r.PeerAuditEvents(ctx, via.AuditID, time.Second)
 				Expect(err).NotTo(HaveOccurred())
 				for _, ev := range events {
-					Expect(ev.ResponseStatus.Code).To(Equal(401), "a request with a rejected token reached %s as %s", r.Peer.Name, ev.User.Username)
+					Expect(ev.ResponseStatus.Code).To(Equal(401), "a request with a rejected token reached a server that serves %s (%s) as %s", r.GVR.Key(), r.PeerNames(), ev.User.Username)
 				}
 			}
 		}

@@ -92,12 +92,13 @@ func crdOriginDown(ctx context.Context, env *framework.Env) {
 	Expect(origin.Node.Kill()).To(Succeed())
 	killed := time.Now()
 	for n := 0; time.Since(killed) < env.Timeouts.Refused; n++ {
-		for _, e := range env.Target.Endpoints[1:] {
+		// Named per surviving endpoint too: with three servers or more, each creates its own.
+		for i, e := range env.Target.Endpoints[1:] {
 			Expect(e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace) + "?limit=1"})).To(framework.HaveStatus(200),
 				"list %s through %s %.1f s after %s (where its CRD was created) was killed: %s serves it itself", g.Key(), e.Name, time.Since(killed).Seconds(), origin.Name, e.Name)
 			Expect(e.Do(ctx, framework.Request{Path: objectPath(g, testNamespace, before)})).To(framework.HaveStatus(200),
 				"get the %s created through %s, through %s, while %s is down", g.Kind, origin.Name, e.Name, origin.Name)
-			Expect(e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: widget(g, fmt.Sprintf("down-%d", n))})).To(framework.HaveStatus(201),
+			Expect(e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: widget(g, fmt.Sprintf("down-%d-%d", i+1, n))})).To(framework.HaveStatus(201),
 				"create a %s through %s while %s is down", g.Kind, e.Name, origin.Name)
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -34,6 +34,19 @@ func Skewed() []clusters.ServerSpec {
 	return []clusters.ServerSpec{Older(WithoutBatch), Newer()}
 }
 
+// WithoutAutoscalingV2 turns autoscaling/v2 off on a server, so that only the servers
+// that keep it serve it: a resource proxied from the newer servers to the older.
+const WithoutAutoscalingV2 = "--runtime-config=autoscaling/v2=false"
+
+// HighlyAvailable is the three servers of an HA control plane mid-upgrade, two of them at
+// one version: apiserver-1 at the older version with batch/v1 off, apiserver-2 and
+// apiserver-3 at the newer with autoscaling/v2 off. batch/v1 and what only the newer
+// release serves have two peers to choose from (a proxy may take either), autoscaling/v2
+// has one (apiserver-1), so a test meets both shapes, and routes that share a GVR.
+func HighlyAvailable() []clusters.ServerSpec {
+	return []clusters.ServerSpec{Older(WithoutBatch), Newer(WithoutAutoscalingV2), Newer(WithoutAutoscalingV2)}
+}
+
 // WithoutPeerProxy turns off the apiservers' own mixed version proxy on every server: the
 // reference's own column, where the apiservers underneath do not route what the
 // reference gets wrong.

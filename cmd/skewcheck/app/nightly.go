@@ -184,7 +184,7 @@ func runNightlyMutation(ctx context.Context, streams IOStreams, self string, o n
 		m.Error = fmt.Sprintf("%v; %v", err, rerr)
 		return m
 	}
-	m.Summary, m.Problems = matrix.Summary(), matrix.Problems()
+	m.Summary, m.Problems, m.BaselineFailures = matrix.Summary(), matrix.Problems(), matrix.BaselineFailures()
 	return m
 }
 
