@@ -104,8 +104,10 @@ type Outcome struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// Measure injects f, loads route (through route.Entry, a GVR only route.Peer serves) for
-// opts.For, heals f, and measures. The fault is healed whatever happens.
+// Measure injects f, loads route (through route.Entry, a GVR route.Peer serves: alone, for
+// a fault that must bring a 503, see Runner.Fault) for opts.For, heals f, and measures. The
+// fault is healed whatever happens. Writes are read back at route.Peer; any server that
+// serves the GVR would do, as they share etcd.
 func Measure(ctx context.Context, target string, route framework.Route, f faults.Fault, opts Options) Outcome {
 	o := Outcome{Target: target, Fault: f.Name(), Load: opts.Load, Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
 		Statuses: map[int]int{}, AfterFirst503: map[int]int{}, Errors: map[string]int{}}

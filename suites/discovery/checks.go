@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -28,6 +29,32 @@ func groupsOnly(s disc.Set) disc.Set {
 		}
 	}
 	return out
+}
+
+// servedBy names each skewed GVR outside the core group with the servers that serve it.
+func servedBy(t *framework.Target) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range framework.SkewedGVRs(t) {
+		if r.GVR.Group == "" || seen[r.GVR.Key()] {
+			continue
+		}
+		seen[r.GVR.Key()] = true
+		out = append(out, r.GVR.Key()+" served by "+names(r.ServedBy(t)))
+	}
+	if len(out) == 0 {
+		return "every skewed GVR is in the core group, which is never merged"
+	}
+	return strings.Join(out, "; ")
+}
+
+// names are the endpoints' names, comma-separated, for a message.
+func names(es []*framework.Endpoint) string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+	}
+	return strings.Join(out, ", ")
 }
 
 func keys(s disc.Set) []string {
@@ -87,9 +114,16 @@ func noPeerIsLocal(ctx context.Context, env *framework.Env) {
 // that answers legacy discovery for the control plane (DISC-005) builds on exactly these:
 // were they merged or forwarded again, it could not tell whose resources are whose.
 func legacyNotMerged(ctx context.Context, env *framework.Env) {
+	// Read once per entry: an entry has a route per GVR it lacks, and with three servers or
+	// more it has more of them, each reading would be some twenty requests again.
+	legacy := map[*framework.Endpoint]disc.Set{}
 	for _, r := range framework.SkewedGVRs(env.Target) {
-		legacy := legacyGroups(ctx, r.Entry)
-		Expect(legacy.Has(r.GVR.Key())).To(BeFalse(), "%s's own legacy discovery (asked as already proxied) lists %s, which only %s serves", r.Entry.Name, r.GVR.Key(), r.Peer.Name)
+		if legacy[r.Entry] == nil {
+			legacy[r.Entry] = legacyGroups(ctx, r.Entry)
+		}
+		// With three servers or more, more than one peer may serve the GVR: name them all.
+		Expect(legacy[r.Entry].Has(r.GVR.Key())).To(BeFalse(), "%s's own legacy discovery (asked as already proxied) lists %s, which only %s serve(s)",
+			r.Entry.Name, r.GVR.Key(), names(r.ServedBy(env.Target)))
 	}
 	for _, e := range env.Target.Endpoints {
 		list, err := disc.Fetch(ctx, e.Admin, "/api", disc.AggregatedV2)
@@ -149,7 +183,15 @@ func leaverDisappears(ctx context.Context, env *framework.Env) {
 			routes = append(routes, rr)
 		}
 	}
-	Expect(routes).NotTo(BeEmpty(), "no non-core GVR is served by exactly one endpoint")
+	if len(routes) == 0 {
+		// Not a failure of the target: with three servers or more, every GVR some server
+		// lacks may be served by two others (1.35.4 + 1.36.3 + 1.36.3: the 1.36 resources by
+		// both 1.36 servers), and then no single server's leaving takes anything out of the
+		// merged view. Stopping every server of a GVR would leave the entry without peers,
+		// which is lastPeerStaysMerged's case, not this test's.
+		framework.SkipMissing(framework.FeatureSkew, "no non-core GVR is served by exactly one endpoint, so no single server's leaving takes a GVR out of the merged view ("+
+			servedBy(env.Target)+")")
+	}
 	r := routes[0]
 	only := disc.Set{}
 	for _, rr := range routes {
