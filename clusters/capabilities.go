@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"k8s.io/client-go/rest"
-
-	"github.com/skewcheck/skewcheck/clusters/dataplane"
 )
 
 // Capability is something only some providers' clusters can do. A provider declares its
@@ -18,9 +16,6 @@ const (
 	// NodeProxiers: clusters sign kube-proxy's own identity (interface NodeProxier), so a
 	// service dataplane can run against them with what upstream grants kube-proxy.
 	NodeProxiers Capability = "a service dataplane"
-	// DataplaneMachineCapability: the apiservers run on machines of their own, where a
-	// dataplane runs beside its apiserver (interface DataplaneMachines).
-	DataplaneMachineCapability Capability = "dataplane machines"
 	// Disconnection: a server can be cut off the cluster's network and put back (interface
 	// Disconnector).
 	Disconnection Capability = "disconnecting a server"
@@ -51,12 +46,6 @@ type NodeProxier interface {
 	// AsNodeProxier returns a copy of base (a config for an endpoint of the cluster) that
 	// authenticates as system:kube-proxy, signed by the cluster's CA.
 	AsNodeProxier(base *rest.Config) (*rest.Config, error)
-}
-
-// DataplaneMachines is a cluster whose apiservers run on machines of their own (kind
-// nodes): a dataplane runs on its apiserver's machine, as kube-proxy would.
-type DataplaneMachines interface {
-	DataplaneMachine(ctx context.Context, server string) (*dataplane.Machine, error)
 }
 
 // Disconnector is a cluster that can cut a server off its network and put it back at the

@@ -3,7 +3,7 @@
 // what every provider's clusters can do (a target for the suites, convergence, members that
 // restart at another version, delete). What only some providers' clusters can do is an
 // optional capability, found by a type assertion on the Cluster (NodeProxier,
-// DataplaneMachines, Disconnector; clusters/front's Host for a front of the harness), and
+// Disconnector; clusters/front's Host for a front of the harness), and
 // declared by the provider beforehand (Capability), so a command refuses what the provider
 // lacks before anything is made, with an ErrNotSupported it words as it likes.
 //

@@ -1,5 +1,7 @@
 package dataplane
 
+import "context"
+
 // Machine is an existing machine the dataplane runs on instead of a network namespace of
 // its own: a kind node, which is a container of the local Docker engine. The topology's
 // veth, address and route to the load balancers go into its network namespace (and go
@@ -9,4 +11,11 @@ package dataplane
 type Machine struct {
 	Container string // the container's name
 	Pid       int    // a process of the container: its network namespace is the node's
+}
+
+// Machines is a cluster whose apiservers run on machines of their own (kind nodes): a
+// dataplane runs on its apiserver's machine, as kube-proxy would. It is declared here, by
+// the dataplanes that use it, so the abstract clusters package needs no dataplane.
+type Machines interface {
+	DataplaneMachine(ctx context.Context, server string) (*Machine, error)
 }

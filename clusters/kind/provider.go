@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/clusters/process"
@@ -23,7 +24,7 @@ func Registration() clusters.Provider {
 	return clusters.Provider{
 		Name:        "kind",
 		Description: "one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node",
-		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.DataplaneMachineCapability,
+		Capabilities: []clusters.Capability{clusters.NodeProxiers,
 			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy},
 		New:     newCluster,
 		Lasting: lasting{},
@@ -164,7 +165,7 @@ func (lasting) Remove(ctx context.Context, name, dir string) error { return Dele
 // What the registration declares, the adapter must implement.
 var (
 	_ clusters.NodeProxier       = (*adapter)(nil)
-	_ clusters.DataplaneMachines = (*adapter)(nil)
+	_ dataplane.Machines = (*adapter)(nil)
 	_ clusters.FrontHost         = (*adapter)(nil)
 	_ registry.Recorded          = (*adapter)(nil)
 )

@@ -5,28 +5,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
 
-// CertFiles are the certificate files a server (or the proxy in front of it) reads while
-// it runs, and the CAs that issued them: what certificate faults replace on disk
-// (scenarios/faults). A file the node does not read is left empty.
-type CertFiles struct {
-	// Serving is the apiserver's --tls-cert-file/--tls-private-key-file, issued by
-	// ServingCA; peers and clients verify it. ServingAt is the address it is served at.
-	Serving, ServingCA pki.Pair
-	ServingAt          string
-	// ProxyClient is the certificate the proxy presents to its peers
-	// (--proxy-client-cert-file/--proxy-client-key-file), issued by ProxyClientCA, which
-	// every peer trusts through --requestheader-client-ca-file.
-	ProxyClient, ProxyClientCA pki.Pair
-	// PeerCA is the file the proxy verifies its peers' serving certificates with
-	// (--peer-ca-file), read by this server alone.
-	PeerCA string
-}
-
 // CertFiles are the files this server reads: the capability certificate faults act on.
-func (s *Server) CertFiles() CertFiles { return s.Certs }
+func (s *Server) CertFiles() node.CertFiles { return s.Certs }
 
 // CertSidecar is a proxy in front of a server that says which client certificate it
 // presents to the apiservers, so a fault can rotate it (the reference peer proxy does).
@@ -37,7 +21,7 @@ type CertSidecar interface {
 // CertFiles of a fronted server: its apiserver's serving certificate, which peers and the
 // proxies in front of them verify, and the sidecar's client certificate if it declares
 // one. A sidecar's peer CA is its own business: none is declared.
-func (f *Fronted) CertFiles() CertFiles {
+func (f *Fronted) CertFiles() node.CertFiles {
 	c := f.server.Certs
 	c.PeerCA, c.ProxyClient = "", pki.Pair{}
 	if sc, ok := f.Sidecar.(CertSidecar); ok {
@@ -60,7 +44,7 @@ func (c *Cluster) certFiles(s *Server) error {
 	if err := os.WriteFile(peerCA, ca, 0o644); err != nil {
 		return fmt.Errorf("writing %s's --peer-ca-file: %w", s.Name, err)
 	}
-	s.Certs = CertFiles{Serving: s.Serving, ServingCA: c.PKI.CA, ServingAt: fmt.Sprintf("%s:%d", s.IP, s.Port),
+	s.Certs = node.CertFiles{Serving: s.Serving, ServingCA: c.PKI.CA, ServingAt: fmt.Sprintf("%s:%d", s.IP, s.Port),
 		ProxyClient: c.PKI.FrontProxyClient, ProxyClientCA: c.PKI.FrontProxyCA, PeerCA: peerCA}
 	return nil
 }

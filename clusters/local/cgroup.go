@@ -3,6 +3,7 @@ package local
 import (
 	"bufio"
 	"fmt"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,17 +14,10 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/process"
 )
 
-// Cgroup is the cgroup (v2) an apiserver runs in. All apiservers share the loopback
-// network, so their connections to a peer cannot be told apart by address; nftables can
-// tell them apart by the cgroup of the socket (`socket cgroupv2`), which is what an exact
-// partition between two servers of three needs.
-type Cgroup struct {
-	Dir string // absolute path
-	// Rel and Level are how nftables names it: the path below /sys/fs/cgroup (where nft
-	// looks it up) and its depth in the cgroup v2 hierarchy.
-	Rel   string
-	Level int
-}
+// A server's cgroup (node.Cgroup). All apiservers share the loopback network, so their
+// connections to a peer cannot be told apart by address; nftables can tell them apart by
+// the cgroup of the socket (`socket cgroupv2`), which is what an exact partition between
+// two servers of three needs.
 
 const nftCgroupRoot = "/sys/fs/cgroup"
 
@@ -57,7 +51,7 @@ func cgroup2Mount() (mount, root string) {
 // hierarchy: the mount's root adds its own depth. Inside a cgroup namespace the true depth
 // is hidden; there TestExactPartitionOfThree fails rather than a partition silently
 // dropping nothing.
-func newCgroup(name string) *Cgroup {
+func newCgroup(name string) *node.Cgroup {
 	mount, root := cgroup2Mount()
 	rel, err := filepath.Rel(nftCgroupRoot, mount)
 	if mount == "" || err != nil || strings.HasPrefix(rel, "..") {
@@ -73,7 +67,7 @@ func newCgroup(name string) *Cgroup {
 	if r := strings.Trim(root, "/"); r != "" {
 		level += strings.Count(r, "/") + 1
 	}
-	return &Cgroup{Dir: dir, Rel: filepath.Join(rel, base), Level: level}
+	return &node.Cgroup{Dir: dir, Rel: filepath.Join(rel, base), Level: level}
 }
 
 const cgroupPrefix = "skewcheck-"
@@ -81,9 +75,9 @@ const cgroupPrefix = "skewcheck-"
 // sweepOnce: leftovers of dead runs are looked for once per process, not per server.
 var sweepOnce sync.Once
 
-// remove deletes the cgroup once its processes are gone (an exiting process leaves it a
+// removeCgroup deletes g once its processes are gone (an exiting process leaves it a
 // moment after it is reaped).
-func (g *Cgroup) remove() error {
+func removeCgroup(g *node.Cgroup) error {
 	if g == nil {
 		return nil
 	}

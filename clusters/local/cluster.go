@@ -304,7 +304,7 @@ func (c *Cluster) Delete() error {
 			if s.PeerPath != nil {
 				s.PeerPath.Proxy.Stop()
 			}
-			if err := s.Cgroup.remove(); err != nil {
+			if err := removeCgroup(s.Cgroup); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -1,6 +1,9 @@
 package local
 
-import "github.com/skewcheck/skewcheck/clusters"
+import (
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/node"
+)
 
 // Fronted is a local server and the sidecar in front of it, sharing a fate
 // (clusters.FrontedNode), which keeps the server's peer path: peers still reach the server
@@ -20,4 +23,4 @@ func (f *Fronted) HasPeerPath() bool { return f.server.HasPeerPath() }
 
 // IncomingPeerPath is the fronted server's peer path. A Fronted is no PeerDialer: its
 // peer traffic is the sidecar's, which an exact partition cannot tell apart.
-func (f *Fronted) IncomingPeerPath() *PeerPath { return f.server.PeerPath }
+func (f *Fronted) IncomingPeerPath() *node.PeerPath { return f.server.PeerPath }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +58,7 @@ func init() {
 // hostCommand returns a command that runs argv as a host named hostname. The child dies with
 // its parent (Pdeathsig), so a test that panics or a CLI that is killed leaves nothing
 // running; it gets its own process group so signals meant for us are not delivered to it twice.
-func hostCommand(hostname string, cgroup *Cgroup, argv []string) *exec.Cmd {
+func hostCommand(hostname string, cgroup *node.Cgroup, argv []string) *exec.Cmd {
 	cmd := exec.Command("/proc/self/exe", argv...)
 	cmd.Env = append(os.Environ(), hostExecEnv+"=1", hostHostnameEnv+"="+hostname)
 	if cgroup != nil {

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"net"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -18,13 +19,6 @@ import (
 // peer is dialling: it is a fault on every path INTO one server. (PartitionPair in
 // scenarios/faults tells them apart by cgroup.)
 
-// PeerPath is the forwarder in front of one server's peer address.
-type PeerPath struct {
-	// Address is ip:port peers dial; Proxy is the toxiproxy proxy, for toxics.
-	Address string
-	Proxy   *toxiproxy.Proxy
-}
-
 var toxiServer = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 
 // Some toxics log through zerolog's global logger at trace level ("BandwidthToxic was
@@ -32,7 +26,7 @@ var toxiServer = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.Ne
 func init() { zerolog.SetGlobalLevel(zerolog.InfoLevel) }
 
 // startPeerPath forwards listen to upstream.
-func startPeerPath(name, listen, upstream string) (*PeerPath, error) {
+func startPeerPath(name, listen, upstream string) (*node.PeerPath, error) {
 	ip, port := splitHostPort(listen)
 	if err := checkPortFree("peer path", ip, port); err != nil {
 		return nil, fmt.Errorf("peer path of %s: %w", name, err)
@@ -41,7 +35,7 @@ func startPeerPath(name, listen, upstream string) (*PeerPath, error) {
 	if err := p.Start(); err != nil {
 		return nil, fmt.Errorf("starting the peer path of %s on %s: %w", name, listen, err)
 	}
-	return &PeerPath{Address: listen, Proxy: p}, nil
+	return &node.PeerPath{Address: listen, Proxy: p}, nil
 }
 
 func splitHostPort(addr string) (string, int) {

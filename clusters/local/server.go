@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,11 +37,11 @@ type Server struct {
 	Spec     clusters.ServerSpec
 	Serving  pki.Pair
 	// Certs are the certificate files it reads (certfiles.go), for certificate faults.
-	Certs CertFiles
+	Certs node.CertFiles
 	// PeerPath is the forwarder peers reach this server through, if the cluster has them.
-	PeerPath *PeerPath
+	PeerPath *node.PeerPath
 	// Cgroup is the cgroup v2 the process runs in; nil where the machine has none.
-	Cgroup *Cgroup
+	Cgroup *node.Cgroup
 	// NetNS is the path of the server's own network namespace (/proc/<pid>/ns/net), set by
 	// hosts that give each server one (containers: its pod's); empty where it shares this
 	// machine's. Packet faults on its own traffic go there.
@@ -68,11 +69,13 @@ func (s *Server) HasPeerPath() bool { return s.PeerPath != nil }
 
 // IncomingPeerPath is the forwarder peers reach this server through, or nil: the
 // capability network faults on the path act on (scenarios/faults).
-func (s *Server) IncomingPeerPath() *PeerPath { return s.PeerPath }
+func (s *Server) IncomingPeerPath() *node.PeerPath { return s.PeerPath }
 
-// PeerDialer is the server itself: an apiserver that dials its peers from sockets of its
-// own (its network namespace, or its cgroup), which an exact partition acts on.
-func (s *Server) PeerDialer() *Server { return s }
+// PeerDialer is the server as the dialer of its peers: an apiserver that dials them from
+// sockets of its own (its network namespace, or its cgroup), which an exact partition acts on.
+func (s *Server) PeerDialer() *node.Dialer {
+	return &node.Dialer{Name: s.Name, IP: s.IP, Port: s.Port, PeerAdvertise: s.Spec.PeerAdvertise, NetNS: s.NetNS, Cgroup: s.Cgroup}
+}
 
 // PeerProxy reports whether this server runs with the mixed version proxy on.
 func (s *Server) PeerProxy() bool { return peerProxyEnabled(s.Version, s.Spec) }

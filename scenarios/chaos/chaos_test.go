@@ -3,6 +3,7 @@ package chaos_test
 import (
 	"context"
 	"errors"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"os/exec"
 	"slices"
@@ -125,7 +126,7 @@ func TestExactPartitionOfThree(t *testing.T) {
 		defer cancel()
 		return e.Do(ctx, list).Status
 	}
-	f := faults.PartitionPair(c.Servers[0], c.Servers[1], false)
+	f := faults.PartitionPair(c.Servers[0].PeerDialer(), c.Servers[1].PeerDialer(), false)
 	heal, err := faults.Inject(ctx, f)
 	var unsupported faults.Unsupported
 	if errors.As(err, &unsupported) {
@@ -156,7 +157,7 @@ func TestExactPartitionOfThree(t *testing.T) {
 // TestUnsupportedFaultIsSkipped: without nft on PATH a packet fault says so, and is skipped.
 func TestUnsupportedFaultIsSkipped(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	f := faults.Loss(&local.PeerPath{Address: "127.77.250.1:6443"}, 10)
+	f := faults.Loss(&node.PeerPath{Address: "127.77.250.1:6443"}, 10)
 	_, err := faults.Inject(context.Background(), f)
 	var u faults.Unsupported
 	if !errors.As(err, &u) || !strings.Contains(u.Reason, "apt-get install nftables") {

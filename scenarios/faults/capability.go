@@ -3,7 +3,7 @@ package faults
 import (
 	"fmt"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -34,7 +34,7 @@ const (
 // PathNode is a node whose peers reach its server through a peer path.
 type PathNode interface {
 	framework.Node
-	IncomingPeerPath() *local.PeerPath
+	IncomingPeerPath() *node.PeerPath
 }
 
 // DialerNode is a node that is itself an apiserver dialling its peers from sockets of its
@@ -42,7 +42,7 @@ type PathNode interface {
 // from the proxy.
 type DialerNode interface {
 	framework.Node
-	PeerDialer() *local.Server
+	PeerDialer() *node.Dialer
 }
 
 // Missing is the error of a fault whose subject's node does not declare what the fault
@@ -64,7 +64,7 @@ func (m *Missing) Error() string {
 
 // PeerPathOf is the peer path into the server behind an endpoint (the apiserver's own, or
 // the one behind a sidecar), or nil.
-func PeerPathOf(e *framework.Endpoint) *local.PeerPath {
+func PeerPathOf(e *framework.Endpoint) *node.PeerPath {
 	if e == nil {
 		return nil
 	}
@@ -75,7 +75,7 @@ func PeerPathOf(e *framework.Endpoint) *local.PeerPath {
 }
 
 // dialerOf is the apiserver behind e when it dials its peers itself, or nil.
-func dialerOf(e *framework.Endpoint) *local.Server {
+func dialerOf(e *framework.Endpoint) *node.Dialer {
 	if e == nil {
 		return nil
 	}

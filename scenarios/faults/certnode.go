@@ -1,7 +1,7 @@
 package faults
 
 import (
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -24,11 +24,11 @@ const (
 // CertNode is a node that says which certificate files it reads.
 type CertNode interface {
 	framework.Node
-	CertFiles() local.CertFiles
+	CertFiles() node.CertFiles
 }
 
 // certsOf are the certificate files the node behind e declares, or nil.
-func certsOf(e *framework.Endpoint) *local.CertFiles {
+func certsOf(e *framework.Endpoint) *node.CertFiles {
 	if e == nil {
 		return nil
 	}

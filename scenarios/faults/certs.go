@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 )
 
@@ -170,7 +170,7 @@ func firstCertDER(path string) ([]byte, error) {
 
 // RotateServing re-issues the faulted server's serving certificate from the CA that
 // issued it: a routine rotation, which nobody may notice.
-func RotateServing(server string, c local.CertFiles) Fault {
+func RotateServing(server string, c node.CertFiles) Fault {
 	return &certFault{name: "rotate-serving", files: pairFiles(c.Serving), servedAt: c.ServingAt, serving: c.Serving.CertFile,
 		what:    server + "'s serving certificate (" + c.Serving.CertFile + ") re-issued by the same CA on disk, waited for until served; original restored on heal",
 		replace: func() error { return pki.Reissue(c.ServingCA, c.Serving, false) }}
@@ -181,7 +181,7 @@ func RotateServing(server string, c local.CertFiles) Fault {
 // connections into it (its peer path, when it has one), so they must handshake again: a
 // warm connection would carry on with the certificate it verified before. Its peers
 // cannot verify it: a proxy must answer 503 for what only it serves, never 404.
-func ExpiredServing(server string, c local.CertFiles, path *local.PeerPath) Fault {
+func ExpiredServing(server string, c node.CertFiles, path *node.PeerPath) Fault {
 	f := &certFault{name: "expired-serving", files: pairFiles(c.Serving), servedAt: c.ServingAt, serving: c.Serving.CertFile,
 		replace: func() error { return pki.Reissue(c.ServingCA, c.Serving, true) }}
 	f.what = server + "'s serving certificate replaced on disk by one of the same CA that expired an hour ago, waited for until served"
@@ -197,7 +197,7 @@ func ExpiredServing(server string, c local.CertFiles, path *local.PeerPath) Faul
 
 // RotateProxyClient re-issues the entry's proxy client certificate from the CA its peers
 // trust for it (--requestheader-client-ca-file): a routine rotation nobody may notice.
-func RotateProxyClient(entry string, c local.CertFiles) Fault {
+func RotateProxyClient(entry string, c node.CertFiles) Fault {
 	return &certFault{name: "rotate-proxy-client", files: pairFiles(c.ProxyClient),
 		what:    entry + "'s proxy client certificate (" + c.ProxyClient.CertFile + ") re-issued by the same CA on disk; original restored on heal",
 		replace: func() error { return pki.Reissue(c.ProxyClientCA, c.ProxyClient, false) }}
@@ -206,7 +206,7 @@ func RotateProxyClient(entry string, c local.CertFiles) Fault {
 // PeerCAReplaced writes an unrelated CA over the entry's --peer-ca-file: a proxy that
 // reads it again can verify no peer until heal puts the original back; one that read it
 // once at start goes on as before, and would go on trusting a CA taken out of service.
-func PeerCAReplaced(entry string, c local.CertFiles) Fault {
+func PeerCAReplaced(entry string, c node.CertFiles) Fault {
 	f := &certFault{name: "peer-ca-replaced", files: []string{c.PeerCA},
 		what: entry + "'s --peer-ca-file (" + c.PeerCA + ") replaced by an unrelated CA; original restored on heal"}
 	f.replace = func() error {

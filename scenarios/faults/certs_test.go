@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"net"
 	"net/http"
 	"os"
@@ -42,7 +43,7 @@ func certServer(t *testing.T, p pki.Pair, reload bool) string {
 }
 
 // certsFixture is a bundle, a server's serving pair and its files as a node declares them.
-func certsFixture(t *testing.T, reload bool) local.CertFiles {
+func certsFixture(t *testing.T, reload bool) node.CertFiles {
 	t.Helper()
 	b, err := pki.New(t.TempDir())
 	if err != nil {
@@ -57,7 +58,7 @@ func certsFixture(t *testing.T, reload bool) local.CertFiles {
 	if err := os.WriteFile(peerCA, ca, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return local.CertFiles{Serving: serving, ServingCA: b.CA, ServingAt: certServer(t, serving, reload),
+	return node.CertFiles{Serving: serving, ServingCA: b.CA, ServingAt: certServer(t, serving, reload),
 		ProxyClient: b.FrontProxyClient, ProxyClientCA: b.FrontProxyCA, PeerCA: peerCA}
 }
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
@@ -56,7 +56,7 @@ func TestPacketFaultInServerNamespace(t *testing.T) {
 	ns := scratchNetns(t)
 	s := server("apiserver-1", "10.177.250.11", "", nil)
 	s.NetNS = ns
-	f := Loss(&local.PeerPath{Address: "10.177.250.42:6443"}, 30, s).(*packets)
+	f := Loss(&node.PeerPath{Address: "10.177.250.42:6443"}, 30, s).(*packets)
 	heal, err := Inject(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestPacketFaultFailingHalfwayLeavesNothing(t *testing.T) {
 	ns := scratchNetns(t)
 	ok, gone := server("apiserver-1", "10.177.250.11", "", nil), server("apiserver-2", "10.177.250.12", "", nil)
 	ok.NetNS, gone.NetNS = ns, "/proc/0/ns/net"
-	f := Partition([]*local.PeerPath{{Address: "10.177.250.42:6443"}}, ok, gone).(*packets)
+	f := Partition([]*node.PeerPath{{Address: "10.177.250.42:6443"}}, ok, gone).(*packets)
 	err := f.Inject(context.Background())
 	var u Unsupported
 	if err == nil || errors.As(err, &u) || !strings.Contains(err.Error(), "/proc/0/ns/net") {

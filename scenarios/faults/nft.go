@@ -13,7 +13,7 @@ import (
 
 	"sigs.k8s.io/knftables"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 )
 
 // Packet faults are real nftables rules, in a table of their own that Heal deletes, on the
@@ -21,7 +21,7 @@ import (
 // peer traffic: a peer path's address, or a server's addresses from another server's
 // sockets. On the local provider that is this machine's namespace, where loopback traffic
 // passes. On the containers provider each apiserver's pod has a namespace of its own
-// (local.Server.NetNS): a peer's dial leaves through it before it reaches the bridge, so
+// (node.Dialer.NetNS): a peer's dial leaves through it before it reaches the bridge, so
 // the rules go there too, and this machine's namespace keeps them for the harness's own
 // dialers (the reference's proxies). Nothing else on the machine is touched.
 type packets struct {
@@ -41,14 +41,14 @@ type place struct {
 var tableSeq atomic.Int64
 
 // toPath matches packets to a peer path.
-func toPath(p *local.PeerPath) string {
+func toPath(p *node.PeerPath) string {
 	host, port, _ := net.SplitHostPort(p.Address)
 	return knftables.Concat("ip daddr", host, "tcp dport", port)
 }
 
 // everywhere puts the same rules in this machine's namespace and in the own namespace of
 // each of peers that has one: where peer traffic into a path starts.
-func everywhere(rules []string, peers []*local.Server) []place {
+func everywhere(rules []string, peers []*node.Dialer) []place {
 	places := []place{{rules: rules}}
 	for _, s := range peers {
 		if s != nil && s.NetNS != "" && !slices.ContainsFunc(places, func(p place) bool { return p.ns == s.NetNS }) {
@@ -60,7 +60,7 @@ func everywhere(rules []string, peers []*local.Server) []place {
 
 // Loss drops percent of the packets to a peer path, at random, wherever they come from:
 // this machine, and each of peers in a network namespace of its own.
-func Loss(p *local.PeerPath, percent int, peers ...*local.Server) Fault {
+func Loss(p *node.PeerPath, percent int, peers ...*node.Dialer) Fault {
 	return &packets{name: "loss", what: fmt.Sprintf("%d%% of packets dropped (nftables)", percent),
 		places: everywhere([]string{toPath(p) + fmt.Sprintf(" numgen random mod 100 < %d drop", percent)}, peers)}
 }
@@ -69,7 +69,7 @@ func Loss(p *local.PeerPath, percent int, peers ...*local.Server) Fault {
 // peers in a namespace of its own: with the paths of two servers it cuts them apart both
 // ways; with one, one way (nothing reaches that server from peers). With more servers it
 // cuts the given ones off from all; PartitionPair is exact.
-func Partition(paths []*local.PeerPath, peers ...*local.Server) Fault {
+func Partition(paths []*node.PeerPath, peers ...*node.Dialer) Fault {
 	what := "peer traffic into"
 	var rules []string
 	for _, p := range paths {
@@ -83,9 +83,9 @@ func Partition(paths []*local.PeerPath, peers ...*local.Server) Fault {
 // b's addresses (its own and its advertised peer address) are dropped, and, unless oneWay,
 // b's to a's. A server in a network namespace of its own (a container's pod) has the rule
 // there; servers sharing this machine's are told apart by their cgroups.
-func PartitionPair(a, b *local.Server, oneWay bool) Fault {
+func PartitionPair(a, b *node.Dialer, oneWay bool) Fault {
 	name, how := "partition-pair", "cut apart both ways"
-	pairs := [][2]*local.Server{{a, b}, {b, a}}
+	pairs := [][2]*node.Dialer{{a, b}, {b, a}}
 	if oneWay {
 		name, how = "partition-pair-one-way", "cannot reach"
 		pairs = pairs[:1]
@@ -95,7 +95,7 @@ func PartitionPair(a, b *local.Server, oneWay bool) Fault {
 	for _, p := range pairs {
 		from, to := p[0], p[1]
 		addrs := []string{to.IP}
-		if host, _, err := net.SplitHostPort(to.Spec.PeerAdvertise); err == nil && host != to.IP {
+		if host, _, err := net.SplitHostPort(to.PeerAdvertise); err == nil && host != to.IP {
 			addrs = append(addrs, host)
 		}
 		rule := fmt.Sprintf(`ip daddr { %s } tcp dport %d drop`, strings.Join(addrs, ", "), to.Port)

@@ -3,23 +3,22 @@ package faults
 import (
 	"context"
 	"errors"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
-func server(name, ip, advertise string, cg *local.Cgroup) *local.Server {
-	return &local.Server{Name: name, IP: ip, Port: 6443, Cgroup: cg, Spec: clusters.ServerSpec{PeerAdvertise: advertise}}
+func server(name, ip, advertise string, cg *node.Cgroup) *node.Dialer {
+	return &node.Dialer{Name: name, IP: ip, Port: 6443, Cgroup: cg, PeerAdvertise: advertise}
 }
 
 // An exact partition matches each side's sockets by cgroup, and the other side's own and
 // advertised addresses; one way has only the first rule.
 func TestPartitionPairRules(t *testing.T) {
-	a := server("apiserver-1", "127.77.1.11", "127.77.1.41:6443", &local.Cgroup{Rel: "unified/skewcheck-1-a", Level: 1})
-	b := server("apiserver-2", "127.77.1.12", "", &local.Cgroup{Rel: "unified/skewcheck-1-b", Level: 1})
+	a := server("apiserver-1", "127.77.1.11", "127.77.1.41:6443", &node.Cgroup{Rel: "unified/skewcheck-1-a", Level: 1})
+	b := server("apiserver-2", "127.77.1.12", "", &node.Cgroup{Rel: "unified/skewcheck-1-b", Level: 1})
 	both := PartitionPair(a, b, false).(*packets)
 	want := []string{
 		`socket cgroupv2 level 1 "unified/skewcheck-1-a" ip daddr { 127.77.1.12 } tcp dport 6443 drop`,
@@ -55,14 +54,14 @@ func TestPartitionPairInNamespaces(t *testing.T) {
 // A fault on a peer path drops what this machine sends to it (the reference's proxies) and
 // what each server in a namespace of its own sends, once per namespace.
 func TestPeerPathFaultPlaces(t *testing.T) {
-	path := &local.PeerPath{Address: "10.177.1.42:6443"}
+	path := &node.PeerPath{Address: "10.177.1.42:6443"}
 	one, two := server("apiserver-1", "10.177.1.11", "", nil), server("apiserver-2", "10.177.1.12", "", nil)
 	shared := Loss(path, 30, one, two).(*packets)
 	if len(shared.places) != 1 || shared.places[0].ns != "" {
 		t.Errorf("servers sharing this machine's namespace: places %+v, want this machine's alone", shared.places)
 	}
 	one.NetNS, two.NetNS = "/proc/101/ns/net", "/proc/102/ns/net"
-	f := Partition([]*local.PeerPath{path}, one, two, one).(*packets)
+	f := Partition([]*node.PeerPath{path}, one, two, one).(*packets)
 	var got []string
 	for _, p := range f.places {
 		got = append(got, p.ns)

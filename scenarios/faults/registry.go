@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -65,11 +65,11 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return Loss(s.path, 30, s.servers...) }, OnNetNS: netLoss},
 	{Name: "partition", Expect: Unavailable, On: PeerPath, Description: "cut off from its peers, both ways (nftables)",
 		Make: func(s Subject) Fault {
-			return Partition(append([]*local.PeerPath{s.path}, s.others...), s.servers...)
+			return Partition(append([]*node.PeerPath{s.path}, s.others...), s.servers...)
 		}, OnNetNS: netPartition},
 	{Name: "partition-one-way", On: PeerPath, Description: "nothing from its peers reaches it; its own dials pass (nftables)",
 		Make: func(s Subject) Fault {
-			f := Partition([]*local.PeerPath{s.path}, s.servers...).(*packets)
+			f := Partition([]*node.PeerPath{s.path}, s.servers...).(*packets)
 			f.name = "partition-one-way"
 			return f
 		}, OnNetNS: netPartitionOneWay},

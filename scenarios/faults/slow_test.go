@@ -2,11 +2,11 @@ package faults
 
 import (
 	"errors"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -26,7 +26,7 @@ func TestSlowFaultsNeedTheLoad(t *testing.T) {
 	if Expected("slow-client") != Unnoticed || Expected("slow-body") != Measured {
 		t.Error("slow-client must go unnoticed; what a slow body does is measured")
 	}
-	f := SlowBody(&local.PeerPath{Address: "127.77.0.2:6443"}, framework.Route{}, 1)
+	f := SlowBody(&node.PeerPath{Address: "127.77.0.2:6443"}, framework.Route{}, 1)
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "route") {
 		t.Errorf("slow-body without a route: want an error naming it, got %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
@@ -39,7 +39,7 @@ const (
 
 // SlowBody limits the server's answers to its peers to kbps KB/s (Bandwidth) and, while it
 // lasts, lists route's long collection through route.Entry, waiting for the whole answer.
-func SlowBody(p *local.PeerPath, route framework.Route, kbps int) Fault {
+func SlowBody(p *node.PeerPath, route framework.Route, kbps int) Fault {
 	return &slowBody{bandwidth: Bandwidth(p, kbps).(*toxic), route: route}
 }
 

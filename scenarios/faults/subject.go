@@ -1,7 +1,7 @@
 package faults
 
 import (
-	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -14,10 +14,10 @@ import (
 // (containers), else they see only traffic from this machine's.
 type Subject struct {
 	endpoint     *framework.Endpoint
-	path         *local.PeerPath
-	others       []*local.PeerPath
-	server, peer *local.Server
-	servers      []*local.Server
+	path         *node.PeerPath
+	others       []*node.PeerPath
+	server, peer *node.Dialer
+	servers      []*node.Dialer
 	// cluster is every endpoint of the target: where the peers of a NetNode are; entry is
 	// the one the load enters by, which an exact partition cuts the faulted server from.
 	cluster []*framework.Endpoint
@@ -30,7 +30,7 @@ type Subject struct {
 	registrar framework.Registrar
 	// certs are the faulted server's certificate files, entryCerts the entry's
 	// (certificate faults), when their nodes declare them.
-	certs, entryCerts *local.CertFiles
+	certs, entryCerts *node.CertFiles
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints

@@ -26,8 +26,10 @@ type Outcome struct {
 // Passed is true when what was seen is what is documented.
 func (o Outcome) Passed() bool { return len(o.Violations) == 0 }
 
-// Env is what every race needs: a route (Entry lacks the GVR, only Peer serves it), the
-// target's convergence, and how long to watch.
+// Env is what every race needs: a route (Entry lacks the GVR, only Peer serves it: with
+// three servers or more a GVR two servers serve gets 200 from one while the race acts on
+// the other; DeadAddress, which acts on no server, takes any route), the target's
+// convergence, and how long to watch.
 type Env struct {
 	Route    framework.Route
 	Converge func(context.Context) error

@@ -2,13 +2,15 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/clusters/providers"
 )
 
-// makeCluster makes o.Servers apiservers at o.From on o.Provider (default: the default
-// provider); its Members are what the upgrade restarts, whichever provider made it.
+// makeCluster makes o.Servers apiservers at o.From on o.Provider; its Members are what the
+// upgrade restarts, whichever provider made it. The provider is named by the caller, which
+// registered it (cmd, through clusters/providers): this package reaches no provider itself,
+// so a library user of the scenarios gets neither Docker nor a provider it did not ask for.
 func makeCluster(ctx context.Context, o Options) (clusters.Cluster, error) {
 	versions := make([]string, o.Servers)
 	for i := range versions {
@@ -17,9 +19,8 @@ func makeCluster(ctx context.Context, o Options) (clusters.Cluster, error) {
 	spec := o.Cluster
 	spec.Servers = clusters.SpecsFor(versions)
 	spec.Progress = o.Progress
-	provider := o.Provider
-	if provider == "" {
-		provider = providers.Default
+	if o.Provider == "" {
+		return nil, errors.New("upgrade: no provider named to make the cluster with (Options.Provider): register one (clusters/providers registers skewcheck's, \"local\" among them) and name it")
 	}
-	return clusters.New(ctx, provider, spec)
+	return clusters.New(ctx, o.Provider, spec)
 }

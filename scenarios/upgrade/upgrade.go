@@ -36,7 +36,7 @@ type Options struct {
 	// in which 404s and 503s are expected and only counted.
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
-	// Provider makes the cluster (clusters.New; default providers.Default), from Cluster
+	// Provider makes the cluster (clusters.New; a registered provider's name, required), from Cluster
 	// (Name, Binaries, Port...; Servers is set from From). Run deletes it at the end.
 	Provider string
 	Cluster  clusters.Spec

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/providers"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
@@ -19,7 +20,7 @@ func TestRollingUpgradeUnderLoad(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	var progress strings.Builder
-	r, err := upgrade.Run(context.Background(), upgrade.Options{From: oldV, To: newV, Servers: 3, Seed: 3,
+	r, err := upgrade.Run(context.Background(), upgrade.Options{Provider: providers.Default, From: oldV, To: newV, Servers: 3, Seed: 3,
 		Interval: 100 * time.Millisecond, Settle: 6 * time.Second, Window: 5 * time.Second, Progress: &progress})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
@@ -56,7 +57,7 @@ func TestRollingDowngradeUnderLoad(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	var progress strings.Builder
-	r, err := upgrade.Run(context.Background(), upgrade.Options{Path: []string{newV, oldV}, Servers: 2, Seed: 4,
+	r, err := upgrade.Run(context.Background(), upgrade.Options{Provider: providers.Default, Path: []string{newV, oldV}, Servers: 2, Seed: 4,
 		Interval: 100 * time.Millisecond, Settle: 4 * time.Second, Window: 5 * time.Second, Progress: &progress})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
@@ -96,7 +97,7 @@ func TestRollingUpgradeWithFaults(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	var progress strings.Builder
-	r, err := upgrade.Run(context.Background(), upgrade.Options{From: oldV, To: newV, Servers: 3, Seed: 5,
+	r, err := upgrade.Run(context.Background(), upgrade.Options{Provider: providers.Default, From: oldV, To: newV, Servers: 3, Seed: 5,
 		Interval: 100 * time.Millisecond, Settle: 4 * time.Second, Window: 5 * time.Second, Progress: &progress,
 		Fault: "freeze", FaultFor: 3 * time.Second})
 	if err != nil {
@@ -122,7 +123,7 @@ func TestRollingUpgradeWithFaults(t *testing.T) {
 }
 
 func TestFaultsDuringUpgradeAreProcessFaults(t *testing.T) {
-	_, err := upgrade.Run(context.Background(), upgrade.Options{From: "v1.35.4", To: "v1.36.3", Servers: 2, Fault: "latency"})
+	_, err := upgrade.Run(context.Background(), upgrade.Options{Provider: providers.Default, From: "v1.35.4", To: "v1.36.3", Servers: 2, Fault: "latency"})
 	if err == nil || !strings.Contains(err.Error(), "only process faults") {
 		t.Errorf("want a clear refusal of a network fault during an upgrade, got %v", err)
 	}

@@ -138,7 +138,7 @@ func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *f
 		if identity, err = p.AsNodeProxier(watched.Admin); err != nil {
 			return nil, err
 		}
-		if m, ok := host.(clusters.DataplaneMachines); ok {
+		if m, ok := host.(dataplane.Machines); ok {
 			if machine, err = m.DataplaneMachine(ctx, watched.Name); err != nil {
 				return nil, err
 			}
