@@ -1,0 +1,107 @@
+package existing
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/rest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// The kubernetes Service's EndpointSlice as the lease endpoint reconciler writes it, one
+// address per apiserver (the third not ready), and a slice of another Service beside it.
+func slices3() []runtime.Object {
+	https := "https"
+	return []runtime.Object{
+		&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "kubernetes"}},
+			AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Name: &https, Port: ptr(int32(6443))}},
+			Endpoints: []discoveryv1.Endpoint{
+				{Addresses: []string{"192.0.2.12"}}, {Addresses: []string{"192.0.2.11"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)}},
+				{Addresses: []string{"192.0.2.13"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr(false)}}}},
+		&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "other"}},
+			Ports: []discoveryv1.EndpointPort{{Port: ptr(int32(80))}}, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.99"}}}},
+	}
+}
+
+func lease(name, host, peer string) *coordinationv1.Lease {
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system",
+		Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": host}}}
+	if peer != "" {
+		l.Annotations = map[string]string{"kubernetes.io/peer-advertise-address": peer}
+	}
+	return l
+}
+
+// Discover lists each ready address of default/kubernetes once, on its https port, and
+// names a server by the identity lease whose peer address has its IP; a lease with none
+// is listed apart, and so is a lease of no server here (a controller-manager's is not an
+// apiserver's: the label selects).
+func TestDiscover(t *testing.T) {
+	objs := append(slices3(),
+		lease("apiserver-a", "cp-1", "192.0.2.11:6443"),
+		lease("apiserver-b", "cp-2", ""),
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "kube-controller-manager", Namespace: "kube-system"}})
+	f, err := discover(context.Background(), fake.NewClientset(objs...), "https://lb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Servers) != 2 || f.Servers[0].Address != "192.0.2.11:6443" || f.Servers[1].Address != "192.0.2.12:6443" {
+		t.Fatalf("servers %+v, want the two ready addresses of default/kubernetes, sorted", f.Servers)
+	}
+	if f.Servers[0].Name() != "cp-1" || f.Servers[0].Lease != "apiserver-a" || f.Servers[1].Name() != "apiserver-192.0.2.12-6443" {
+		t.Errorf("names %q, %q (lease %q)", f.Servers[0].Name(), f.Servers[1].Name(), f.Servers[0].Lease)
+	}
+	if len(f.UnmatchedLeases) != 1 || f.UnmatchedLeases[0] != "apiserver-b (cp-2)" {
+		t.Errorf("unmatched leases %q, want apiserver-b alone", f.UnmatchedLeases)
+	}
+}
+
+// A user who may not list EndpointSlices gets one error that says what to grant, and an
+// empty slice one that says why there may be none; unreadable leases only go unnamed.
+func TestDiscoverRefusals(t *testing.T) {
+	cs := fake.NewClientset()
+	cs.PrependReactor("list", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, "", errors.New("RBAC"))
+	})
+	_, err := discover(context.Background(), cs, "https://lb")
+	var forbidden ErrForbidden
+	if !errors.As(err, &forbidden) || !strings.Contains(err.Error(), "grant it list on endpointslices.discovery.k8s.io in namespace default") {
+		t.Errorf("forbidden: %v", err)
+	}
+	if _, err := discover(context.Background(), fake.NewClientset(), "https://lb"); !errors.Is(err, ErrNoServers) {
+		t.Errorf("no slices: %v, want ErrNoServers", err)
+	}
+	cs = fake.NewClientset(slices3()...)
+	cs.PrependReactor("list", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "", errors.New("RBAC"))
+	})
+	f, err := discover(context.Background(), cs, "https://lb")
+	if err != nil || len(f.Servers) != 2 || !strings.Contains(f.LeasesUnreadable, "identity leases") {
+		t.Errorf("leases forbidden: %+v, %v; want the servers, unnamed, and why", f, err)
+	}
+}
+
+// A pinned config dials one address and verifies the cluster's serving name there, as a
+// kubeconfig with tls-server-name does; a name the kubeconfig gives is kept.
+func TestPinned(t *testing.T) {
+	base := &rest.Config{Host: "https://lb.example:443", BearerToken: "t"}
+	p := Pinned(base, "192.0.2.11:6443")
+	if p.Host != "https://192.0.2.11:6443" || p.TLSClientConfig.ServerName != ServingName || p.BearerToken != "t" || base.Host != "https://lb.example:443" {
+		t.Errorf("pinned %+v (base %s)", p, base.Host)
+	}
+	base.TLSClientConfig.ServerName = "api.example"
+	if p := Pinned(base, "[2001:db8::1]:6443"); p.TLSClientConfig.ServerName != "api.example" || p.Host != "https://[2001:db8::1]:6443" {
+		t.Errorf("pinned with a server name: %+v", p)
+	}
+}
