@@ -26,21 +26,11 @@ type mutantFamily struct {
 	front func(variant string) []string
 }
 
-// peerproxyCluster is the older server with batch/v1 off, then the newer twice with
-// autoscaling/v2 off, so requests are proxied both ways (as `make conformance` does): the
-// GVRs only the newer serves (jobs among them, with a subresource) have two peers, where a
-// proxy that sends a request to both (hedge-reads) shows, as `make conformance` checks
-// MVP-014 on three servers; autoscaling/v2 has one, the older, whose failure must be 503.
-func peerproxyCluster(older, newer string) []string {
-	return []string{"--versions", older + "," + newer + "," + newer, "--server-flag", "1=--runtime-config=batch/v1=false",
-		"--server-flag", "2=--runtime-config=autoscaling/v2=false", "--server-flag", "3=--runtime-config=autoscaling/v2=false"}
-}
-
 var mutantFamilies = []mutantFamily{
 	{
 		name:     "peerproxy",
 		profiles: []string{mvp.Profile, discovery.Profile},
-		cluster:  peerproxyCluster,
+		cluster:  highlyAvailable,
 		variants: func() []string {
 			var out []string
 			for _, f := range peerproxy.Flaws() {

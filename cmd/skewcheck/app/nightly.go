@@ -45,8 +45,9 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
 		Short: "The version matrix: for every adjacent pair, a rolling upgrade and its rollback, and the conformance profiles, with an index.html",
 		Long: `Builds (or finds cached) the kube-apiserver of every --versions, then for each adjacent pair
 (v1.33 + v1.34, v1.34 + v1.35, ...) runs, each as its own skewcheck process:
-  - conformance --profiles against a local cluster of the pair (batch/v1 off on the older
-    server, so the skew includes a resource with a subresource);
+  - conformance --profiles against a local cluster of the pair on three servers, as an HA
+    control plane mid-upgrade has them: the older with batch/v1 off (a resource with a
+    subresource that two peers serve), the newer twice with autoscaling/v2 off;
   - upgrade --path older,newer,older with --servers and --fault, under a seeded load: the
     rolling upgrade, then the rolling downgrade back (the rollback), on one cluster, so the
     older version reads back what the newer one wrote.
@@ -140,9 +141,8 @@ func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptio
 
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: conformance %s\n", from, to, strings.Join(o.profiles, ","))
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
-	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{from, to}, append([]string{"conformance", "--versions", from + "," + to,
-		"--server-flag", "1=--runtime-config=batch/v1=false", "--profiles", strings.Join(o.profiles, ","),
-		"--seed", seed, "--report-dir", cdir}, binFlags...))
+	args := append(append([]string{"conformance"}, highlyAvailable(from, to)...), "--profiles", strings.Join(o.profiles, ","), "--seed", seed, "--report-dir", cdir)
+	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{from, to}, append(args, binFlags...))
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
 		p.Conformance = c
 	} else {
@@ -153,7 +153,7 @@ func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptio
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s -> %s: rolling upgrade and downgrade of %d servers\n", from, to, from, o.servers)
 	udir := filepath.Join(o.reportDir, p.Upgrade.Dir)
 	os.Remove(filepath.Join(udir, "upgrade.json")) // an earlier night's run must not stand in for this one's
-	args := []string{"upgrade", "--path", strings.Join([]string{from, to, from}, ","), "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
+	args = []string{"upgrade", "--path", strings.Join([]string{from, to, from}, ","), "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
