@@ -32,13 +32,13 @@ func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []s
 	}
 	t := &Target{Kind: "existing"}
 	for i, name := range contexts {
-		admin, err := restConfigFor(path, name)
+		admin, err := RestConfig(path, name)
 		if err != nil {
 			return nil, err
 		}
 		e := &Endpoint{Name: name, URL: admin.Host, Admin: admin}
 		if len(userContexts) > 0 {
-			if e.User, err = restConfigFor(path, userContexts[i]); err != nil {
+			if e.User, err = RestConfig(path, userContexts[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -50,7 +50,11 @@ func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []s
 	return t, nil
 }
 
-func restConfigFor(path, context string) (*rest.Config, error) {
+// RestConfig is the client config of one context of the kubeconfig at path (its current
+// context when context is ""), with the rate limits lifted: the suites' requests are the
+// measurement, and client-go's default 5 QPS would pace them instead. Every command that
+// reads a kubeconfig loads it here.
+func RestConfig(path, context string) (*rest.Config, error) {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path},
 		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()

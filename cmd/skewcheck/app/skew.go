@@ -6,9 +6,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
@@ -36,11 +36,9 @@ func newSkewCommand(streams IOStreams) *cobra.Command {
 			}
 			byServer := map[string]discovery.Set{}
 			for _, ctxName := range contexts {
-				cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-					&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
-					&clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+				cfg, err := framework.RestConfig(kubeconfig, ctxName)
 				if err != nil {
-					return fmt.Errorf("kubeconfig %s, context %s: %w", kubeconfig, ctxName, err)
+					return err
 				}
 				set, err := discovery.Served(cmd.Context(), cfg)
 				if err != nil {
