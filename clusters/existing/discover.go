@@ -93,7 +93,7 @@ func discover(ctx context.Context, cs kubernetes.Interface, host string) (*Found
 		return nil, ErrForbidden{What: "list the EndpointSlices of the default/kubernetes Service", Err: err}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing the EndpointSlices of default/kubernetes at %s: %w", host, err)
+		return nil, fmt.Errorf("listing the EndpointSlices of default/kubernetes at %s: %w (is the cluster reachable from here, and the kubeconfig's server and credentials right?)", host, err)
 	}
 	f := &Found{}
 	for _, a := range readyAddresses(eps.Items) {

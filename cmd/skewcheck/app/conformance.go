@@ -31,6 +31,7 @@ type conformanceFlags struct {
 	binaries     binaries.Options
 	kubeconfig   string
 	contexts     []string
+	context      string
 	userContexts []string
 	auditLogs    map[string]string
 	upstream     bool
@@ -66,9 +67,12 @@ Without --kubeconfig it starts a local cluster of real kube-apiservers, one per 
 entry, runs the suites against it and deletes it. Without --server-flag its servers get
 the skew the suites need (batch/v1 off on the first, autoscaling/v2 off on the second);
 --profiles ipmode without --dataplane tests skewcheck's reference dataplane. With
---kubeconfig it tests what the contexts point at: one context per apiserver or proxy
-endpoint.`,
+--kubeconfig alone it finds every apiserver of that cluster itself (the addresses in the
+default/kubernetes EndpointSlices, named by their identity leases) and asks each at its own
+address, so the skew is read off the cluster; with --contexts it tests what the contexts
+point at instead: one context per apiserver or proxy endpoint.`,
 		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
+			"  skewcheck conformance --kubeconfig cluster.kubeconfig --upstream --profiles mvp,discovery\n" +
 			"  skewcheck conformance --list\n" +
 			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
 			"  skewcheck conformance --sidecar-name acme-proxy --sidecar-command 'acme-proxy --listen $SKEWCHECK_LISTEN --apiserver $SKEWCHECK_APISERVER ...'\n" +
@@ -92,7 +96,8 @@ endpoint.`,
 	f.provider.add(cmd)
 	addBinaryFlags(cmd, &f.binaries)
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "test an existing target instead of a local cluster")
-	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint")
+	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint (without it, every apiserver of the cluster is found)")
+	fl.StringVar(&f.context, "context", "", "with --kubeconfig and no --contexts: the context that reaches the cluster (default: the kubeconfig's current context)")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
 	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
@@ -164,6 +169,12 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	}
 	if err := f.gateway.validate(ctx, f); err != nil {
 		return err
+	}
+	if len(f.userContexts) > 0 && len(f.contexts) == 0 {
+		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the tests that need an unprivileged identity skip, saying so)")
+	}
+	if f.context != "" && (f.kubeconfig == "" || len(f.contexts) > 0) {
+		return fmt.Errorf("--context %s chooses the context that reaches the cluster whose apiservers are found: it goes with --kubeconfig and without --contexts", f.context)
 	}
 	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
 		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of the apiservers of a cluster skewcheck makes: they cannot go with --kubeconfig or --reference")
@@ -247,6 +258,14 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 // conformanceTarget finds or makes the target, and the cluster behind it when it made one
 // (for a dataplane to join); cleanup deletes what it made.
 func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
+	if f.kubeconfig != "" && len(f.contexts) == 0 {
+		t, err := existingTarget(ctx, streams, f.kubeconfig, f.context)
+		if err == nil {
+			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
+			err = attachAuditLogs(t, f.auditLogs)
+		}
+		return t, nil, func() {}, err
+	}
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
@@ -317,7 +336,7 @@ func attachAuditLogs(t *framework.Target, logs map[string]string) error {
 	for name, path := range logs {
 		e := t.Endpoint(name)
 		if e == nil {
-			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of --contexts", name, path, name)
+			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of the endpoints (--contexts, or the apiservers found: %s)", name, path, name, endpointList(t))
 		}
 		f, err := os.Open(path)
 		if err != nil {
