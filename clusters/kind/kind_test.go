@@ -20,6 +20,7 @@ import (
 	"github.com/moby/moby/client"
 	"k8s.io/client-go/rest"
 
+	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/internal/integration"
@@ -159,6 +160,7 @@ func TestKindSkewedCluster(t *testing.T) {
 		t.Errorf("load balancer /readyz: %d", code)
 	}
 
+	checkFoundFromOneKubeconfig(ctx, t, lb, c)
 	checkNodeControl(ctx, t, c)
 
 	if err := p.Destroy(ctx); err != nil {
@@ -364,4 +366,36 @@ func emptyTar() []byte {
 	var b bytes.Buffer
 	tar.NewWriter(&b).Close()
 	return b.Bytes()
+}
+
+// checkFoundFromOneKubeconfig: from the load balancer's context alone, clusters/existing
+// finds both apiservers of the kubeadm cluster (the default/kubernetes EndpointSlice the
+// lease endpoint reconciler writes), asks each at its own address as
+// kubernetes.default.svc, and reads the same versions and skew the cluster was made with.
+func checkFoundFromOneKubeconfig(ctx context.Context, t *testing.T, lb *rest.Config, c *Cluster) {
+	found, err := existing.Discover(ctx, lb)
+	if err != nil {
+		t.Fatalf("finding the apiservers from the load balancer's context: %v", err)
+	}
+	if len(found.Servers) != len(c.Servers) {
+		t.Fatalf("found %+v, want %d apiservers", found.Servers, len(c.Servers))
+	}
+	tgt, err := found.Target(ctx, lb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for i, e := range tgt.Endpoints {
+		got = append(got, e.Version)
+		want = append(want, c.Servers[i].Version)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("versions read at the addresses found: %v, want the nodes' %v", got, want)
+	}
+	if skew := existing.Skew(tgt); !strings.HasPrefix(skew, "skew across 2 apiservers") {
+		t.Errorf("skew of the found apiservers: %s", skew)
+	}
+	t.Logf("found from one kubeconfig: %+v (leases not matched: %v); %s", found.Servers, found.UnmatchedLeases, existing.Skew(tgt))
 }
