@@ -164,8 +164,8 @@ func (lasting) Remove(ctx context.Context, name, dir string) error { return Dele
 
 // What the registration declares, the adapter must implement.
 var (
-	_ clusters.NodeProxier       = (*adapter)(nil)
-	_ dataplane.Machines = (*adapter)(nil)
-	_ clusters.FrontHost         = (*adapter)(nil)
-	_ registry.Recorded          = (*adapter)(nil)
+	_ clusters.NodeProxier = (*adapter)(nil)
+	_ dataplane.Machines   = (*adapter)(nil)
+	_ clusters.FrontHost   = (*adapter)(nil)
+	_ registry.Recorded    = (*adapter)(nil)
 )

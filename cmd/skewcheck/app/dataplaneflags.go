@@ -19,16 +19,6 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// dataplaneNames are the service dataplanes --dataplane knows: the reference's flawed
-// variants come from its own registry (dataplane.ReferenceFlawed).
-var dataplaneNames = func() []string {
-	names := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference"}
-	for _, s := range dataplane.ReferenceFlawed() {
-		names = append(names, s.Name())
-	}
-	return append(names, "exec", "image")
-}()
-
 type dataplaneFlags struct {
 	name, command, image, label, version string
 	syncBound                            time.Duration
@@ -36,7 +26,7 @@ type dataplaneFlags struct {
 
 func (f *dataplaneFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.name, "dataplane", "", "service dataplane under test for the ipmode profile: "+strings.Join(dataplaneNames, ", "))
+	fl.StringVar(&f.name, "dataplane", "", "service dataplane under test for the ipmode profile: "+strings.Join(dataplane.Names(), ", "))
 	fl.StringVar(&f.command, "dataplane-command", "", "with --dataplane exec: the shell command that runs your dataplane on the node; it finds $SKEWCHECK_KUBECONFIG, $SKEWCHECK_NODE_NAME, $SKEWCHECK_NODE_IP and $SKEWCHECK_DIR")
 	fl.StringVar(&f.image, "dataplane-image", "", "your dataplane as an image in the local Docker engine (never pulled), run in the node's network namespace with NET_ADMIN and NET_RAW with the environment of --dataplane-command and $SKEWCHECK_DIR mounted read-write (implies --dataplane image)")
 	fl.StringVar(&f.label, "dataplane-name", "", "with --dataplane-command or --dataplane-image: your dataplane's name in the report")
@@ -73,34 +63,24 @@ func (f *dataplaneFlags) validate(ctx context.Context) error {
 	return err
 }
 
+// spec asks the dataplane registry for the chosen dataplane, watching watched, and words
+// what a dataplane lacks as the flag that gives it.
 func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
-	switch f.name {
-	case "kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs":
-		v := f.version
-		if v == "" {
-			v, _, _ = strings.Cut(watched.Version, "+")
-		}
-		return dataplane.KubeProxy{Mode: strings.TrimPrefix(f.name, "kube-proxy-"), Version: v, Binaries: bin}, nil
-	case "reference":
-		return dataplane.Reference{}, nil
-	case "exec":
-		if f.command == "" {
-			return nil, fmt.Errorf("--dataplane exec needs --dataplane-command, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'")
-		}
-		return dataplane.Command{Label: f.label, Shell: f.command}, nil
-	case "image":
-		if f.image == "" {
-			return nil, fmt.Errorf("--dataplane image needs --dataplane-image, the image of your dataplane in the local Docker engine")
-		}
-		return dataplane.Image{Label: f.label, Ref: f.image}, nil
+	s, err := dataplane.Make(f.name, dataplane.Choice{Version: f.version, WatchedVersion: watched.Version,
+		Command: f.command, Image: f.image, Label: f.label, Binaries: bin})
+	var needs dataplane.ErrNeeds
+	var unknown dataplane.ErrUnknown
+	switch {
+	case errors.As(err, &needs):
+		return nil, fmt.Errorf("--dataplane %s needs %s: %s", f.name, dataplaneChoiceFlags[needs.Field], needs.Why)
+	case errors.As(err, &unknown):
+		return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(unknown.Known, ", "))
 	}
-	for _, s := range dataplane.ReferenceFlawed() {
-		if s.Name() == f.name {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(dataplaneNames, ", "))
+	return s, err
 }
+
+// dataplaneChoiceFlags are the flags that fill each field of dataplane.Choice.
+var dataplaneChoiceFlags = map[string]string{"Command": "--dataplane-command", "Image": "--dataplane-image", "Version": "--dataplane-version", "Label": "--dataplane-name"}
 
 // newest is the endpoint of the newest version: the dataplane watches it, and kube-proxy
 // is of its version, so the dataplane is never newer than its apiserver (the skew policy).

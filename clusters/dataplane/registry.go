@@ -1,0 +1,125 @@
+package dataplane
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+)
+
+// Choice is what a user chose for the dataplane beyond its name, in the library's words:
+// the CLI fills it from its flags. A kind reads what it needs and ignores the rest.
+type Choice struct {
+	// Version is the release of a dataplane built from Kubernetes (kube-proxy); ""
+	// means the version of the apiserver it watches (WatchedVersion).
+	Version, WatchedVersion string
+	// Command is the shell command of a dataplane run as a command, Image its image in
+	// the local engine; Label its name in reports.
+	Command, Image, Label string
+	Binaries              binaries.Options
+}
+
+// Kind is a dataplane as it registers: its name (what a run selects it by), a few words,
+// and how its Spec is made of a Choice. Each dataplane registers itself beside its Spec,
+// so adding one touches its own file and nothing that lists them.
+type Kind struct {
+	Name, Description string
+	Make              func(Choice) (Spec, error)
+}
+
+// ErrNeeds is a Choice that lacks what the kind needs: Field names the Choice field
+// ("Command", "Image"), which the caller words as it likes (the CLI as its flag).
+type ErrNeeds struct {
+	Dataplane, Field, Why string
+}
+
+func (e ErrNeeds) Error() string {
+	return fmt.Sprintf("dataplane %s needs its %s: %s", e.Dataplane, strings.ToLower(e.Field), e.Why)
+}
+
+// ErrUnknown is a name no dataplane registered.
+type ErrUnknown struct {
+	Name  string
+	Known []string
+}
+
+func (e ErrUnknown) Error() string {
+	return fmt.Sprintf("unknown dataplane %q: the dataplanes are %s", e.Name, strings.Join(e.Known, ", "))
+}
+
+var (
+	kindsMu sync.Mutex
+	kinds   []Kind // in registration order: the order help texts list them in
+)
+
+// Register makes a dataplane known by its name; a second registration of a name panics (a
+// programming error, found by the first test).
+func Register(k Kind) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	for _, have := range kinds {
+		if have.Name == k.Name {
+			panic(fmt.Sprintf("dataplane: %q registered twice", k.Name))
+		}
+	}
+	kinds = append(kinds, k)
+}
+
+// Names are the registered dataplanes' names, in registration order.
+func Names() []string {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Make is the Spec of the dataplane registered as name, for c.
+func Make(name string, c Choice) (Spec, error) {
+	kindsMu.Lock()
+	var found *Kind
+	for i := range kinds {
+		if kinds[i].Name == name {
+			found = &kinds[i]
+		}
+	}
+	kindsMu.Unlock()
+	if found == nil {
+		return nil, ErrUnknown{Name: name, Known: Names()}
+	}
+	return found.Make(c)
+}
+
+// The dataplanes skewcheck ships, in the order help texts list them: kube-proxy in each
+// mode, the reference and its flawed variants, then the two ways a vendor's plugs in.
+func init() {
+	for _, mode := range []string{"nftables", "iptables", "ipvs"} {
+		Register(Kind{Name: "kube-proxy-" + mode, Description: "real kube-proxy in " + mode + " mode, of the watched apiserver's version unless one is chosen",
+			Make: func(c Choice) (Spec, error) {
+				v, _, _ := strings.Cut(c.Version, "+")
+				if v == "" {
+					v, _, _ = strings.Cut(c.WatchedVersion, "+")
+				}
+				return KubeProxy{Mode: mode, Version: v, Binaries: c.Binaries}, nil
+			}})
+	}
+	Register(Kind{Name: "reference", Description: "skewcheck's reference dataplane (reference/ipmode)", Make: func(Choice) (Spec, error) { return Reference{}, nil }})
+	for _, r := range ReferenceFlawed() {
+		Register(Kind{Name: r.Name(), Description: "the reference, deliberately wrong (a mutant of the ipmode profile)", Make: func(Choice) (Spec, error) { return r, nil }})
+	}
+	Register(Kind{Name: "exec", Description: "your dataplane, as a shell command run on the node", Make: func(c Choice) (Spec, error) {
+		if c.Command == "" {
+			return nil, ErrNeeds{Dataplane: "exec", Field: "Command", Why: "the shell command that runs it, e.g. 'my-dataplane --kubeconfig \"$SKEWCHECK_KUBECONFIG\" --node \"$SKEWCHECK_NODE_NAME\"'"}
+		}
+		return Command{Label: c.Label, Shell: c.Command}, nil
+	}})
+	Register(Kind{Name: "image", Description: "your dataplane, as an image in the local Docker engine", Make: func(c Choice) (Spec, error) {
+		if c.Image == "" {
+			return nil, ErrNeeds{Dataplane: "image", Field: "Image", Why: "the image of your dataplane in the local Docker engine"}
+		}
+		return Image{Label: c.Label, Ref: c.Image}, nil
+	}})
+}
