@@ -62,12 +62,12 @@ func TestContainersProvider(t *testing.T) {
 		}
 	}
 
-	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", "/bin/sleep", "--versions", oldV, "--report-dir", t.TempDir())
+	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", "/bin/sleep", "--versions", oldV+","+oldV, "--report-dir", t.TempDir())
 	leftNothing("a dynamic --static-binary")
 	if code == 0 || !strings.Contains(out, "dynamically linked") {
 		t.Errorf("a dynamic etcd binary: exit %d, want a refusal saying it is dynamically linked:\n%s", code, tail(out, 20))
 	}
-	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", oldV,
+	out, code = run(t, t.TempDir(), "conformance", "--provider", "containers", "--static-binary", staticCLI(t), "--versions", oldV+","+oldV,
 		"--server-flag", "1=--no-such-flag", "--report-dir", t.TempDir())
 	leftNothing("an apiserver that exits at once")
 	if code == 0 || !strings.Contains(out, "exited before it was ready") || !strings.Contains(out, "unknown flag: --no-such-flag") {

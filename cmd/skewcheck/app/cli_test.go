@@ -174,3 +174,25 @@ func assertRefused(t *testing.T, state string, cases []badInput) {
 		t.Errorf("failed commands left cluster directories: %v", entries)
 	}
 }
+
+// What needs no cluster to judge is refused before one starts, naming the flag and the fix.
+func TestRefusedBeforeBringUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"contexts without a kubeconfig", []string{"--contexts", "a,b", "--upstream"}, "--contexts, --upstream describe(s) an existing target, which --kubeconfig names"},
+		{"a focus that is no regular expression", []string{"--focus", "["}, `--focus "[" is not a regular expression`},
+		{"a skip that is no regular expression", []string{"--skip", "(MVP"}, `--skip "(MVP" is not a regular expression`},
+		{"one server for profiles that need a peer", []string{"--versions", "v1.36.3", "--profiles", "mvp,ipmode"}, "one apiserver, which has no peer, and the mvp profile need(s) one"},
+		{"user contexts without contexts", []string{"--kubeconfig", "x", "--user-contexts", "u"}, "--user-contexts names one context per endpoint of --contexts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := runApp(t, t.TempDir(), append([]string{"conformance"}, tc.args...)...)
+			if code != 1 || !strings.Contains(out, tc.want) || strings.Contains(out, "starting") {
+				t.Errorf("exit %d, want 1 and %q before anything starts:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}

@@ -138,6 +138,9 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err != nil {
 		return err
 	}
+	if err := checkBeforeBringUp(f, tests); err != nil {
+		return err
+	}
 	if f.list {
 		printTests(streams.Out, tests)
 		return nil

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// checkBeforeBringUp judges every flag combination that needs no cluster to judge, so a
+// mistake is refused in a second, naming the flag and the fix, instead of after minutes of
+// bring-up (or as a panic once the tests start: ginkgo compiles --focus itself).
+func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
+	for _, re := range []struct{ flag, value string }{{"--focus", f.run.Focus}, {"--skip", f.run.Skip}} {
+		if re.value == "" {
+			continue
+		}
+		if _, err := regexp.Compile(re.value); err != nil {
+			return fmt.Errorf("%s %q is not a regular expression (%v): it is matched against \"[ID] description\", e.g. %s 'MVP-01' or %s '\\[MVP-014\\]'",
+				re.flag, re.value, err, re.flag, re.flag)
+		}
+	}
+	if f.kubeconfig == "" {
+		var given []string
+		for _, x := range []struct {
+			flag string
+			set  bool
+		}{{"--contexts", len(f.contexts) > 0}, {"--user-contexts", len(f.userContexts) > 0}, {"--context", f.context != ""},
+			{"--upstream", f.upstream}, {"--audit-logs", len(f.auditLogs) > 0}} {
+			if x.set {
+				given = append(given, x.flag)
+			}
+		}
+		if len(given) > 0 {
+			return fmt.Errorf("%s describe(s) an existing target, which --kubeconfig names, and it is not given: give --kubeconfig FILE, or drop %s to test a local cluster skewcheck makes",
+				strings.Join(given, ", "), strings.Join(given, ", "))
+		}
+		if len(f.servers.versions) == 1 {
+			if needs := testsNeedingPeers(tests); len(needs) > 0 {
+				return fmt.Errorf("--versions %s makes one apiserver, which has no peer, and %s need(s) one: give two or more --versions (e.g. --versions v1.35.4,v1.36.3), or --profiles of tests that need no peer (ipmode, gateway)",
+					f.servers.versions[0], strings.Join(needs, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// testsNeedingPeers names, by profile, the selected tests that need a second server: a
+// skew between servers or peers at all.
+func testsNeedingPeers(tests []framework.Test) []string {
+	var profiles []string
+	for _, t := range tests {
+		if (slices.Contains(t.Features, framework.FeatureSkew) || slices.Contains(t.Features, framework.FeaturePeers)) && !slices.Contains(profiles, t.Profile) {
+			profiles = append(profiles, t.Profile)
+		}
+	}
+	for i, p := range profiles {
+		profiles[i] = "the " + p + " profile"
+	}
+	return profiles
+}
