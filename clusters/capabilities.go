@@ -16,9 +16,6 @@ const (
 	// NodeProxiers: clusters sign kube-proxy's own identity (interface NodeProxier), so a
 	// service dataplane can run against them with what upstream grants kube-proxy.
 	NodeProxiers Capability = "a service dataplane"
-	// Disconnection: a server can be cut off the cluster's network and put back (interface
-	// Disconnector).
-	Disconnection Capability = "disconnecting a server"
 	// Fronts: the harness can put its reference peer proxy in front of every apiserver
 	// (interface FrontHost).
 	Fronts Capability = "the reference peer proxy in front of the apiservers"
@@ -49,7 +46,9 @@ type NodeProxier interface {
 }
 
 // Disconnector is a cluster that can cut a server off its network and put it back at the
-// same address: a partition of the whole server, as when its machine's link fails.
+// same address: a partition of the whole server, as when its machine's link fails. It is
+// no Capability: nothing needs it, chaos prefers it for its partition where a cluster has
+// it (a type assertion) and uses the nftables partition elsewhere.
 type Disconnector interface {
 	Disconnect(ctx context.Context, server string) error
 	Reconnect(ctx context.Context, server string) error

@@ -49,6 +49,15 @@ type FrontSite struct {
 	ClientCert  func(name, user string, groups []string) (certFile, keyFile string, err error)
 }
 
+// ServerFrontAddress is the address of the front that stands before Servers[i] (from 0):
+// host 31 for the first, 32 for the next, and so on, clear of the site's other hosts (a
+// gateway at 20, peer paths' forwarders from 41, an aggregated API's server at 60). The
+// reference peer proxies and the sidecars both take these hosts, at their apiservers'
+// ports, so one kind of per-server front at a time stands before a cluster.
+func (s *FrontSite) ServerFrontAddress(i int) (string, error) {
+	return s.Address(31 + i)
+}
+
 // FrontServer is one apiserver as a front sees it.
 type FrontServer struct {
 	Name string

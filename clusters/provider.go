@@ -21,7 +21,9 @@ type Provider struct {
 	// everything made so far is removed again.
 	New func(ctx context.Context, spec Spec) (Cluster, error)
 	// Preflight, when set, checks what this machine must offer the provider (privileges,
-	// an engine), quickly and before anything is made; New checks it again.
+	// an engine), quickly and before anything is made. clusters.New runs it before the
+	// provider's New, so every caller gets its clear refusal rather than a failure deep in
+	// a start; registry.Create runs it earlier still, before it claims a name.
 	Preflight func() error
 	// Lasting, for a provider whose named clusters live on without a process of this
 	// machine holding them (kind's nodes in Docker), finds and removes them; nil when a
@@ -102,7 +104,8 @@ func Require(provider string, caps ...Capability) error {
 	return nil
 }
 
-// New makes a cluster of spec on the named provider, after checking what spec asks of it.
+// New makes a cluster of spec on the named provider, after checking what spec asks of it
+// and what the provider asks of this machine (Preflight).
 func New(ctx context.Context, provider string, spec Spec) (Cluster, error) {
 	p, err := Lookup(provider)
 	if err != nil {
@@ -110,6 +113,11 @@ func New(ctx context.Context, provider string, spec Spec) (Cluster, error) {
 	}
 	if err := Require(provider, spec.Needs()...); err != nil {
 		return nil, err
+	}
+	if p.Preflight != nil {
+		if err := p.Preflight(); err != nil {
+			return nil, err
+		}
 	}
 	return p.New(ctx, spec)
 }

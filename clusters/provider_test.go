@@ -43,6 +43,14 @@ func TestProviders(t *testing.T) {
 		t.Errorf("a spec the provider honours: %v (made %d)", err, made)
 	}
 
+	// So is what the provider asks of this machine.
+	refused := errors.New("this machine cannot")
+	Register(Provider{Name: "fake-refused", Preflight: func() error { return refused },
+		New: func(context.Context, Spec) (Cluster, error) { made++; return fake{}, nil }})
+	if _, err := New(context.Background(), "fake-refused", Spec{}); !errors.Is(err, refused) || made != 1 {
+		t.Errorf("a machine the provider refuses: %v (made %d more), want its Preflight's error and nothing made", err, made-1)
+	}
+
 	defer func() {
 		if recover() == nil {
 			t.Error("a second registration of a name must panic")

@@ -68,12 +68,3 @@ type Spec struct {
 	// image (containers: its etcd); empty: this executable.
 	StaticBinary string
 }
-
-// Versions are the servers' versions, in order.
-func (s Spec) Versions() []string {
-	out := make([]string, len(s.Servers))
-	for i, sv := range s.Servers {
-		out[i] = sv.Version
-	}
-	return out
-}

@@ -30,17 +30,21 @@ func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []s
 	if len(userContexts) > 0 && len(userContexts) != len(contexts) {
 		return nil, ErrContextCount{Admin: len(contexts), User: len(userContexts)}
 	}
-	t := &Target{Kind: "existing"}
-	for i, name := range contexts {
-		admin, err := RestConfig(path, name)
-		if err != nil {
+	admins, err := RestConfigs(path, contexts)
+	if err != nil {
+		return nil, err
+	}
+	var users []*rest.Config
+	if len(userContexts) > 0 {
+		if users, err = RestConfigs(path, userContexts); err != nil {
 			return nil, err
 		}
-		e := &Endpoint{Name: name, URL: admin.Host, Admin: admin}
-		if len(userContexts) > 0 {
-			if e.User, err = RestConfig(path, userContexts[i]); err != nil {
-				return nil, err
-			}
+	}
+	t := &Target{Kind: "existing"}
+	for i, admin := range admins {
+		e := &Endpoint{Name: contexts[i], URL: admin.Host, Admin: admin}
+		if users != nil {
+			e.User = users[i]
 		}
 		t.Endpoints = append(t.Endpoints, e)
 	}
@@ -48,6 +52,24 @@ func FromKubeconfig(ctx context.Context, path string, contexts, userContexts []s
 		return nil, fmt.Errorf("%w: is the endpoint reachable and the kubeconfig %s right?", err, path)
 	}
 	return t, nil
+}
+
+// RestConfigs are the client configs of the named contexts of the kubeconfig at path, one
+// per endpoint in the same order (RestConfig each); ErrNoContexts when none is named, since
+// a command meant to reach endpoints would otherwise reach none and say nothing.
+func RestConfigs(path string, contexts []string) ([]*rest.Config, error) {
+	if len(contexts) == 0 {
+		return nil, ErrNoContexts
+	}
+	out := make([]*rest.Config, len(contexts))
+	for i, name := range contexts {
+		cfg, err := RestConfig(path, name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = cfg
+	}
+	return out, nil
 }
 
 // RestConfig is the client config of one context of the kubeconfig at path (its current

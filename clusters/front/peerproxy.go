@@ -21,7 +21,8 @@ import (
 // each with the flaw asked for (NoFlaw: none; a flawed one shows that the suites catch
 // it). The proxies are the target's endpoints; stopping, killing or freezing an endpoint
 // acts on its apiserver and, like a sidecar sharing its fate, on its proxy. Each proxy
-// listens at the site's address 30+N, on its apiserver's port.
+// listens at its apiserver's front address (FrontSite.ServerFrontAddress), on its
+// apiserver's port.
 type PeerProxy struct {
 	PeerTimeout time.Duration
 	Flaw        peerproxy.Flaw
@@ -43,7 +44,7 @@ func (p PeerProxy) Put(ctx context.Context, site *clusters.FrontSite) (*framewor
 	leases := map[string]string{} // endpoint -> its proxy's lease
 	t.Registrar = referenceRegistrar(site, leases)
 	for i, s := range site.Servers {
-		listen, err := site.Address(30 + i + 1)
+		listen, err := site.ServerFrontAddress(i)
 		if err != nil {
 			stop()
 			return nil, nil, err

@@ -64,8 +64,8 @@ SKEWCHECK_CONTROL_KEY`
 func (Config) Capability() clusters.Capability { return clusters.VendorFronts }
 
 // Put starts a sidecar in front of every server of site and returns the target of the
-// sidecars; stop ends them. Each listens at the site's address 30+N, on its apiserver's
-// port.
+// sidecars; stop ends them. Each listens at its apiserver's front address
+// (FrontSite.ServerFrontAddress), on its apiserver's port.
 func (cfg Config) Put(ctx context.Context, site *clusters.FrontSite) (*framework.Target, func(), error) {
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 60 * time.Second
@@ -92,7 +92,7 @@ func (cfg Config) Put(ctx context.Context, site *clusters.FrontSite) (*framework
 	t := &framework.Target{Kind: "sidecar:" + cfg.Name}
 	envs := map[string][]string{} // by endpoint, for the leases' names
 	for i, s := range site.Servers {
-		listen, err := site.Address(30 + i + 1)
+		listen, err := site.ServerFrontAddress(i)
 		if err != nil {
 			stop()
 			return nil, nil, err

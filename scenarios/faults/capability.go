@@ -22,10 +22,6 @@ const (
 	// network namespace or a cgroup of their own: DialerNode, of the faulted server and of
 	// the entry of the load (local and containers clusters, upstream target).
 	PeerSockets Capability = "peer sockets"
-	// NetNS is a network namespace of the server's own that its peers dial into:
-	// framework.NetNode (kind). A network fault with a NetNS variant acts on it where the
-	// node has no peer path.
-	NetNS Capability = "a network namespace"
 	// Registration is the target's registrar, able to rewrite a registration's renew time
 	// (framework.RenewTimes): upstream's identity leases, or what the target declares.
 	Registration Capability = "a registrar with renew times"

@@ -22,15 +22,21 @@ func (*fakeNode) Freeze() error                  { return nil }
 func (*fakeNode) Thaw() error                    { return nil }
 func (*fakeNode) Start(context.Context) error    { return nil }
 
-// On a node with a namespace of its own (kind), a fault's rules go into the nodes'
-// namespaces only, never this machine's: the way in from each peer's node, the way out
-// (answers to the peers' addresses) in the node's own.
-func TestNetNodeFaultPlaces(t *testing.T) {
-	nodes := []*framework.Endpoint{
+// threeNetNodes are three apiservers each in a node with a network namespace of its own
+// (as kind's), and nothing else a fault could act on.
+func threeNetNodes() []*framework.Endpoint {
+	return []*framework.Endpoint{
 		{Name: "apiserver-1", Node: &fakeNode{"n1", "/proc/11/ns/net", "172.20.0.4:6443"}},
 		{Name: "apiserver-2", Node: &fakeNode{"n2", "/proc/12/ns/net", "172.20.0.3:6443"}},
 		{Name: "apiserver-3", Node: &fakeNode{"n3", "/proc/13/ns/net", "172.20.0.5:6443"}},
 	}
+}
+
+// On a node with a namespace of its own (kind), a fault's rules go into the nodes'
+// namespaces only, never this machine's: the way in from each peer's node, the way out
+// (answers to the peers' addresses) in the node's own.
+func TestNetNodeFaultPlaces(t *testing.T) {
+	nodes := threeNetNodes()
 	in := "ip daddr 172.20.0.3 tcp dport 6443"
 	out := "ip saddr 172.20.0.3 tcp sport 6443 ip daddr { 172.20.0.4, 172.20.0.5 } drop"
 	for name, want := range map[string][]place{

@@ -94,15 +94,6 @@ var registry = []Kind{
 		Make: func(s Subject) Fault { return PeerCAReplaced(s.entryName(), *s.entryCerts) }},
 }
 
-// ActsOn is every capability the kind acts on, the first it can: On, then NetNS when it
-// has a variant there.
-func (k Kind) ActsOn() []Capability {
-	if k.OnNetNS != nil {
-		return []Capability{k.On, NetNS}
-	}
-	return []Capability{k.On}
-}
-
 // Kinds is the catalogue: every kind of fault, sorted by name.
 func Kinds() []Kind {
 	k := slices.Clone(registry)

@@ -12,10 +12,9 @@ import (
 // Registration is the containers provider as clusters/providers registers it.
 func Registration() clusters.Provider {
 	return clusters.Provider{
-		Name:        "containers",
-		Description: "each in its own container on a Docker network, images built here FROM scratch",
-		Capabilities: []clusters.Capability{clusters.Fronts, clusters.Disconnection,
-			clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise},
+		Name:         "containers",
+		Description:  "each in its own container on a Docker network, images built here FROM scratch",
+		Capabilities: []clusters.Capability{clusters.Fronts, clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise},
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			bin := spec.StaticBinary
 			if bin == "" {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -114,17 +115,20 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			}
 			md := chaos.Markdown(outcomes)
 			fmt.Fprint(streams.Out, md)
-			if err := os.MkdirAll(reportDir, 0o755); err != nil {
-				return err
+			b, err := json.MarshalIndent(map[string]any{"seed": opts.Seed, "for": opts.For.String(), "server": server, "outcomes": outcomes}, "", "  ")
+			if err != nil {
+				return fmt.Errorf("encoding chaos-report.json: %w", err)
 			}
-			b, _ := json.MarshalIndent(map[string]any{"seed": opts.Seed, "for": opts.For.String(), "server": server, "outcomes": outcomes}, "", "  ")
-			os.WriteFile(filepath.Join(reportDir, "chaos-report.json"), b, 0o644)
-			os.WriteFile(filepath.Join(reportDir, "chaos.md"), []byte(md), 0o644)
-			fmt.Fprintf(streams.Out, "seed %d; report: %s\n", opts.Seed, filepath.Join(reportDir, "chaos-report.json"))
+			// A report that could not be written fails the run, beside (never instead
+			// of) its verdict.
+			werr := writeReport(reportDir, reportFile{"chaos-report.json", b}, reportFile{"chaos.md", []byte(md)})
+			if werr == nil {
+				fmt.Fprintf(streams.Out, "seed %d; report: %s\n", opts.Seed, filepath.Join(reportDir, "chaos-report.json"))
+			}
 			if v := chaos.Violations(outcomes); len(v) > 0 {
-				return fmt.Errorf("%d outcomes break what a mixed version proxy promises (replay with --seed %d):\n  %s", len(v), opts.Seed, strings.Join(v, "\n  "))
+				return errors.Join(fmt.Errorf("%d outcomes break what a mixed version proxy promises (replay with --seed %d):\n  %s", len(v), opts.Seed, strings.Join(v, "\n  ")), werr)
 			}
-			return ctx.Err()
+			return errors.Join(ctx.Err(), werr)
 		},
 	}
 	sf.add(cmd)

@@ -2,10 +2,10 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -94,13 +94,17 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 				fmt.Fprintf(w, "%s\t%s\t%.2fs\t%d\t%s\t%s\n", o.Race, result, o.Window, o.Spurious404, o.Documented, o.Seen)
 			}
 			w.Flush()
-			os.MkdirAll(reportDir, 0o755)
-			b, _ := json.MarshalIndent(outcomes, "", "  ")
-			os.WriteFile(filepath.Join(reportDir, "races.json"), b, 0o644)
-			if failed > 0 {
-				return fmt.Errorf("%d races differ from the documented outcome", failed)
+			b, err := json.MarshalIndent(outcomes, "", "  ")
+			if err != nil {
+				return fmt.Errorf("encoding races.json: %w", err)
 			}
-			return nil
+			// A report that could not be written fails the run, beside (never instead
+			// of) its verdict.
+			werr := writeReport(reportDir, reportFile{"races.json", b})
+			if failed > 0 {
+				return errors.Join(fmt.Errorf("%d races differ from the documented outcome", failed), werr)
+			}
+			return werr
 		},
 	}
 	sf.add(cmd)

@@ -31,20 +31,19 @@ func newSkewCommand(streams IOStreams) *cobra.Command {
 					contexts = append(contexts, s.Admin)
 				}
 			}
-			if len(contexts) == 0 {
-				return fmt.Errorf("--contexts is empty: name one kubeconfig context per apiserver")
+			// Loaded as every kubeconfig target is; no context is ErrNoContexts, which Run
+			// words with --contexts.
+			cfgs, err := framework.RestConfigs(kubeconfig, contexts)
+			if err != nil {
+				return err
 			}
 			byServer := map[string]discovery.Set{}
-			for _, ctxName := range contexts {
-				cfg, err := framework.RestConfig(kubeconfig, ctxName)
-				if err != nil {
-					return err
-				}
+			for i, cfg := range cfgs {
 				set, err := discovery.Served(cmd.Context(), cfg)
 				if err != nil {
-					return fmt.Errorf("context %s: %w", ctxName, err)
+					return fmt.Errorf("context %s: %w", contexts[i], err)
 				}
-				byServer[ctxName] = set
+				byServer[contexts[i]] = set
 			}
 			skew := discovery.Compare(byServer)
 			if len(skew) == 0 {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -72,12 +73,6 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 			if err != nil {
 				return wordError(err)
 			}
-			if err := os.MkdirAll(reportDir, 0o755); err != nil {
-				return err
-			}
-			b, _ := json.MarshalIndent(r, "", "  ")
-			os.WriteFile(filepath.Join(reportDir, "upgrade.json"), b, 0o644)
-			os.WriteFile(filepath.Join(reportDir, "timeline.svg"), []byte(r.SVG()), 0o644)
 			c := r.Counts
 			fmt.Fprintf(streams.Out, "rolling restarts %s, %d servers, seed %d, %.0fs\n", strings.Join(r.Path, " -> "), r.Servers, r.Seed, r.Duration)
 			fmt.Fprint(streams.Out, r.Table())
@@ -86,14 +81,23 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 			}
 			fmt.Fprintf(streams.Out, "reads %d, writes %d (acknowledged %d, lost %d), watch resumes %d\n", c.Reads, c.Writes, c.AckedWrites, c.LostWrites, c.WatchResumes)
 			fmt.Fprintf(streams.Out, "404s: %d in step windows, %d outside; 503s: %d in step windows, %d outside\n", c.NotFoundInside, c.NotFoundOutside, c.UnavailableInside, c.UnavailableOutside)
-			fmt.Fprintf(streams.Out, "report: %s, %s\n", filepath.Join(reportDir, "upgrade.json"), filepath.Join(reportDir, "timeline.svg"))
+			b, err := json.MarshalIndent(r, "", "  ")
+			if err != nil {
+				return fmt.Errorf("encoding upgrade.json: %w", err)
+			}
+			// A report that could not be written fails the run, beside (never instead
+			// of) its verdict.
+			werr := writeReport(reportDir, reportFile{"upgrade.json", b}, reportFile{"timeline.svg", []byte(r.SVG())})
+			if werr == nil {
+				fmt.Fprintf(streams.Out, "report: %s, %s\n", filepath.Join(reportDir, "upgrade.json"), filepath.Join(reportDir, "timeline.svg"))
+			}
 			if !r.Passed() {
 				for _, v := range r.Violations {
 					fmt.Fprintln(streams.Out, "  violation:", v)
 				}
-				return fmt.Errorf("the rolling upgrade violated %d assertions (replay with --seed %d)", len(r.Violations), r.Seed)
+				return errors.Join(fmt.Errorf("the rolling upgrade violated %d assertions (replay with --seed %d)", len(r.Violations), r.Seed), werr)
 			}
-			return nil
+			return werr
 		},
 	}
 	f := cmd.Flags()
