@@ -66,13 +66,22 @@ const (
 	// peers' that list it: its resources are forwarded to them (503 when they are down,
 	// although the local apiserver serves them), and merged discovery lists them as theirs.
 	FlawProxyCustomResources Flaw = "proxy-custom-resources"
+	// FlawIgnoreMarker ignores x-kubernetes-peer-proxied: a request a peer already
+	// forwarded is forwarded again, and a group-version document asked as a peer asks is
+	// answered for the control plane. MVP-030 and MVP-031 must catch it.
+	FlawIgnoreMarker Flaw = "ignore-marker"
+	// FlawUnavailableAsNotFound answers 404 when no peer that serves a resource can be
+	// reached (a crashed peer), as if nothing served it: the spurious 404 the proxy exists
+	// to prevent. MVP-022 must catch it.
+	FlawUnavailableAsNotFound Flaw = "unavailable-as-not-found"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
 // --reference-flaw and `skewcheck mutation` read, so a flaw added here is selectable and
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
-var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources}
+var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
+	FlawIgnoreMarker, FlawUnavailableAsNotFound}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -111,11 +120,16 @@ func (f Flaw) forgets(fetched, now time.Time) bool {
 }
 
 // notFoundFor says whether a peer that could not be reached because of err is answered
-// 404 (only FlawUntrustedPeerNotFound does, for a certificate it cannot verify).
+// 404: FlawUntrustedPeerNotFound does for a certificate it cannot verify,
+// FlawUnavailableAsNotFound for any failure.
 func (f Flaw) notFoundFor(err error) bool {
 	var verify *tls.CertificateVerificationError
-	return f == FlawUntrustedPeerNotFound && errors.As(err, &verify)
+	return f == FlawUnavailableAsNotFound || f == FlawUntrustedPeerNotFound && errors.As(err, &verify)
 }
+
+// ignoresMarker says whether x-kubernetes-peer-proxied is disregarded.
+func (f Flaw) ignoresMarker() bool { return f == FlawIgnoreMarker }
+
 
 // proxiesExtensions says whether CRDs' and aggregated APIs' group-versions are routed
 // and listed as the peers' that serve them, not left out of the peers' views.

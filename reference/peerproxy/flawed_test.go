@@ -32,8 +32,9 @@ const (
 
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
 // watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
-// the stale-lease race (RACE-002) and extensions (CRDs: MVP-050, MVP-051, DISC-006;
-// aggregated APIs: MVP-052, MVP-053, DISC-007) can fail: the reference made wrong in one
+// the stale-lease race (RACE-002), extensions (CRDs: MVP-050, MVP-051, DISC-006;
+// aggregated APIs: MVP-052, MVP-053, DISC-007), the loop guard (MVP-030, MVP-031) and a
+// crashed peer's 503 (MVP-022) can fail: the reference made wrong in one
 // way at a time fails the tests about that way, each of which must have run and failed
 // saying why. Each flawed run is a child process (TestFlawedReferenceRun) with its own
 // cluster.
@@ -85,6 +86,12 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 			"MVP-051": "serves it itself", "DISC-006": "an extension listed as a peer's",
 			"MVP-052": "was proxied to a peer", "MVP-053": "was proxied to a peer", "DISC-007": "an extension listed as a peer's"},
 			`\[MVP-05|\[DISC-00[67]`, false},
+		// A request a peer already forwarded is forwarded again, and a group-version
+		// document asked as a peer asks is answered for the control plane.
+		{peerproxy.FlawIgnoreMarker, map[string]string{"MVP-030": "forwarded a request already marked as proxied",
+			"MVP-031": "asked as already proxied"}, `\[MVP-03[01]`, false},
+		// A crashed peer's resources get 404, not 503.
+		{peerproxy.FlawUnavailableAsNotFound, map[string]string{"MVP-022": "should answer 503"}, `\[MVP-022`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {

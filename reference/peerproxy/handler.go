@@ -41,7 +41,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := p.cfg.Flaw.readInTurn(r, &p.turn); err != nil {
 		return // the client's body never came: no one is left to answer
 	}
-	marked := r.Header.Get(headerMarked) != ""
+	marked := r.Header.Get(headerMarked) != "" && !p.cfg.Flaw.ignoresMarker()
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {
 		p.serveDiscovery(w, !noPeer(r))
