@@ -4,6 +4,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,6 +45,12 @@ type Endpoint struct {
 	UserExtra  map[string][]string
 	// Served is what the server itself serves (nopeer discovery), read by Refresh.
 	Served discovery.Set
+	// ServedFrom, when set, is where Refresh reads Served instead of at the endpoint: the
+	// apiserver behind a front the harness put there. What a front's server serves itself
+	// is its apiserver's; read through the front, a front that merges its peers into the
+	// nopeer view would hide every skew, and every test of proxying would skip instead of
+	// DISC-002 failing.
+	ServedFrom *rest.Config
 	// Hostname is the apiserver's hostname, when known: its identity lease carries it (label
 	// kubernetes.io/hostname), for targets whose URL is not the address the server
 	// advertises to its peers (kind nodes publish their port on the host).
@@ -101,7 +108,7 @@ func (t *Target) Refresh(ctx context.Context) error {
 			return fmt.Errorf("endpoint %s (%s): reading /version: %w", e.Name, e.URL, err)
 		}
 		e.Version, e.EmulationVersion = v.GitVersion, v.emulation()
-		if e.Served, err = discovery.Served(ctx, e.Admin); err != nil {
+		if e.Served, err = discovery.Served(ctx, cmp.Or(e.ServedFrom, e.Admin)); err != nil {
 			return fmt.Errorf("endpoint %s (%s): %w", e.Name, e.URL, err)
 		}
 		if e.User != nil && e.UserName == "" {

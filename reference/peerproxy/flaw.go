@@ -74,6 +74,10 @@ const (
 	// reached (a crashed peer), as if nothing served it: the spurious 404 the proxy exists
 	// to prevent. MVP-022 must catch it.
 	FlawUnavailableAsNotFound Flaw = "unavailable-as-not-found"
+	// FlawMergeNopeer merges the peers into /apis asked with profile=nopeer too, which must
+	// be the local apiserver's own view: a peer reading it would take its peers' resources
+	// for the entry's. DISC-002 must catch it.
+	FlawMergeNopeer Flaw = "merge-nopeer"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -81,7 +85,7 @@ const (
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
-	FlawIgnoreMarker, FlawUnavailableAsNotFound}
+	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -129,6 +133,9 @@ func (f Flaw) notFoundFor(err error) bool {
 
 // ignoresMarker says whether x-kubernetes-peer-proxied is disregarded.
 func (f Flaw) ignoresMarker() bool { return f == FlawIgnoreMarker }
+
+// mergesNopeer says whether /apis with profile=nopeer is merged all the same.
+func (f Flaw) mergesNopeer() bool { return f == FlawMergeNopeer }
 
 
 // proxiesExtensions says whether CRDs' and aggregated APIs' group-versions are routed

@@ -33,8 +33,8 @@ const (
 // TestFlawedReferenceFailsIdentityTests shows the identity tests (MVP-040..049), the
 // watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
 // the stale-lease race (RACE-002), extensions (CRDs: MVP-050, MVP-051, DISC-006;
-// aggregated APIs: MVP-052, MVP-053, DISC-007), the loop guard (MVP-030, MVP-031) and a
-// crashed peer's 503 (MVP-022) can fail: the reference made wrong in one
+// aggregated APIs: MVP-052, MVP-053, DISC-007), the loop guard (MVP-030, MVP-031), a
+// crashed peer's 503 (MVP-022) and the nopeer view (DISC-002) can fail: the reference made wrong in one
 // way at a time fails the tests about that way, each of which must have run and failed
 // saying why. Each flawed run is a child process (TestFlawedReferenceRun) with its own
 // cluster.
@@ -92,6 +92,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 			"MVP-031": "asked as already proxied"}, `\[MVP-03[01]`, false},
 		// A crashed peer's resources get 404, not 503.
 		{peerproxy.FlawUnavailableAsNotFound, map[string]string{"MVP-022": "should answer 503"}, `\[MVP-022`, false},
+		// The nopeer view lists the peers' resources too: caught since what each server
+		// serves is read from its apiserver, not through the proxy.
+		{peerproxy.FlawMergeNopeer, map[string]string{"DISC-002": "nopeer /apis lists"}, `\[DISC-002`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {

@@ -44,7 +44,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	marked := r.Header.Get(headerMarked) != "" && !p.cfg.Flaw.ignoresMarker()
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {
-		p.serveDiscovery(w, !noPeer(r))
+		p.serveDiscovery(w, !noPeer(r) || p.cfg.Flaw.mergesNopeer())
 		return
 	}
 	if legacyDiscovery(r, marked) && !p.cfg.Flaw.localDocuments() {
