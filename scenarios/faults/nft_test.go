@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 func server(name, ip, advertise string, cg *node.Cgroup) *node.Dialer {

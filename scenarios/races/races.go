@@ -1,6 +1,7 @@
 package races
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -42,7 +43,14 @@ type Env struct {
 	// Registrar is how the target's proxies register their servers (Target.Registrar);
 	// nil: kube-apiserver identity leases, read and written through the entry.
 	Registrar framework.Registrar
+	// DeadAddress is where the dead-address race's registration points (nothing may
+	// listen there); "": DefaultDeadAddress.
+	DeadAddress string
 }
+
+// DefaultDeadAddress is the last address block local clusters would use, where nothing
+// listens.
+const DefaultDeadAddress = "127.77.250.250:6443"
 
 func (env Env) path() string { return env.Route.GVR.Path() + "?limit=1" }
 
@@ -293,7 +301,8 @@ const leaseRecreated = 20 * time.Second
 // serves nothing anyone can read must not disturb routing: the real peer keeps answering.
 // Upstream's forged identity lease has no address at all (identityLeases.Forge says why):
 // there the race is a registration the entry cannot reach, not a dead address.
-func DeadAddress(ctx context.Context, env Env, deadAddress string) Outcome {
+func DeadAddress(ctx context.Context, env Env) Outcome {
+	deadAddress := cmp.Or(env.DeadAddress, DefaultDeadAddress)
 	o := Outcome{Race: "dead-address", Documented: "a lease pointing at nothing changes nothing: 200 throughout"}
 	reg, err := env.registrar()
 	if err != nil {

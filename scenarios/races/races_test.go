@@ -24,14 +24,13 @@ func TestRacesAgainstUpstream(t *testing.T) {
 		t.Fatal("no skewed GVR")
 	}
 	env := races.Env{Route: routes[0], Converge: c.WaitConverged, Interval: 100 * time.Millisecond, Observe: 3 * time.Second, Bound: 60 * time.Second}
-	for _, run := range []func() races.Outcome{
-		func() races.Outcome { return races.SameIdentity(ctx, env) },
-		func() races.Outcome { return races.StaleLease(ctx, env) },
-		func() races.Outcome { return races.LeaseDeleted(ctx, env) },
-		func() races.Outcome { return races.Registering(ctx, env) },
-		func() races.Outcome { return races.DeadAddress(ctx, env, "127.77.250.250:6443") },
-	} {
-		o := run()
+	// Every race of the registry, in its order, as the races command runs them.
+	for _, name := range races.Names() {
+		race, err := races.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := race.Run(ctx, env)
 		t.Logf("%s: window %.2fs; spurious 404s %d; seen %s", o.Race, o.Window, o.Spurious404, o.Seen)
 		if !o.Passed() {
 			t.Errorf("%s: documented %q; %v", o.Race, o.Documented, o.Violations)

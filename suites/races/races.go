@@ -27,10 +27,6 @@ const Profile = "races"
 
 var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl, framework.FeatureRegistration}
 
-// deadAddress is where the dead-address race's lease points: the last address block local
-// clusters would use, where nothing listens.
-const deadAddress = "127.77.250.250:6443"
-
 // Tests is the profile, as data. Since 1.35: the outcomes are those of 1.35 and later
 // (graceful stop deletes the lease, peer-aggregated discovery).
 var Tests = []framework.Test{
@@ -51,9 +47,7 @@ var Tests = []framework.Test{
 		// The forged registration is no server's, and no real server is acted on: any
 		// proxied route shows whether it disturbs requests, also one whose GVR two servers
 		// serve (three servers or more), where a sole route may not exist.
-		Run: raceOn(anyRoute, func(ctx context.Context, env scenario.Env) scenario.Outcome {
-			return scenario.DeadAddress(ctx, env, deadAddress)
-		})},
+		Run: raceOn(anyRoute, scenario.DeadAddress)},
 }
 
 // soleRoute is a route into a GVR one server serves alone: each race but RACE-005 acts on

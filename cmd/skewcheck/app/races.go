@@ -24,9 +24,8 @@ func newRacesCommand(streams IOStreams) *cobra.Command {
 	var prov providerFlags
 	var bin binaries.Options
 	var names []string
-	var reportDir, deadAddress string
+	var reportDir string
 	env := races.Env{Interval: 100 * time.Millisecond}
-	all := []string{"registering", "stale-lease", "same-identity", "lease-deleted", "dead-address"}
 	cmd := &cobra.Command{
 		Use:   "races",
 		Short: "Provoke the registration races of the mixed version proxy on a cluster and measure their windows",
@@ -36,10 +35,13 @@ points at an address where nothing listens. Each race asserts upstream's documen
 outcome and measures its window. Writes races.json; exit 1 when an outcome differs.`,
 		Example: "  skewcheck races --versions v1.35.4,v1.36.3\n  skewcheck races --race lease-deleted,registering",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var chosen []races.Race
 			for _, n := range names {
-				if !strings.Contains(" "+strings.Join(all, " ")+" ", " "+n+" ") {
-					return fmt.Errorf("unknown race %q: the races are %s", n, strings.Join(all, ", "))
+				r, err := races.ByName(n)
+				if err != nil {
+					return err
 				}
+				chosen = append(chosen, r)
 			}
 			specs, err := sf.specs()
 			if err != nil {
@@ -64,24 +66,17 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 				return fmt.Errorf("no listable GVR is served by exactly one server: give versions that differ (or --server-flag N=--runtime-config=...)")
 			}
 			env.Route, env.Converge = routes[0], c.WaitConverged
-			run := map[string]func() races.Outcome{
-				"registering":   func() races.Outcome { return races.Registering(ctx, env) },
-				"stale-lease":   func() races.Outcome { return races.StaleLease(ctx, env) },
-				"same-identity": func() races.Outcome { return races.SameIdentity(ctx, env) },
-				"lease-deleted": func() races.Outcome { return races.LeaseDeleted(ctx, env) },
-				"dead-address":  func() races.Outcome { return races.DeadAddress(ctx, env, deadAddress) },
-			}
 			var outcomes []races.Outcome
 			failed := 0
-			for _, n := range names {
-				fmt.Fprintf(streams.ErrOut, "race %s: %s through %s, only %s serves it\n", n, env.Route.GVR.Key(), env.Route.Entry.Name, env.Route.Peer.Name)
-				o := run[n]()
+			for _, r := range chosen {
+				fmt.Fprintf(streams.ErrOut, "race %s: %s through %s, only %s serves it\n", r.Name, env.Route.GVR.Key(), env.Route.Entry.Name, env.Route.Peer.Name)
+				o := r.Run(ctx, env)
 				outcomes = append(outcomes, o)
 				if !o.Passed() {
 					failed++
 				}
 				if err := c.WaitConverged(ctx); err != nil {
-					return fmt.Errorf("after race %s: %w", n, err)
+					return fmt.Errorf("after race %s: %w", r.Name, err)
 				}
 			}
 			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
@@ -110,11 +105,11 @@ outcome and measures its window. Writes races.json; exit 1 when an outcome diffe
 	sf.add(cmd)
 	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
-	cmd.Flags().StringSliceVar(&names, "race", all, "races to run: "+strings.Join(all, ", "))
+	cmd.Flags().StringSliceVar(&names, "race", races.Names(), "races to run: "+strings.Join(races.Names(), ", "))
 	cmd.Flags().DurationVar(&env.Observe, "observe", 5*time.Second, "how long a steady state is watched")
 	cmd.Flags().DurationVar(&env.Hold, "hold", time.Minute, "how long the stale-lease race is watched after the first 503 (past every timeout of the proxy)")
 	cmd.Flags().DurationVar(&env.Bound, "bound", time.Minute, "bound on a recovery")
-	cmd.Flags().StringVar(&deadAddress, "dead-address", "127.77.250.250:6443", "where the dead-address race's lease points (nothing may listen there)")
+	cmd.Flags().StringVar(&env.DeadAddress, "dead-address", races.DefaultDeadAddress, "where the dead-address race's lease points (nothing may listen there)")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/races", "where races.json goes")
 	return cmd
 }
