@@ -3,7 +3,6 @@ package chaos_test
 import (
 	"context"
 	"errors"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"os/exec"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/local/localtest"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"

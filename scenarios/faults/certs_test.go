@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )

@@ -23,3 +23,11 @@ func (f *disconnect) Name() string                     { return "partition" }
 func (f *disconnect) Description() string              { return f.d.DisconnectDescription(f.server) }
 func (f *disconnect) Inject(ctx context.Context) error { return f.d.Disconnect(ctx, f.server) }
 func (f *disconnect) Heal(ctx context.Context) error   { return f.d.Reconnect(ctx, f.server) }
+
+// WithDisconnector is s on a cluster that cuts its servers off its network itself, the
+// faulted server known to it as member: the faults with such a variant use it
+// (Kind.OnDisconnector). The nftables faults still act in each server's own namespace.
+func (s Subject) WithDisconnector(d clusters.Disconnector, member string) Subject {
+	s.disconnector, s.disconnected = d, member
+	return s
+}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
 

@@ -3,10 +3,11 @@ package faults
 import (
 	"context"
 	"errors"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skewcheck/skewcheck/clusters/node"
 )
 
 func server(name, ip, advertise string, cg *node.Cgroup) *node.Dialer {

@@ -34,6 +34,10 @@ type Kind struct {
 	// OnNetNS, when set, is what it does on a NetNode instead, where the subject has no On
 	// (kind): nftables rules in the node's and its peers' namespaces (nodes.go).
 	OnNetNS func(netTarget) (what string, places []place)
+	// OnDisconnector, when set, is what it does where the cluster cuts servers off its
+	// network itself (Subject.WithDisconnector: containers), in preference to On: the
+	// partition that cluster's provider has.
+	OnDisconnector func(Subject) Fault
 }
 
 var registry = []Kind{
@@ -66,7 +70,7 @@ var registry = []Kind{
 	{Name: "partition", Expect: Unavailable, On: PeerPath, Description: "cut off from its peers, both ways (nftables)",
 		Make: func(s Subject) Fault {
 			return Partition(append([]*node.PeerPath{s.path}, s.others...), s.servers...)
-		}, OnNetNS: netPartition},
+		}, OnNetNS: netPartition, OnDisconnector: func(s Subject) Fault { return Disconnect(s.disconnector, s.disconnected) }},
 	{Name: "partition-one-way", On: PeerPath, Description: "nothing from its peers reaches it; its own dials pass (nftables)",
 		Make: func(s Subject) Fault {
 			f := Partition([]*node.PeerPath{s.path}, s.servers...).(*packets)
@@ -150,6 +154,9 @@ func ByName(name string, s Subject) (Fault, error) {
 	k, ok := lookup(name)
 	if !ok {
 		return nil, Check(name)
+	}
+	if k.OnDisconnector != nil && s.disconnector != nil {
+		return k.OnDisconnector(s), nil
 	}
 	why := s.lacks(k.On)
 	if why == "" {

@@ -1,12 +1,13 @@
 package faults
 
 import (
+	"context"
 	"errors"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"slices"
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/clusters/pki"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -162,5 +163,39 @@ func TestMissingCapability(t *testing.T) {
 		if _, err := ByName(k.Name, s); !errors.As(err, &missing) || missing.Capability != k.On || missing.Fault != k.Name {
 			t.Errorf("%s on a bare endpoint: %v; want Missing %s", k.Name, err, k.On)
 		}
+	}
+}
+
+// fakeDisconnector records what it was asked to cut off.
+type fakeDisconnector struct{ cut []string }
+
+func (d *fakeDisconnector) Disconnect(_ context.Context, s string) error {
+	d.cut = append(d.cut, s)
+	return nil
+}
+func (d *fakeDisconnector) Reconnect(context.Context, string) error { return nil }
+func (d *fakeDisconnector) DisconnectDescription(s string) string {
+	return s + " disconnected from the network"
+}
+
+// On a cluster that cuts its servers off itself, partition is that cut, whatever else
+// the subject has; the other network faults stay what they are.
+func TestPartitionOnADisconnector(t *testing.T) {
+	cluster := localCluster()
+	d := &fakeDisconnector{}
+	s := NewSubject(cluster, cluster[1], cluster[0]).WithDisconnector(d, "apiserver-2")
+	f, err := ByName("partition", s)
+	if err != nil || f.Description() != "apiserver-2 disconnected from the network" {
+		t.Fatalf("partition on a disconnector: %v, %v", f, err)
+	}
+	if err := f.Inject(context.Background()); err != nil || !slices.Equal(d.cut, []string{"apiserver-2"}) {
+		t.Errorf("inject cut %v (%v)", d.cut, err)
+	}
+	if f, err := ByName("partition-one-way", s); err != nil || f.Name() != "partition-one-way" {
+		t.Errorf("partition-one-way on a disconnector: %v, %v", f, err)
+	}
+	bare := []*framework.Endpoint{{Name: "a"}, {Name: "b"}}
+	if f, err := ByName("partition", NewSubject(bare, bare[1], bare[0]).WithDisconnector(d, "b")); err != nil || f.Name() != "partition" {
+		t.Errorf("partition on a disconnector without peer paths: %v, %v", f, err)
 	}
 }

@@ -2,11 +2,11 @@ package faults
 
 import (
 	"errors"
-	"github.com/skewcheck/skewcheck/clusters/node"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
 

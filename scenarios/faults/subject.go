@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/node"
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -31,6 +32,10 @@ type Subject struct {
 	// certs are the faulted server's certificate files, entryCerts the entry's
 	// (certificate faults), when their nodes declare them.
 	certs, entryCerts *node.CertFiles
+	// disconnector cuts the faulted server, the cluster's member disconnected, off the
+	// cluster's network (WithDisconnector); nil where the cluster cannot.
+	disconnector clusters.Disconnector
+	disconnected string
 }
 
 // NewSubject is the subject of a fault on the server behind faulted, one of the endpoints

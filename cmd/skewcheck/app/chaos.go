@@ -203,16 +203,7 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerpro
 	r := chaos.NewRunner(t, route)
 	r.Probe = &probe
 	if d, ok := c.(clusters.Disconnector); ok {
-		member := c.Members()[server-1].Name()
-		r.Make = func(n string) (faults.Fault, error) {
-			if n == "partition" {
-				// The cluster cuts the server off itself: the partition its provider has.
-				// The nftables faults (loss, partition-one-way, partition-pair*) act in each
-				// server's own network namespace there.
-				return faults.Disconnect(d, member), nil
-			}
-			return faults.ByName(n, r.Subject)
-		}
+		r.Subject = r.Subject.WithDisconnector(d, c.Members()[server-1].Name())
 	}
 	return runFaults(ctx, streams, tname, t, r, faultNames, opts, hold), nil
 }
