@@ -27,3 +27,10 @@ func All() []framework.Test {
 // Version Proxy's. The ipmode profile is about a service dataplane, so it is asked for with
 // --profiles ipmode --dataplane <name> (make conformance runs it for each dataplane).
 var DefaultProfiles = []string{mvp.Profile, discovery.Profile}
+
+// PeerProfiles are the profiles about what apiservers do for one another: proxying, merged
+// discovery, a peer's faults and registrations. On a single server they have nothing to
+// test, so a run of one is refused before it starts; the other profiles (ipmode, gateway)
+// test what one server and its front do, their few tests of a skew skipping with the
+// reason.
+var PeerProfiles = []string{mvp.Profile, discovery.Profile, chaos.Profile, races.Profile}

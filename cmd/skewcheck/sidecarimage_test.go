@@ -79,7 +79,7 @@ func TestSidecarImageBadInput(t *testing.T) {
 
 	tag := exitsAtOnceImage(t, rt)
 	oldV, _ := integration.Versions()
-	out, code = run(t, t.TempDir(), "conformance", "--versions", oldV, "--sidecar-image", tag, "--report-dir", t.TempDir())
+	out, code = run(t, t.TempDir(), "conformance", "--versions", oldV+","+oldV, "--sidecar-image", tag, "--report-dir", t.TempDir())
 	if code == 0 || !strings.Contains(out, "exited with status 1") || !strings.Contains(out, `unknown command "no-such-command"`) {
 		t.Errorf("an image that exits at once: exit %d, want the exit status and the end of its log:\n%s", code, tail(out, 30))
 	}

@@ -185,7 +185,7 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"contexts without a kubeconfig", []string{"--contexts", "a,b", "--upstream"}, "--contexts, --upstream describe(s) an existing target, which --kubeconfig names"},
 		{"a focus that is no regular expression", []string{"--focus", "["}, `--focus "[" is not a regular expression`},
 		{"a skip that is no regular expression", []string{"--skip", "(MVP"}, `--skip "(MVP" is not a regular expression`},
-		{"one server for profiles that need a peer", []string{"--versions", "v1.36.3", "--profiles", "mvp,ipmode"}, "one apiserver, which has no peer, and the mvp profile need(s) one"},
+		{"one server for profiles that need a peer", []string{"--versions", "v1.36.3", "--profiles", "mvp,ipmode"}, "one apiserver, which has no peer, and mvp test(s) what servers do for one another"},
 		{"user contexts without contexts", []string{"--kubeconfig", "x", "--user-contexts", "u"}, "--user-contexts names one context per endpoint of --contexts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // checkBeforeBringUp judges every flag combination that needs no cluster to judge, so a
@@ -38,26 +39,23 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 				strings.Join(given, ", "), strings.Join(given, ", "))
 		}
 		if len(f.servers.versions) == 1 {
-			if needs := testsNeedingPeers(tests); len(needs) > 0 {
-				return fmt.Errorf("--versions %s makes one apiserver, which has no peer, and %s need(s) one: give two or more --versions (e.g. --versions v1.35.4,v1.36.3), or --profiles of tests that need no peer (ipmode, gateway)",
-					f.servers.versions[0], strings.Join(needs, ", "))
+			if needs := peerProfiles(tests); len(needs) > 0 {
+				return fmt.Errorf("--versions %s makes one apiserver, which has no peer, and %s test(s) what servers do for one another: give two or more --versions (e.g. --versions v1.35.4,v1.36.3), or leave out %s",
+					f.servers.versions[0], strings.Join(needs, ", "), strings.Join(needs, ", "))
 			}
 		}
 	}
 	return nil
 }
 
-// testsNeedingPeers names, by profile, the selected tests that need a second server: a
-// skew between servers or peers at all.
-func testsNeedingPeers(tests []framework.Test) []string {
-	var profiles []string
+// peerProfiles names the profiles of the selected tests that are about peers
+// (suites.PeerProfiles).
+func peerProfiles(tests []framework.Test) []string {
+	var out []string
 	for _, t := range tests {
-		if (slices.Contains(t.Features, framework.FeatureSkew) || slices.Contains(t.Features, framework.FeaturePeers)) && !slices.Contains(profiles, t.Profile) {
-			profiles = append(profiles, t.Profile)
+		if slices.Contains(suites.PeerProfiles, t.Profile) && !slices.Contains(out, t.Profile) {
+			out = append(out, t.Profile)
 		}
 	}
-	for i, p := range profiles {
-		profiles[i] = "the " + p + " profile"
-	}
-	return profiles
+	return out
 }
