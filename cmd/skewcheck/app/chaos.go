@@ -19,7 +19,6 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 )
@@ -58,12 +57,16 @@ reference peer proxy in front of the same apiservers), side by side in one table
 					return err
 				}
 			}
-			flaw, err := peerproxy.ParseFlaw(flawName)
-			if err != nil {
-				return err
+			var chosen []chaosTarget
+			for _, tname := range targets {
+				ct, err := lookupChaosTarget(tname, front.ReferenceChoice{PeerTimeout: 2 * time.Second, Variant: flawName})
+				if err != nil {
+					return err
+				}
+				chosen = append(chosen, ct)
 			}
-			if flaw != peerproxy.NoFlaw && !slices.Contains(targets, "reference") {
-				return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong on purpose: it goes with --targets reference", flaw)
+			if flawName != "" && !slices.ContainsFunc(chosen, func(ct chaosTarget) bool { return ct.front != nil }) {
+				return fmt.Errorf("--reference-flaw %s makes a reference wrong on purpose: it goes with --targets reference", flawName)
 			}
 			opts.Seed = framework.SeedOrClock(opts.Seed)
 			if opts.Load == "sole" {
@@ -88,12 +91,9 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			if err := prov.require(); err != nil {
 				return err
 			}
-			for _, tname := range targets {
-				if tname != "upstream" && tname != "reference" {
-					return fmt.Errorf("unknown target %q: upstream or reference", tname)
-				}
-				if err := clusters.Require(prov.name, clusters.Fronts); tname == "reference" && err != nil {
-					return fmt.Errorf("--targets reference puts skewcheck's reference peer proxies in front of the apiservers, which --provider %s cannot have (%v): give --targets upstream", prov.name, err)
+			for _, ct := range chosen {
+				if err := clusters.Require(prov.name, clusters.Fronts); ct.front != nil && err != nil {
+					return fmt.Errorf("--targets %s puts skewcheck's reference in front of the apiservers, which --provider %s cannot have (%v): give --targets %s", ct.name, prov.name, err, upstreamTarget)
 				}
 			}
 			if server < 1 || server > len(specs) {
@@ -103,8 +103,8 @@ reference peer proxy in front of the same apiservers), side by side in one table
 			defer stop()
 			defer faults.HealAll(context.Background())
 			var outcomes []chaos.Outcome
-			for _, tname := range targets {
-				got, err := chaosRun(ctx, streams, tname, peerproxy.Flaw(flaw), specs, server, faultNames, opts, hold, sf.port, bin, &prov)
+			for _, ct := range chosen {
+				got, err := chaosRun(ctx, streams, ct, specs, server, faultNames, opts, hold, sf.port, bin, &prov)
 				outcomes = append(outcomes, got...)
 				if err != nil {
 					return err
@@ -136,7 +136,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	addBinaryFlags(cmd, &bin)
 	cmd.Flags().StringSliceVar(&faultNames, "fault", []string{"freeze"}, "faults to inject, or all: "+strings.Join(faults.Names(), ", "))
 	cmd.Flags().IntVar(&server, "server", 2, "the server the fault hits (its process, or the peer path into it)")
-	cmd.Flags().StringSliceVar(&targets, "targets", []string{"upstream", "reference"}, "upstream, reference or both")
+	cmd.Flags().StringSliceVar(&targets, "targets", []string{upstreamTarget, "reference"}, "the columns of the table: "+chaosTargetHelp())
 	cmd.Flags().DurationVar(&opts.For, "for", 15*time.Second, "how long each fault stays injected (silent faults: see --hold)")
 	cmd.Flags().DurationVar(&hold, "hold", framework.DefaultTimeouts().Hold, "how long a silent fault (freeze, blackhole, half-open) is held past the first 503, so a proxy that forgets a silent peer after a refresh or timeout of its own is caught answering 404")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
@@ -153,11 +153,12 @@ reference peer proxy in front of the same apiservers), side by side in one table
 // does, so its column is its own behaviour and not upstream's underneath. Process faults
 // act through the nodes' operations, network faults through what each node declares
 // (peer paths, network namespaces), whatever the provider.
-func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerproxy.Flaw, specs []clusters.ServerSpec, server int, faultNames []string,
+func chaosRun(ctx context.Context, streams IOStreams, ct chaosTarget, specs []clusters.ServerSpec, server int, faultNames []string,
 	opts chaos.Options, hold time.Duration, port int, bin binaries.Options, prov *providerFlags) ([]chaos.Outcome, error) {
+	tname := ct.name
 	specs = slices.Clone(specs)
 	for i := range specs {
-		specs[i].DisablePeerProxy = tname == "reference"
+		specs[i].DisablePeerProxy = ct.replacesPeerProxy
 	}
 	fmt.Fprintf(streams.ErrOut, "== %s: starting a cluster of %d apiservers (provider %s)\n", tname, len(specs), prov.name)
 	c, err := prov.newCluster(ctx, clusters.Spec{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: streams.ErrOut,
@@ -167,13 +168,13 @@ func chaosRun(ctx context.Context, streams IOStreams, tname string, flaw peerpro
 	}
 	defer c.Delete()
 	var t *framework.Target
-	if tname == "upstream" {
+	if ct.front == nil {
 		t, err = c.Target(ctx)
 	} else {
 		var stopTarget func()
-		t, stopTarget, err = front.Before(ctx, prov.name, c, front.PeerProxy{PeerTimeout: 2 * time.Second, Flaw: flaw})
-		if flaw != peerproxy.NoFlaw {
-			tname += " (flaw " + string(flaw) + ")" // the table says which reference it measured
+		t, stopTarget, err = front.Before(ctx, prov.name, c, ct.front)
+		if ct.variant != "" {
+			tname += " (flaw " + ct.variant + ")" // the table says which reference it measured
 		}
 		if err == nil {
 			defer stopTarget()

@@ -310,8 +310,8 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 	case f.sidecar.Enabled():
 		f.sidecar.Progress = streams.ErrOut
 		f0 = f.sidecar
-	case f.reference.name == "peerproxy":
-		fmt.Fprintln(streams.ErrOut, "starting a reference peer proxy in front of every apiserver")
+	case f.reference.name != "":
+		fmt.Fprintf(streams.ErrOut, "starting the reference %s in front of every apiserver\n", f.reference.name)
 		f0 = f.reference.front()
 	}
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 // referenceFlags choose a reference implementation to put in front of a local cluster's
@@ -25,48 +24,69 @@ type referenceFlags struct {
 }
 
 func (r *referenceFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&r.name, "reference", "", "put skewcheck's reference implementation in front of every apiserver: peerproxy (the apiservers then run with the gate off)")
-	cmd.Flags().StringVar(&r.flaw, "reference-flaw", "", "with --reference peerproxy: make every proxy deliberately wrong in one way, to see the suites fail (a mutant of skewcheck mutation): "+flawNames())
-	cmd.Flags().DurationVar(&r.peerTimeout, "peer-timeout", 2*time.Second, "with --reference peerproxy: the bound on reaching a peer, the time to 503 for a frozen one")
+	cmd.Flags().StringVar(&r.name, "reference", "", "put skewcheck's reference implementation in front of every apiserver: "+referenceHelp())
+	cmd.Flags().StringVar(&r.flaw, "reference-flaw", "", "with --reference: make every proxy deliberately wrong in one way, to see the suites fail (a mutant of skewcheck mutation): "+flawNames())
+	cmd.Flags().DurationVar(&r.peerTimeout, "peer-timeout", 2*time.Second, "with --reference: the bound on reaching a peer, the time to 503 for a frozen one")
 }
 
-// validate checks the flags before anything is started for them.
-func (r *referenceFlags) validate() error {
-	if _, err := peerproxy.ParseFlaw(r.flaw); err != nil {
-		return fmt.Errorf("--reference-flaw: %w", err)
+// referenceHelp lists the reference fronts with what each is.
+func referenceHelp() string {
+	var out []string
+	for _, ref := range front.References() {
+		out = append(out, ref.Name+" ("+ref.Description+")")
 	}
-	if r.flaw != "" && r.name != "peerproxy" {
-		return fmt.Errorf("--reference-flaw %s makes the reference peer proxy wrong: it goes with --reference peerproxy", r.flaw)
+	return strings.Join(out, "; ")
+}
+
+// validate checks the flags before anything is started for them: the reference exists,
+// and so does the variant asked of it.
+func (r *referenceFlags) validate() error {
+	if r.name == "" {
+		if r.flaw != "" {
+			return fmt.Errorf("--reference-flaw %s makes a reference implementation wrong: it goes with --reference %s", r.flaw, strings.Join(front.ReferenceNames(), " or --reference "))
+		}
+		return nil
+	}
+	ref, err := front.LookupReference(r.name)
+	if err != nil {
+		return fmt.Errorf("--reference: %w", err)
+	}
+	if _, err := ref.Make(r.choice()); err != nil {
+		return fmt.Errorf("--reference-flaw: %w", err)
 	}
 	return nil
 }
 
+func (r *referenceFlags) choice() front.ReferenceChoice {
+	return front.ReferenceChoice{PeerTimeout: r.peerTimeout, Variant: r.flaw}
+}
+
 // apply checks the choice and turns upstream's proxy off where the reference does its job.
 func (r *referenceFlags) apply(specs []clusters.ServerSpec) error {
-	if err := r.validate(); err != nil {
+	if err := r.validate(); err != nil || r.name == "" {
 		return err
 	}
-	switch r.name {
-	case "":
-		return nil
-	case "peerproxy":
+	if ref, _ := front.LookupReference(r.name); ref.ReplacesPeerProxy {
 		for i := range specs {
 			specs[i].DisablePeerProxy = true
 		}
-		return nil
 	}
-	return fmt.Errorf("unknown --reference %q: the reference implementations are: peerproxy", r.name)
+	return nil
 }
 
-// front is the reference peer proxy, with the flaw asked for, in front of every apiserver.
+// front is the chosen reference, with the variant asked for, in front of every
+// apiserver (validate has checked both).
 func (r *referenceFlags) front() front.Front {
-	return front.PeerProxy{PeerTimeout: r.peerTimeout, Flaw: peerproxy.Flaw(r.flaw)}
+	ref, _ := front.LookupReference(r.name)
+	f, _ := ref.Make(r.choice())
+	return f
 }
 
+// flawNames lists every reference's deliberate variants.
 func flawNames() string {
 	var names []string
-	for _, f := range peerproxy.Flaws() {
-		names = append(names, string(f))
+	for _, ref := range front.References() {
+		names = append(names, ref.Variants()...)
 	}
 	return strings.Join(names, ", ")
 }
