@@ -21,7 +21,6 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
-	"github.com/skewcheck/skewcheck/suites/chaos"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
 
@@ -290,8 +289,10 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 			specs[i].DisablePeerProxy = true // the sidecar does the proxy's job
 		}
 	}
-	// The chaos profile's network faults act on forwarders in front of each peer address.
-	peerPaths := slices.Contains(f.run.Profiles, chaos.Profile)
+	// Tests of network faults act on forwarders in front of each peer address: the
+	// cluster gets them when a selected test needs them (FeaturePeerPath), whatever its
+	// profile is called.
+	peerPaths := needsFeature(f.run.Profiles, framework.FeaturePeerPath)
 	c, err := f.provider.newCluster(ctx, clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
 	if err != nil {
@@ -432,4 +433,15 @@ func failingProfiles(rep *report.Conformance) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// needsFeature says whether a test of the profiles needs feature.
+func needsFeature(profiles []string, feature framework.Feature) bool {
+	tests, _ := framework.Select(suites.All(), profiles) // the profiles were checked by runConformance
+	for _, t := range tests {
+		if slices.Contains(t.Features, feature) {
+			return true
+		}
+	}
+	return false
 }
