@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters"
-	"github.com/skewcheck/skewcheck/suites/ipmode"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // defaultSkew is the skew a cluster skewcheck makes for the suites gets when the user
@@ -44,16 +44,17 @@ func (f *serverFlags) applyDefaultSkew() string {
 // binary built for the version first).
 const defaultDataplane = "reference"
 
-// applyDefaultDataplane names defaultDataplane when the ipmode profile is asked for on a
+// applyDefaultDataplane names defaultDataplane when a selected test needs a dataplane
+// (FeatureDataplane: the ipmode profile's) on a
 // cluster skewcheck makes without a dataplane, and returns the line that says so ("" when
 // it did nothing). A provider that cannot run a dataplane gets none, nor does an existing
 // cluster: its Services would be programmed by its
 // own kube-proxies, so its ipmode tests skip, saying what is missing.
 func (f *conformanceFlags) applyDefaultDataplane() string {
-	if !slices.Contains(f.run.Profiles, ipmode.Profile) || f.dataplane.name != "" || f.dataplane.image != "" ||
+	if !needsFeature(f.run.Profiles, framework.FeatureDataplane) || f.dataplane.name != "" || f.dataplane.image != "" ||
 		f.kubeconfig != "" || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}
 	f.dataplane.name = defaultDataplane
-	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", ipmode.Profile, defaultDataplane)
+	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", strings.Join(f.run.Profiles, ","), defaultDataplane)
 }
