@@ -94,7 +94,8 @@ func (s *summary) print() {
 		total += p.took
 	}
 	// Packages run side by side (go test -p), so the run's wall time is less than their sum.
-	s.println(fmt.Sprintf("== time per package: %s in all, %s from the first test event to the last", round(total), round(s.last.Sub(s.first))))
+	wall := s.last.Sub(s.first)
+	s.println(fmt.Sprintf("== time per package: %s in all, %s from the first test event to the last", round(total), round(wall)))
 	for _, p := range pkgs {
 		result := p.result
 		switch result {
@@ -103,8 +104,13 @@ func (s *summary) print() {
 		case "skip":
 			result = "no tests"
 		}
-		s.println(fmt.Sprintf("%9s %s (%s)", round(p.took), p.name, result))
+		share := ""
+		if wall > 0 && p.took >= time.Second {
+			share = fmt.Sprintf(", %.0f%% of the warm budget", 100*p.took.Seconds()/warmBudget.Seconds())
+		}
+		s.println(fmt.Sprintf("%9s %s (%s%s)", round(p.took), p.name, result, share))
 	}
+	s.println(budgetLine(wall))
 
 	// The last line is the plain count of top-level tests, which CI systems read whatever
 	// the test runner.
@@ -127,6 +133,26 @@ func (s *summary) print() {
 			s.println("FAIL\t" + p.name + "\t(did not finish: the run was cut short)")
 		}
 	}
+}
+
+// The budget of make test's wall time: warm (binaries, images and Go caches present) and
+// cold (a new machine, which builds them inside the run). It is printed, never enforced by
+// a timed test: the run that spends it shows it, with each package's share.
+const (
+	warmBudget = 12 * time.Minute
+	coldBudget = 40 * time.Minute
+)
+
+// budgetLine sets the run's wall time against the budget.
+func budgetLine(wall time.Duration) string {
+	switch {
+	case wall <= warmBudget:
+		return fmt.Sprintf("== budget: %s of the %s warm budget (cold: %s)", round(wall), round(warmBudget), round(coldBudget))
+	case wall <= coldBudget:
+		return fmt.Sprintf("== budget: %s, OVER the %s warm budget by %s (within the %s cold budget only if this run built binaries or images)",
+			round(wall), round(warmBudget), round(wall-warmBudget), round(coldBudget))
+	}
+	return fmt.Sprintf("== budget: %s, OVER the %s cold budget by %s (warm: %s)", round(wall), round(coldBudget), round(wall-coldBudget), round(warmBudget))
 }
 
 // round shows a duration to a tenth of a second (whole seconds past a minute).

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from what the summary writes now")
@@ -147,5 +148,21 @@ func inOrder(t *testing.T, out string, parts ...string) {
 			return
 		}
 		rest = rest[i+len(p):]
+	}
+}
+
+// The budget line sets the wall time against the warm and the cold budget.
+func TestBudgetLine(t *testing.T) {
+	for _, tc := range []struct {
+		wall time.Duration
+		want string
+	}{
+		{11 * time.Minute, "== budget: 11m0s of the 12m0s warm budget"},
+		{16*time.Minute + 14*time.Second, "== budget: 16m14s, OVER the 12m0s warm budget by 4m14s"},
+		{42 * time.Minute, "== budget: 42m0s, OVER the 40m0s cold budget by 2m0s"},
+	} {
+		if got := budgetLine(tc.wall); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%v: %q, want it to start %q", tc.wall, got, tc.want)
+		}
 	}
 }
