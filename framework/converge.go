@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // serves answers anything but 404: the proxy paths the suites rely on are live. It is the
 // convergence check for targets whose servers skewcheck does not wire itself (a proxy in
 // front of each apiserver), read from the endpoints' own discovery, which it also records
-// in each endpoint's Served.
+// in each endpoint's Served (read where Refresh reads it).
 func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -21,7 +22,10 @@ func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error 
 	for i, e := range t.Endpoints {
 		members[i] = discovery.Member{Name: e.Name, MustReach: true,
 			Served: func(ctx context.Context) (discovery.Set, error) {
-				set, err := discovery.Served(ctx, e.Admin)
+				// From the apiserver behind a front when known (Endpoint.ServedFrom), as
+				// Refresh reads it: through a front that lies in its nopeer view, every
+				// server would seem to serve everything.
+				set, err := discovery.Served(ctx, cmp.Or(e.ServedFrom, e.Admin))
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", e.Name, err)
 				}
