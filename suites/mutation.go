@@ -25,7 +25,6 @@ var MutationReasons = matrix.MutationReasons{
 		"MVP-021":  lacks("a proxy that answers an unknown resource other than a 404 Status"),
 		"MVP-041":  lacks("a proxy that forwards a user with fewer rights (as anonymous): every identity flaw shipped gives more"),
 		"MVP-048":  lacks("a proxy that serves a request whose bearer token the apiservers reject as anonymous"),
-		"DISC-003": lacks("a proxy that merges its peers into /api, or into the discovery documents asked as already proxied"),
 		"IPM-001":  apiserverOnly,
 		"IPM-002":  apiserverOnly,
 		"IPM-003":  apiserverOnly,
