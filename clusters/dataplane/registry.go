@@ -3,9 +3,9 @@ package dataplane
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/internal/named"
 )
 
 // Choice is what a user chose for the dataplane beyond its name, in the library's words:
@@ -48,49 +48,22 @@ func (e ErrUnknown) Error() string {
 	return fmt.Sprintf("unknown dataplane %q: the dataplanes are %s", e.Name, strings.Join(e.Known, ", "))
 }
 
-var (
-	kindsMu sync.Mutex
-	kinds   []Kind // in registration order: the order help texts list them in
-)
+// kinds are the registered dataplanes, in the order help texts list them.
+var kinds = named.New("dataplane", func(k Kind) string { return k.Name })
 
-// Register makes a dataplane known by its name; a second registration of a name panics (a
-// programming error, found by the first test).
-func Register(k Kind) {
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	for _, have := range kinds {
-		if have.Name == k.Name {
-			panic(fmt.Sprintf("dataplane: %q registered twice", k.Name))
-		}
-	}
-	kinds = append(kinds, k)
-}
+// Register makes a dataplane known by its name; a second registration of a name panics.
+func Register(k Kind) { kinds.Register(k) }
 
 // Names are the registered dataplanes' names, in registration order.
-func Names() []string {
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = k.Name
-	}
-	return out
-}
+func Names() []string { return kinds.Names() }
 
 // Make is the Spec of the dataplane registered as name, for c.
 func Make(name string, c Choice) (Spec, error) {
-	kindsMu.Lock()
-	var found *Kind
-	for i := range kinds {
-		if kinds[i].Name == name {
-			found = &kinds[i]
-		}
-	}
-	kindsMu.Unlock()
-	if found == nil {
+	k, ok := kinds.Lookup(name)
+	if !ok {
 		return nil, ErrUnknown{Name: name, Known: Names()}
 	}
-	return found.Make(c)
+	return k.Make(c)
 }
 
 // The dataplanes skewcheck ships, in the order help texts list them: kube-proxy in each

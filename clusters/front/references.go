@@ -3,9 +3,9 @@ package front
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/skewcheck/skewcheck/internal/named"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
@@ -33,46 +33,23 @@ type Reference struct {
 	Make func(ReferenceChoice) (Front, error)
 }
 
-var (
-	referencesMu sync.Mutex
-	references   []Reference
-)
+// references are the registered reference fronts, in registration order.
+var references = named.New("reference", func(r Reference) string { return r.Name })
 
 // RegisterReference makes a reference front known by its name; a second registration of
-// a name panics (a programming error, found by the first test).
-func RegisterReference(r Reference) {
-	referencesMu.Lock()
-	defer referencesMu.Unlock()
-	for _, have := range references {
-		if have.Name == r.Name {
-			panic(fmt.Sprintf("front: reference %q registered twice", r.Name))
-		}
-	}
-	references = append(references, r)
-}
+// a name panics.
+func RegisterReference(r Reference) { references.Register(r) }
 
 // References are the registered reference fronts, in registration order.
-func References() []Reference {
-	referencesMu.Lock()
-	defer referencesMu.Unlock()
-	return append([]Reference(nil), references...)
-}
+func References() []Reference { return references.All() }
 
 // ReferenceNames are their names.
-func ReferenceNames() []string {
-	var out []string
-	for _, r := range References() {
-		out = append(out, r.Name)
-	}
-	return out
-}
+func ReferenceNames() []string { return references.Names() }
 
 // LookupReference is the reference front registered as name.
 func LookupReference(name string) (Reference, error) {
-	for _, r := range References() {
-		if r.Name == name {
-			return r, nil
-		}
+	if r, ok := references.Lookup(name); ok {
+		return r, nil
 	}
 	return Reference{}, fmt.Errorf("unknown reference %q: the reference implementations are %s", name, strings.Join(ReferenceNames(), ", "))
 }

@@ -2,8 +2,10 @@ package layers
 
 import (
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -46,7 +48,7 @@ func forbiddenForLibrary(dep string, inModule bool) string {
 		case top == "reference":
 			return "a reference implementation"
 		case top == "clusters" && !libraryClusters[dep]:
-			return "a provider, front or dataplane (only " + strings.Join(sortedKeys(libraryClusters), ", ") + " of clusters/ are the library's)"
+			return "a provider, front or dataplane (only " + strings.Join(slices.Sorted(maps.Keys(libraryClusters)), ", ") + " of clusters/ are the library's)"
 		}
 		return ""
 	}
@@ -86,15 +88,6 @@ func checkLibrary(prefix string, deps map[string][]string, known map[edge]string
 	}
 	sort.Strings(problems)
 	return problems
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestLibraryBringsNoMachinery is the rule on the module as it is.
