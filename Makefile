@@ -67,23 +67,37 @@ CONFORMANCE_JOBS ?= 3
 CONFORMANCE_RUNS = conformance-upstream conformance-reference $(addprefix conformance-ipmode-,$(DATAPLANES)) \
 	conformance-three-servers-upstream conformance-three-servers-reference conformance-gateway
 .PHONY: $(CONFORMANCE_RUNS)
+# Every queued run runs, whatever the others' verdicts: a run's recipe keeps skewcheck's
+# exit code (0 passed, 1 failed, 2 incomplete) in $(REPORT_DIR)/exit-codes/<run> and
+# succeeds, since make would stop at a failed recipe, and turns any code into its own 2.
+# The comparisons follow, then the run's code: 1 if any run failed (or left no code), else
+# 2 if any was incomplete, else 0. It is the last line and $(REPORT_DIR)/exit-code, which
+# CI reads; make's own status is 0 or, for 1 and 2 alike, 2 (docs/reading-a-report.md).
+EXIT_CODES = $(REPORT_DIR)/exit-codes
+record = mkdir -p $(EXIT_CODES); $(2); code=$$?; echo "== $(1): skewcheck exit $$code"; echo $$code > $(EXIT_CODES)/$(1)
 conformance: deps binaries
+	@rm -rf $(EXIT_CODES) $(REPORT_DIR)/exit-code
 	@echo "== $(words $(CONFORMANCE_RUNS)) conformance runs, $(CONFORMANCE_JOBS) at a time; each prints its output when it ends"
 	@$(MAKE) --no-print-directory -j$(CONFORMANCE_JOBS) --output-sync=target $(CONFORMANCE_RUNS)
-	$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
-	$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
+	-$(SKEWCHECK) report compare upstream=$(REPORT_DIR)/upstream reference=$(REPORT_DIR)/reference --out $(REPORT_DIR)
+	-$(SKEWCHECK) report compare $(foreach d,$(DATAPLANES),$(d)=$(REPORT_DIR)/ipmode/$(d)) --out $(REPORT_DIR)/ipmode
+	@code=0; for r in $(CONFORMANCE_RUNS); do c=$$(cat $(EXIT_CODES)/$$r 2>/dev/null || echo 1); \
+		case $$c in 0) ;; 2) [ $$code = 1 ] || code=2 ;; *) code=1; echo "== $$r: exit $$c" ;; esac; done; \
+	echo $$code > $(REPORT_DIR)/exit-code; \
+	echo "make conformance: skewcheck exit code $$code (0 passed, 1 a run failed, 2 nothing failed but tests could not run); in $(REPORT_DIR)/exit-code"; \
+	exit $$code
 
 conformance-upstream:
 	@echo "== mvp and discovery, upstream's proxy"
-	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream
+	@$(call record,$@,$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --report-dir $(REPORT_DIR)/upstream)
 conformance-reference:
 	@echo "== mvp and discovery, skewcheck's reference peer proxy in front of apiservers with the gate off"
-	$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference
+	@$(call record,$@,$(SKEWCHECK) conformance $(CONFORMANCE_FLAGS) --reference peerproxy --report-dir $(REPORT_DIR)/reference)
 # One explicit rule per dataplane: make searches no pattern rule for a phony target.
 define ipmode_run
 conformance-ipmode-$(1):
 	@echo "== ipmode profile, dataplane $(1)"
-	$$(SKEWCHECK) conformance --versions $$(VERSIONS) --profiles ipmode --dataplane $(1) --report-dir $$(REPORT_DIR)/ipmode/$(1)
+	@$$(call record,$$@,$$(SKEWCHECK) conformance --versions $$(VERSIONS) --profiles ipmode --dataplane $(1) --report-dir $$(REPORT_DIR)/ipmode/$(1))
 endef
 $(foreach d,$(DATAPLANES),$(eval $(call ipmode_run,$(d))))
 # batch/v1 off on the first, autoscaling/v2 off on the two newer: batch/v1 has two peers,
@@ -92,13 +106,13 @@ THREE_SERVERS = --versions $(OLDEST),$(NEWEST),$(NEWEST) --server-flag 1=--runti
 	--server-flag 2=--runtime-config=autoscaling/v2=false --server-flag 3=--runtime-config=autoscaling/v2=false --profiles mvp,discovery
 conformance-three-servers-upstream:
 	@echo "== mvp and discovery on three servers, upstream: two peers serve what the first lacks; a request must reach one of them, once"
-	$(SKEWCHECK) conformance $(THREE_SERVERS) --report-dir $(REPORT_DIR)/three-servers/upstream
+	@$(call record,$@,$(SKEWCHECK) conformance $(THREE_SERVERS) --report-dir $(REPORT_DIR)/three-servers/upstream)
 conformance-three-servers-reference:
 	@echo "== mvp and discovery on three servers, the reference peer proxy"
-	$(SKEWCHECK) conformance $(THREE_SERVERS) --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference
+	@$(call record,$@,$(SKEWCHECK) conformance $(THREE_SERVERS) --reference peerproxy --report-dir $(REPORT_DIR)/three-servers/reference)
 conformance-gateway:
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
-	$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway
+	@$(call record,$@,$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway)
 
 # kind node images of every version, built offline (debootstrap, the Go module proxy): see
 # docs/providers.md (kind clusters, built offline). Needs root and a Docker engine; cached.
