@@ -197,7 +197,7 @@ docs:
 # environment mark), never by name, so side by side is safe. -count=1: a cached result
 # would hide a change in the apiserver binaries or the machine, which go test cannot see.
 # A test whose prerequisite (root, Docker, nftables) is missing fails, unless the machine
-# says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/testing.md). go test -json goes
+# says it lacks it knowingly (SKEWCHECK_SKIP_*=1: docs/test-prerequisites.md). go test -json goes
 # through internal/testsummary, which writes what plain go test writes (the ok and FAIL
 # lines, failed tests' output) and then every skipped test with its reason, the ten
 # slowest tests and the time per package, ending with the verdict; the raw go test -json
