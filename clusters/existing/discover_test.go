@@ -15,6 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -103,5 +106,30 @@ func TestPinned(t *testing.T) {
 	base.TLSClientConfig.ServerName = "api.example"
 	if p := Pinned(base, "[2001:db8::1]:6443"); p.TLSClientConfig.ServerName != "api.example" || p.Host != "https://[2001:db8::1]:6443" {
 		t.Errorf("pinned with a server name: %+v", p)
+	}
+}
+
+// Skew names what each found server lacks that another serves, or says there is none and
+// what that leaves untested.
+func TestSkew(t *testing.T) {
+	jobs := discovery.GVR{Group: "batch", Version: "v1", Resource: "jobs", Namespaced: true}
+	cms := discovery.GVR{Version: "v1", Resource: "configmaps", Namespaced: true}
+	set := func(gs ...discovery.GVR) discovery.Set {
+		s := discovery.Set{}
+		for _, g := range gs {
+			s[g.Key()] = g
+		}
+		return s
+	}
+	tgt := &framework.Target{Endpoints: []*framework.Endpoint{
+		{Name: "cp-1", Version: "v1.35.4", Served: set(cms)},
+		{Name: "cp-2", Version: "v1.36.3", Served: set(cms, jobs)},
+	}}
+	if got := Skew(tgt); got != "skew across 2 apiservers: batch/v1/jobs not at cp-1" {
+		t.Errorf("skew: %q", got)
+	}
+	tgt.Endpoints[0].Served = set(cms, jobs)
+	if got := Skew(tgt); !strings.HasPrefix(got, "no skew: the 2 apiservers (v1.35.4, v1.36.3) all serve the same resources") {
+		t.Errorf("no skew: %q", got)
 	}
 }
