@@ -17,14 +17,9 @@ const apiserverOnly = "tests the apiserver's validation and defaulting of ipMode
 // in docs/mutation.md.
 var MutationReasons = matrix.MutationReasons{
 	Tests: map[string]string{
-		"MVP-010": lacks("a proxy that answers a peer's GVR itself (404) or from a server that does not serve it (never-proxy was tried: the run stops at convergence, no test runs)"),
 		"MVP-001": lacks("a proxy that forwards a request its own apiserver serves"),
-		"MVP-011": lacks("a proxy that does not forward writes, or changes them on the way"),
-		"MVP-013": lacks("a proxy that routes a subresource (status) other than its resource"),
 		"MVP-020": lacks("a proxy that answers a group-version no server serves other than 404 text/plain"),
 		"MVP-021": lacks("a proxy that answers an unknown resource other than a 404 Status"),
-		"MVP-041": lacks("a proxy that forwards a user with fewer rights (as anonymous): every identity flaw shipped gives more"),
-		"MVP-048": lacks("a proxy that serves a request whose bearer token the apiservers reject as anonymous"),
 		"IPM-001": apiserverOnly,
 		"IPM-002": apiserverOnly,
 		"IPM-003": apiserverOnly,

@@ -78,6 +78,14 @@ const (
 	// be the local apiserver's own view: a peer reading it would take its peers' resources
 	// for the entry's. DISC-002 must catch it.
 	FlawMergeNopeer Flaw = "merge-nopeer"
+	// FlawForwardAsAnonymous forwards what goes to a peer without the user's identity and
+	// without credentials: the peer sees system:anonymous, so a user RBAC granted read is
+	// denied there (requests its own apiserver serves keep the user). MVP-041 must catch it.
+	FlawForwardAsAnonymous Flaw = "forward-as-anonymous"
+	// FlawRejectedTokenAnonymous serves a request for a peer whose bearer token the
+	// apiservers reject as anonymous instead of answering 401, which keeps client-go's
+	// credential plugins from refreshing. MVP-048 must catch it.
+	FlawRejectedTokenAnonymous Flaw = "rejected-token-anonymous"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -85,7 +93,7 @@ const (
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
-	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer}
+	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -134,6 +142,18 @@ func (f Flaw) notFoundFor(err error) bool {
 // ignoresMarker says whether x-kubernetes-peer-proxied is disregarded.
 func (f Flaw) ignoresMarker() bool { return f == FlawIgnoreMarker }
 
+// peerUser is who a request forwarded to a peer goes as: u, or nobody with
+// FlawForwardAsAnonymous.
+func (f Flaw) peerUser(u *authn.User) *authn.User {
+	if f == FlawForwardAsAnonymous {
+		return nil
+	}
+	return u
+}
+
+// servesRejectedTokens says whether a rejected bearer token is served as anonymous.
+func (f Flaw) servesRejectedTokens() bool { return f == FlawRejectedTokenAnonymous }
+
 // mergesNopeer says whether /apis with profile=nopeer is merged all the same.
 func (f Flaw) mergesNopeer() bool { return f == FlawMergeNopeer }
 
@@ -171,8 +191,8 @@ func (f Flaw) readInTurn(r *http.Request, turn *sync.Mutex) error {
 }
 
 // apply bends a request the way the flaw says, after authentication found u; it returns
-// the user to forward as (nil forwards as nobody or, for FlawForwardAsItself, as the
-// proxy: see transportFor).
+// the user to forward as (nil forwards as nobody, with no credentials, or, for
+// FlawForwardAsItself, as the proxy: see transportFor).
 func (f Flaw) apply(r *http.Request, u *authn.User) *authn.User {
 	switch f {
 	case FlawForwardAsItself:

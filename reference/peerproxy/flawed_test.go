@@ -34,7 +34,8 @@ const (
 // watch streaming test (MVP-012), the one-hop test (MVP-014), legacy discovery (DISC-005),
 // the stale-lease race (RACE-002), extensions (CRDs: MVP-050, MVP-051, DISC-006;
 // aggregated APIs: MVP-052, MVP-053, DISC-007), the loop guard (MVP-030, MVP-031), a
-// crashed peer's 503 (MVP-022) and the nopeer view (DISC-002) can fail: the reference made wrong in one
+// crashed peer's 503 (MVP-022), the nopeer view (DISC-002), the allowed user (MVP-041)
+// and a rejected token (MVP-048) can fail: the reference made wrong in one
 // way at a time fails the tests about that way, each of which must have run and failed
 // saying why. Each flawed run is a child process (TestFlawedReferenceRun) with its own
 // cluster.
@@ -95,6 +96,10 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		// The nopeer view lists the peers' resources too: caught since what each server
 		// serves is read from its apiserver, not through the proxy.
 		{peerproxy.FlawMergeNopeer, map[string]string{"DISC-002": "nopeer /apis lists"}, `\[DISC-002`, false},
+		// Users reach the peers as anonymous: a read RBAC grants the user is denied there.
+		{peerproxy.FlawForwardAsAnonymous, map[string]string{"MVP-041": "get as the allowed user through"}, `\[MVP-041`, false},
+		// A rejected token is served as anonymous (403) instead of answered 401.
+		{peerproxy.FlawRejectedTokenAnonymous, map[string]string{"MVP-048": "must be answered as"}, `\[MVP-048`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
