@@ -107,11 +107,13 @@ func (r Route) peers() []*Endpoint {
 }
 
 // PeerNames names the servers that serve the route's GVR, for a message.
-func (r Route) PeerNames() string {
-	peers := r.peers()
-	names := make([]string, len(peers))
-	for i, p := range peers {
-		names[i] = p.Name
+func (r Route) PeerNames() string { return EndpointNames(r.peers()) }
+
+// EndpointNames are the endpoints' names, comma-separated, for a message.
+func EndpointNames(es []*Endpoint) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
 	}
 	return strings.Join(names, ", ")
 }

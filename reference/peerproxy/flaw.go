@@ -157,7 +157,6 @@ func (f Flaw) servesRejectedTokens() bool { return f == FlawRejectedTokenAnonymo
 // mergesNopeer says whether /apis with profile=nopeer is merged all the same.
 func (f Flaw) mergesNopeer() bool { return f == FlawMergeNopeer }
 
-
 // proxiesExtensions says whether CRDs' and aggregated APIs' group-versions are routed
 // and listed as the peers' that serve them, not left out of the peers' views.
 func (f Flaw) proxiesExtensions() bool { return f == FlawProxyCustomResources }

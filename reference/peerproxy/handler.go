@@ -29,7 +29,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, err := p.auth.Authenticate(r.Context(), r)
-	if errors.Is(err, authn.ErrInvalidToken) && p.cfg.Flaw.servesRejectedTokens() && p.forPeers(r) {
+	if errors.Is(err, authn.ErrInvalidToken) && p.cfg.Flaw.servesRejectedTokens() && len(p.peersFor(r, r.Header.Get(headerMarked) != "")) > 0 {
 		u, err = nil, nil
 		r.Header.Del("Authorization")
 	}
@@ -55,12 +55,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.serveLegacyDiscovery(w, r, u)
 		return
 	}
-	info := parsePath(r.URL.Path)
-	if !info.isResource || marked || p.reg.localServes(info.key()) {
-		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
-		return
-	}
-	peers := p.reg.capablePeers(info.key())
+	peers := p.peersFor(r, marked)
 	if len(peers) == 0 {
 		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
 		return
@@ -68,12 +63,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, p.cfg.Flaw.peerUser(u), peers, true)
 }
 
-// forPeers says whether r is a resource request the local apiserver does not serve and a
-// peer does: one that is forwarded to peers. Only the flaws that bend what goes to peers
-// ask it before routing.
-func (p *Proxy) forPeers(r *http.Request) bool {
+// peersFor are the live peers a request goes to: for a resource the local apiserver does
+// not serve, unless a peer already forwarded it (marked); none when it is served locally.
+func (p *Proxy) peersFor(r *http.Request, marked bool) []string {
 	info := parsePath(r.URL.Path)
-	return info.isResource && r.Header.Get(headerMarked) == "" && !p.reg.localServes(info.key()) && len(p.reg.capablePeers(info.key())) > 0
+	if !info.isResource || marked || p.reg.localServes(info.key()) {
+		return nil
+	}
+	return p.reg.capablePeers(info.key())
 }
 
 // forward sends r to the first of targets that answers. Authenticated users travel as

@@ -40,21 +40,12 @@ func servedBy(t *framework.Target) string {
 			continue
 		}
 		seen[r.GVR.Key()] = true
-		out = append(out, r.GVR.Key()+" served by "+names(r.ServedBy(t)))
+		out = append(out, r.GVR.Key()+" served by "+framework.EndpointNames(r.ServedBy(t)))
 	}
 	if len(out) == 0 {
 		return "every skewed GVR is in the core group, which is never merged"
 	}
 	return strings.Join(out, "; ")
-}
-
-// names are the endpoints' names, comma-separated, for a message.
-func names(es []*framework.Endpoint) string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.Name
-	}
-	return strings.Join(out, ", ")
 }
 
 func keys(s disc.Set) []string {
@@ -123,7 +114,7 @@ func legacyNotMerged(ctx context.Context, env *framework.Env) {
 		}
 		// With three servers or more, more than one peer may serve the GVR: name them all.
 		Expect(legacy[r.Entry].Has(r.GVR.Key())).To(BeFalse(), "%s's own legacy discovery (asked as already proxied) lists %s, which only %s serve(s)",
-			r.Entry.Name, r.GVR.Key(), names(r.ServedBy(env.Target)))
+			r.Entry.Name, r.GVR.Key(), framework.EndpointNames(r.ServedBy(env.Target)))
 	}
 	for _, e := range env.Target.Endpoints {
 		list, err := disc.Fetch(ctx, e.Admin, "/api", disc.AggregatedV2)

@@ -172,12 +172,6 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err := f.gateway.validate(ctx, f); err != nil {
 		return err
 	}
-	if len(f.userContexts) > 0 && len(f.contexts) == 0 {
-		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the tests that need an unprivileged identity skip, saying so)")
-	}
-	if f.context != "" && (f.kubeconfig == "" || len(f.contexts) > 0) {
-		return fmt.Errorf("--context %s chooses the context that reaches the cluster whose apiservers are found: it goes with --kubeconfig and without --contexts", f.context)
-	}
 	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
 		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of the apiservers of a cluster skewcheck makes: they cannot go with --kubeconfig or --reference")
 	}
@@ -340,7 +334,7 @@ func attachAuditLogs(t *framework.Target, logs map[string]string) error {
 	for name, path := range logs {
 		e := t.Endpoint(name)
 		if e == nil {
-			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of the endpoints (--contexts, or the apiservers found: %s)", name, path, name, endpointList(t))
+			return fmt.Errorf("--audit-logs %s=%s: no endpoint %q; name one of the endpoints (--contexts, or the apiservers found: %s)", name, path, name, framework.EndpointNames(t.Endpoints))
 		}
 		f, err := os.Open(path)
 		if err != nil {

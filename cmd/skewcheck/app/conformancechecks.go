@@ -23,6 +23,12 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 				re.flag, re.value, err, re.flag, re.flag)
 		}
 	}
+	if len(f.userContexts) > 0 && len(f.contexts) == 0 && f.kubeconfig != "" {
+		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the tests that need an unprivileged identity skip, saying so)")
+	}
+	if f.context != "" && f.kubeconfig != "" && len(f.contexts) > 0 {
+		return fmt.Errorf("--context %s chooses the context that reaches the cluster whose apiservers are found: it goes with --kubeconfig and without --contexts", f.context)
+	}
 	if f.kubeconfig == "" {
 		var given []string
 		for _, x := range []struct {

@@ -43,12 +43,3 @@ func existingTarget(ctx context.Context, streams IOStreams, kubeconfig, contextN
 	fmt.Fprintln(streams.ErrOut, existing.Skew(t))
 	return t, nil
 }
-
-// endpointList names the target's endpoints, for a message.
-func endpointList(t *framework.Target) string {
-	var names []string
-	for _, e := range t.Endpoints {
-		names = append(names, e.Name)
-	}
-	return strings.Join(names, ", ")
-}
