@@ -26,6 +26,25 @@ type Choice struct {
 type Kind struct {
 	Name, Description string
 	Make              func(Choice) (Spec, error)
+	// ChosenBy is the Choice field ("Image") that selects this kind when a run names
+	// none; "" for a kind that is only chosen by name.
+	ChosenBy string
+}
+
+// Default is the dataplane a run that needs one and names none gets: skewcheck's
+// reference, which needs nothing but nftables (kube-proxy would need a binary built for
+// the version first).
+const Default = "reference"
+
+// ChosenBy is the name of the kind that field selects when no name is given ("" when
+// none does): a run that gives an image and no name runs the image.
+func ChosenBy(field string) string {
+	for _, k := range kinds.All() {
+		if k.ChosenBy == field {
+			return k.Name
+		}
+	}
+	return ""
 }
 
 // ErrNeeds is a Choice that lacks what the kind needs: Field names the Choice field
@@ -79,7 +98,7 @@ func init() {
 				return KubeProxy{Mode: mode, Version: v, Binaries: c.Binaries}, nil
 			}})
 	}
-	Register(Kind{Name: "reference", Description: "skewcheck's reference dataplane (reference/ipmode)", Make: func(Choice) (Spec, error) { return Reference{}, nil }})
+	Register(Kind{Name: Default, Description: "skewcheck's reference dataplane (reference/ipmode)", Make: func(Choice) (Spec, error) { return Reference{}, nil }})
 	for _, r := range ReferenceFlawed() {
 		Register(Kind{Name: r.Name(), Description: "the reference, deliberately wrong (a mutant of the ipmode profile)", Make: func(Choice) (Spec, error) { return r, nil }})
 	}
@@ -89,7 +108,7 @@ func init() {
 		}
 		return Command{Label: c.Label, Shell: c.Command}, nil
 	}})
-	Register(Kind{Name: "image", Description: "your dataplane, as an image in the local Docker engine", Make: func(c Choice) (Spec, error) {
+	Register(Kind{Name: "image", Description: "your dataplane, as an image in the local Docker engine", ChosenBy: "Image", Make: func(c Choice) (Spec, error) {
 		if c.Image == "" {
 			return nil, ErrNeeds{Dataplane: "image", Field: "Image", Why: "the image of your dataplane in the local Docker engine"}
 		}

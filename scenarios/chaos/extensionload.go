@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -29,6 +30,26 @@ const (
 	// the server it was registered through expects faults.Unnoticed.
 	LoadAggregated = "aggregated"
 )
+
+// loadNames are the loads by the names a user gives them, with what each is.
+var loadNames = []struct{ name, load, description string }{
+	{"sole", LoadSole, "a resource only the faulted server serves"},
+	{LoadCRD, LoadCRD, "a CRD created through the faulted server"},
+	{LoadAggregated, LoadAggregated, "an aggregated API registered through the faulted server"},
+}
+
+// ParseLoad is the load a user named: sole (LoadSole, also ""), crd or aggregated; an
+// unknown name is an error listing the loads.
+func ParseLoad(name string) (string, error) {
+	var known []string
+	for _, l := range loadNames {
+		if name == l.name || name == l.load {
+			return l.load, nil
+		}
+		known = append(known, l.name+" ("+l.description+")")
+	}
+	return "", fmt.Errorf("unknown load %q: the loads are %s", name, strings.Join(known, ", "))
+}
 
 // Expected is what clients must see under o's fault with o's load.
 func Expected(o Outcome) faults.Expectation {

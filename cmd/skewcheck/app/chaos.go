@@ -32,7 +32,7 @@ func newChaosCommand(streams IOStreams) *cobra.Command {
 	var opts chaos.Options
 	var reportDir string
 	var hold time.Duration
-	var flawName string
+	var flawName, loadName string
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Inject faults into a local skewed cluster under load and measure what clients see",
@@ -69,12 +69,11 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				return fmt.Errorf("--reference-flaw %s makes a reference wrong on purpose: it goes with --targets reference", flawName)
 			}
 			opts.Seed = framework.SeedOrClock(opts.Seed)
-			if opts.Load == "sole" {
-				opts.Load = chaos.LoadSole
+			load, err := chaos.ParseLoad(loadName)
+			if err != nil {
+				return fmt.Errorf("--load: %w", err)
 			}
-			if opts.Load != chaos.LoadSole && opts.Load != chaos.LoadCRD && opts.Load != chaos.LoadAggregated {
-				return fmt.Errorf("unknown --load %q: sole (a resource only --server serves), crd (a CRD created through --server) or aggregated (an aggregated API registered through --server)", opts.Load)
-			}
+			opts.Load = load
 			if len(sf.extra) == 0 {
 				// A resource only the faulted server serves: batch/v1 off everywhere else
 				// (under a CRD load, the route that shows peer traffic takes the peer path).
@@ -142,7 +141,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 200*time.Millisecond, "pause between requests of the load")
 	cmd.Flags().DurationVar(&opts.Recover, "recover-timeout", 2*time.Minute, "bound on the first 200 after healing")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the load (0: from the clock); printed so a run can be replayed")
-	cmd.Flags().StringVar(&opts.Load, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; crd, a CRD created through --server; or aggregated, an aggregated API registered through --server (its server runs in skewcheck, on an address every apiserver of a cluster skewcheck makes reaches): every server serves those two itself, so no fault on --server may be noticed through another")
+	cmd.Flags().StringVar(&loadName, "load", "sole", "what the load reads and writes: sole, a resource only --server serves; crd, a CRD created through --server; or aggregated, an aggregated API registered through --server (its server runs in skewcheck, on an address every apiserver of a cluster skewcheck makes reaches): every server serves those two itself, so no fault on --server may be noticed through another")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "_reports/chaos", "where chaos-report.json and chaos.md go")
 	cmd.Flags().StringVar(&flawName, "reference-flaw", "", "run the reference target with this deliberate flaw, to see the table catch it: "+flawNames())
 	return cmd

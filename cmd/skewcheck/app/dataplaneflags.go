@@ -38,10 +38,11 @@ func (f *dataplaneFlags) add(cmd *cobra.Command) {
 // is in the local engine.
 func (f *dataplaneFlags) validate(ctx context.Context) error {
 	if f.image != "" {
-		switch f.name {
-		case "", "image":
-			f.name = "image"
-		default:
+		byImage := dataplane.ChosenBy("Image")
+		if f.name == "" {
+			f.name = byImage
+		}
+		if f.name != byImage {
 			return fmt.Errorf("--dataplane-image runs your dataplane's image: it cannot go with --dataplane %s", f.name)
 		}
 		if f.command != "" {

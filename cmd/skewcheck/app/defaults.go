@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -39,12 +40,7 @@ func (f *serverFlags) applyDefaultSkew() string {
 	return given + ": batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
 }
 
-// defaultDataplane is the service dataplane the ipmode profile tests when none is named:
-// skewcheck's reference, which needs nothing but nftables (kube-proxy would need a
-// binary built for the version first).
-const defaultDataplane = "reference"
-
-// applyDefaultDataplane names defaultDataplane when a selected test needs a dataplane
+// applyDefaultDataplane names the registry's default dataplane (dataplane.Default) when a selected test needs a dataplane
 // (FeatureDataplane: the ipmode profile's) on a
 // cluster skewcheck makes without a dataplane, and returns the line that says so ("" when
 // it did nothing). A provider that cannot run a dataplane gets none, nor does an existing
@@ -55,6 +51,6 @@ func (f *conformanceFlags) applyDefaultDataplane() string {
 		f.kubeconfig != "" || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}
-	f.dataplane.name = defaultDataplane
-	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", strings.Join(f.run.Profiles, ","), defaultDataplane)
+	f.dataplane.name = dataplane.Default
+	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", strings.Join(f.run.Profiles, ","), dataplane.Default)
 }

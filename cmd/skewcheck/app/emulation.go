@@ -68,7 +68,7 @@ not run in either (incomplete, as for conformance).`,
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&o.versions, "versions", []string{"v1.35.4", "v1.36.3"}, "the real pair, older first; the newer binary emulates the older's minor release (at most three minors back, 1.31 or later)")
-	f.StringSliceVar(&o.profiles, "profiles", []string{"mvp", "discovery", "chaos"}, "profiles both pairs run")
+	f.StringSliceVar(&o.profiles, "profiles", suites.PeerProfiles, "profiles both pairs run (default: every profile about what apiservers do for one another)")
 	f.StringVar(&o.focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression, on both pairs")
 	f.StringVar(&o.skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression, on both pairs")
 	f.Int64Var(&o.seed, "seed", 0, "random seed of both runs (0: from the clock); in both reports")

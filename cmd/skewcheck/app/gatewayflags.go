@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,8 +14,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
-	"github.com/skewcheck/skewcheck/reference/gateway"
-	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // gatewayFlags put an API gateway in front of a local cluster for the gateway profile:
@@ -28,8 +28,8 @@ type gatewayFlags struct {
 
 func (g *gatewayFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the cluster's apiservers: reference (runs the gateway profile)")
-	f.StringSliceVar(&g.defects, "gateway-defect", nil, "with --gateway reference: deliberate mistakes, to see the profile fail ("+strings.Join(gateway.DefectNames(), ", ")+")")
+	f.StringVar(&g.reference, "gateway", "", "put skewcheck's reference API gateway in front of the cluster's apiservers: "+strings.Join(clustersgateway.ReferenceNames(), ", ")+" (runs the gateway profile)")
+	f.StringSliceVar(&g.defects, "gateway-defect", nil, "with --gateway reference: deliberate mistakes, to see the profile fail ("+gatewayDefectHelp()+")")
 	f.StringVar(&g.cfg.Shell, "gateway-command", "", "your API gateway, as a shell command run once in front of all the apiservers; its environment:\n"+clustersgateway.Env)
 	f.StringVar(&g.cfg.Image, "gateway-image", "", "your API gateway as an image in the local Docker engine (never pulled), run once on the host's network with the environment of --gateway-command, its files mounted read-only and $SKEWCHECK_GATEWAY_CONFIG read-write; the apply command finds the container's name in $"+clustersgateway.ContainerEnv+" (docker exec ...); logs in <report-dir>/gateway/")
 	f.StringVar(&g.cfg.ApplyShell, "gateway-apply-command", "", "with --gateway-command or --gateway-image: run after every change of the UpstreamCluster documents in $SKEWCHECK_GATEWAY_CONFIG; exit 0 once your gateway serves by them, non-zero (saying why) when it refuses them")
@@ -37,6 +37,16 @@ func (g *gatewayFlags) add(cmd *cobra.Command) {
 	f.DurationVar(&g.cfg.ReadyTimeout, "gateway-ready-timeout", 60*time.Second, "how long your gateway may take, once started and after every node operation, until an apiserver answers GET /version through it")
 	f.DurationVar(&g.cfg.ApplyTimeout, "gateway-apply-timeout", 60*time.Second, "how long one run of --gateway-apply-command may take")
 	f.BoolVar(&g.keepPeerProxy, "gateway-keep-peer-proxy", false, "keep the apiservers' own mixed version proxy on behind the gateway (default off, so only the gateway's routing keeps a skewed GVR from 404)")
+}
+
+// gatewayDefectHelp lists each reference gateway's variants.
+func gatewayDefectHelp() string {
+	var out []string
+	for _, name := range clustersgateway.ReferenceNames() {
+		r, _ := clustersgateway.LookupReference(name)
+		out = append(out, strings.Join(r.Variants(), ", "))
+	}
+	return strings.Join(out, "; ")
 }
 
 func (g *gatewayFlags) enabled() bool {
@@ -51,8 +61,8 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 			return fmt.Errorf("--gateway-defect and --gateway-apply-command go with --gateway reference or --gateway-command")
 		}
 		return nil
-	case g.reference != "" && g.reference != "reference":
-		return fmt.Errorf("unknown --gateway %q: the reference gateway is \"reference\"; yours plugs in with --gateway-command and --gateway-apply-command", g.reference)
+	case g.reference != "" && !slices.Contains(clustersgateway.ReferenceNames(), g.reference):
+		return fmt.Errorf("unknown --gateway %q: the reference gateways are %s; yours plugs in with --gateway-command and --gateway-apply-command", g.reference, strings.Join(clustersgateway.ReferenceNames(), ", "))
 	case (g.reference != "" && (g.cfg.Shell != "" || g.cfg.Image != "")) || (g.cfg.Shell != "" && g.cfg.Image != ""):
 		return fmt.Errorf("--gateway reference, --gateway-command and --gateway-image each name a gateway: give one")
 	case g.reference == "" && g.cfg.ApplyShell == "":
@@ -62,9 +72,13 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 	case f.kubeconfig != "" || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.name != "":
 		return fmt.Errorf("a gateway runs in front of the apiservers of a cluster skewcheck makes, on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
 	}
-	for _, p := range f.run.Profiles {
-		if p != gatewaysuite.Profile {
-			return fmt.Errorf("with a gateway, the profile is %s: profile %s tests the endpoints, which are then the apiservers behind the gateway", gatewaysuite.Profile, p)
+	if p := profilesNotAllNeeding(f.run.Profiles, framework.FeatureGateway); len(p) > 0 {
+		return fmt.Errorf("with a gateway, the profiles are those whose every test is of a gateway (%s): %s tests the endpoints, which are then the apiservers behind the gateway", strings.Join(profilesAllNeeding(framework.FeatureGateway), ", "), strings.Join(p, ", "))
+	}
+	if g.reference != "" {
+		ref, _ := clustersgateway.LookupReference(g.reference)
+		if _, err := ref.Make("", g.defects); err != nil {
+			return fmt.Errorf("--gateway-defect: %w", err)
 		}
 	}
 	if g.cfg.Image != "" {
@@ -93,15 +107,15 @@ func (g *gatewayFlags) front(streams IOStreams, reportDir string) (front.Front, 
 		if err != nil {
 			return nil, err
 		}
-		cfg.Name = "reference"
-		cfg.Shell = "exec " + self + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
-			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
-			` --default-server-name "$SKEWCHECK_SERVER_NAME"`
-		if len(g.defects) > 0 {
-			cfg.Name = "reference-with-defects"
-			cfg.Shell += " --defect " + strings.Join(g.defects, ",")
+		ref, err := clustersgateway.LookupReference(g.reference)
+		if err != nil {
+			return nil, fmt.Errorf("--gateway: %w", err)
 		}
-		cfg.ApplyShell = "exec " + self + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`
+		made, err := ref.Make(self, g.defects)
+		if err != nil {
+			return nil, fmt.Errorf("--gateway-defect: %w", err)
+		}
+		cfg.Name, cfg.Shell, cfg.ApplyShell = made.Name, made.Shell, made.ApplyShell
 	}
 	if cfg.Name == "" {
 		cfg.Name = "gateway"

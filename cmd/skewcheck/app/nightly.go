@@ -66,7 +66,7 @@ summary.`,
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&o.versions, "versions", []string{"1.33", "1.34", "1.35", "1.36", "1.37"}, "the matrix, oldest first (a minor means its newest patch release)")
-	f.StringSliceVar(&o.profiles, "profiles", []string{"mvp", "discovery", "chaos", "races"}, "conformance profiles run against every pair")
+	f.StringSliceVar(&o.profiles, "profiles", suites.PeerProfiles, "conformance profiles run against every pair (default: every profile about what apiservers do for one another)")
 	f.IntVar(&o.servers, "servers", 3, "apiservers of each rolling upgrade")
 	f.StringVar(&o.fault, "fault", "crash", "process fault (crash, stop, freeze) hitting the next server during every upgrade step; empty for none")
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")

@@ -11,8 +11,32 @@ import (
 
 	"github.com/spf13/cobra"
 
+	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/reference/gateway"
 )
+
+// The reference gateway registers as "reference" beside the command that runs it: a run
+// with --gateway reference starts this binary's `reference gateway` as its command, and
+// `reference gateway wait` as its apply command.
+func init() {
+	clustersgateway.RegisterReference(clustersgateway.Reference{Name: "reference", Description: "skewcheck's reference API gateway (reference/gateway)",
+		Variants: gateway.DefectNames,
+		Make: func(exe string, defects []string) (clustersgateway.Config, error) {
+			if _, err := gateway.ParseDefects(defects); err != nil {
+				return clustersgateway.Config{}, err
+			}
+			cfg := clustersgateway.Config{Name: "reference",
+				Shell: "exec " + exe + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
+					` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"` +
+					` --default-server-name "$SKEWCHECK_SERVER_NAME"`,
+				ApplyShell: "exec " + exe + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`}
+			if len(defects) > 0 {
+				cfg.Name = "reference-with-defects"
+				cfg.Shell += " --defect " + strings.Join(defects, ",")
+			}
+			return cfg, nil
+		}})
+}
 
 // referenceGatewayCommand runs the reference API gateway, and waits for it to apply a
 // configuration (the apply command skewcheck gives it).
