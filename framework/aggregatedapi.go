@@ -51,6 +51,8 @@ var FeatureAggregatedAPI = DeclareFeature("AggregatedAPI", func(t *Target) strin
 	switch {
 	case t.ExtensionHost != nil:
 		return ""
+	case t.Unowned:
+		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: its apiservers would have to reach this machine, and its aggregator would serve a stranger's API to its users")
 	case t.NoExtensionHost != "":
 		return t.NoExtensionHost
 	}

@@ -18,7 +18,7 @@ const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 // shares etcd, so every one of them serves g once its own apiextensions informer has
 // established the CRD; e is only the server it was created through.
 func CreateCRD(ctx context.Context, e *Endpoint, g discovery.GVR) error {
-	r := e.Do(ctx, Request{Method: "POST", Path: crdPath, Body: fixtures.CRD(g)})
+	r := e.Do(ctx, Request{Method: "POST", Path: crdPath, Body: WithRunLabels(fixtures.CRD(g))})
 	if r.Status != 201 {
 		return fmt.Errorf("creating the CRD %s through %s: %s; the admin must be able to create CRDs", fixtures.CRDName(g), e.Name, r.String())
 	}
@@ -75,7 +75,7 @@ func AwaitServed(ctx context.Context, e *Endpoint, g discovery.GVR, interval, bo
 	var s Served
 	start := time.Now()
 	for {
-		r := e.Do(ctx, Request{Path: g.CollectionPath("default") + "?limit=1"})
+		r := e.Do(ctx, Request{Path: g.CollectionPath(TestNamespace()) + "?limit=1"})
 		s.Statuses = append(s.Statuses, r.Status)
 		s.AuditIDs = append(s.AuditIDs, r.AuditID)
 		if r.Status == 200 {

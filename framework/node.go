@@ -25,6 +25,9 @@ type Node interface {
 // where the suite can fault it (a local or containers cluster made with peer paths; a kind
 // cluster, in its nodes' network namespaces).
 var FeaturePeerPath = DeclareFeature("PeerPath", func(t *Target) string {
+	if t.Unowned {
+		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never faults its network")
+	}
 	for _, e := range t.Endpoints {
 		if n, ok := e.Node.(PeerPathNode); !ok || !n.HasPeerPath() {
 			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"

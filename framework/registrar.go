@@ -9,6 +9,9 @@ import (
 // another, so it can race with that: kube-apiserver identity leases on upstream targets,
 // or what the target declares (Target.Registrar).
 var FeatureRegistration = DeclareFeature("Registration", func(t *Target) string {
+	if t.Unowned {
+		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never touches its registrations")
+	}
 	if !t.Upstream && t.Registrar == nil {
 		return "the target (" + t.Kind + ") does not say how its proxies register with one another, and they are not kube-apiservers, which use identity leases: declare it (framework.Registrar on the target)"
 	}

@@ -73,6 +73,7 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 	for _, e := range env.Target.Endpoints {
 		e.RequestTimeout = env.Timeouts.Request
 	}
+	setFootprint(env.Target)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	Register(tests, env)
 	var ginkgoReport ginkgo.Report

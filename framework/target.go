@@ -98,6 +98,13 @@ type Target struct {
 	// aggregated API's); nil when they cannot, NoExtensionHost then saying why when known.
 	ExtensionHost   *ExtensionHost
 	NoExtensionHost string
+	// Namespace is where the tests make their namespaced objects ("" is default), and Run
+	// the name every object a test makes is labelled with (RunLabel): set for a cluster
+	// skewcheck does not own, so a run keeps to its own namespace and finds what it made.
+	Namespace, Run string
+	// Unowned is a cluster skewcheck did not make, reached through a kubeconfig: no test
+	// disturbs its servers or touches its registrations (FeatureOwnedCluster).
+	Unowned bool
 }
 
 // Refresh reads every endpoint's version and served GVRs.

@@ -21,6 +21,9 @@ var (
 	})
 	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
 	FeatureNodeControl = DeclareFeature("NodeControl", func(t *Target) string {
+		if t.Unowned {
+			return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never stops, kills or freezes its servers")
+		}
 		for _, e := range t.Endpoints {
 			if e.Node == nil {
 				return "the suite cannot stop or kill " + e.Name + " (only clusters skewcheck makes allow it)"
@@ -37,11 +40,20 @@ var (
 		}
 		return ""
 	})
+	// FeatureOwnedCluster: the cluster is skewcheck's own, or its user's to disturb, so a
+	// test may load its servers past their use (slow clients) or touch the registrations
+	// in kube-system. Never on a cluster found through --kubeconfig (Target.Unowned).
+	FeatureOwnedCluster = DeclareFeature("OwnedCluster", func(t *Target) string {
+		if t.Unowned {
+			return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never disturbs its servers or touches its registrations")
+		}
+		return ""
+	})
 	// FeatureUnprivileged: every endpoint has a client identity that RBAC grants nothing.
 	FeatureUnprivileged = DeclareFeature("Unprivileged", func(t *Target) string {
 		for _, e := range t.Endpoints {
 			if e.User == nil {
-				return "no unprivileged identity for " + e.Name + " (give --user-contexts)"
+				return "no unprivileged identity for " + e.Name + " (give --user-contexts with --contexts)"
 			}
 		}
 		return ""

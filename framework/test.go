@@ -81,11 +81,19 @@ func (t Test) SkipReason(target *Target) string {
 	}
 	for _, f := range t.Features {
 		if r := missingFeature(target, f); r != "" {
+			if why, ok := strings.CutPrefix(r, notApplicable); ok {
+				return notApplicable + "needs " + string(f) + ", which " + why
+			}
 			return Missing(f, r)
 		}
 	}
 	return ""
 }
+
+// NotHere is a feature's reason for lacking it on a target that by its nature never has
+// it (a cluster skewcheck does not own has no node control): the test does not apply there
+// and never counts against the run, unlike a feature a user could have given.
+func NotHere(why string) string { return notApplicable + why }
 
 // Missing is the skip reason of a test the target lacks f for: "missing <f>: <why>".
 func Missing(f Feature, why string) string { return "missing " + string(f) + ": " + why }

@@ -125,6 +125,9 @@ func (r *Runner) pathBypassed(ctx context.Context) string {
 // upstream's identity leases through the entry; nil when neither (those faults are then
 // skipped as Missing).
 func registrarOf(t *framework.Target, route framework.Route) framework.Registrar {
+	if t.Unowned {
+		return nil // a cluster skewcheck does not own keeps its registrations
+	}
 	if t.Registrar != nil {
 		return t.Registrar
 	}

@@ -80,7 +80,7 @@ var Tests = []framework.Test{
 	{ID: "CHAOS-005", Profile: Profile, Since: "1.28", Features: needsPeerPath,
 		Description: "while the path into the only server serving a GVR is half-open (requests arrive, answers never come back), requests for it get 503 within the unavailable bound and keep getting 503, never 404, for the whole hold; they succeed again once the path heals",
 		Deviation:   droppedOnSync, Run: silent("half-open")},
-	{ID: "CHAOS-006", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew},
+	{ID: "CHAOS-006", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureOwnedCluster},
 		Description: "while 8 slow-loris connections of each kind (headers, a create's body, a watch read, a byte a second) are held to the entry for 10 s, the load through it on connections of its own does not notice: every read 200 and write 201, none slower than 5 s, no write lost",
 		Run:         slowClients},
 }

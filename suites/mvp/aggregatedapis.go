@@ -43,7 +43,7 @@ func aggregatedServerDown(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
 	g := fixtures.AggregatedGVR(uniqueName("mvp"))
 	a := env.NewAggregatedAPI(ctx, g, origin, origin)
-	list := framework.Request{Path: g.CollectionPath(testNamespace) + "?limit=1"}
+	list := framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"}
 	for _, e := range env.Target.Endpoints {
 		s := framework.AwaitServed(ctx, e, g, 100*time.Millisecond, env.Timeouts.Converge)
 		Expect(s.After).NotTo(BeZero(), "%s never answered 200 for the aggregated %s within %v (answers %v)", e.Name, g.Key(), env.Timeouts.Converge, s.Statuses)

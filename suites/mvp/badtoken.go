@@ -27,7 +27,7 @@ func badTokens() []string {
 func badTokenUnauthorized(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
 		for _, token := range badTokens() {
-			paths := []string{r.GVR.CollectionPath(testNamespace), "/api/v1/namespaces/default/configmaps"}
+			paths := []string{r.GVR.CollectionPath(testNamespace()), "/api/v1/namespaces/" + testNamespace() + "/configmaps"}
 			for _, path := range paths {
 				req := framework.Request{Path: path, As: framework.AsAnonymous, Header: map[string][]string{"Authorization": {"Bearer " + token}}}
 				Expect(r.Peer.Do(ctx, req)).To(framework.BeStatus(401, "Unauthorized"), "a rejected token directly at %s", r.Peer.Name)

@@ -64,9 +64,9 @@ func servedByEachItself(ctx context.Context, env *framework.Env, g discovery.GVR
 		ids := s.AuditIDs
 		served := time.Now()
 		for time.Since(served) < env.Timeouts.Refused {
-			r := e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace) + "?limit=1"})
+			r := e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"})
 			Expect(r).To(framework.HaveStatus(200), "%s answered 200 for %s, then this %.1f s later", e.Name, g.Key(), time.Since(served).Seconds())
-			w := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: widget(g, uniqueName("w"))})
+			w := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, uniqueName("w"))})
 			Expect(w).To(framework.HaveStatus(201), "create a %s through %s once it serves it", g.Kind, e.Name)
 			ids = append(ids, r.AuditID, w.AuditID)
 			time.Sleep(250 * time.Millisecond)
@@ -87,18 +87,18 @@ func crdOriginDown(ctx context.Context, env *framework.Env) {
 		Expect(s.After).NotTo(BeZero(), "%s never answered 200 for %s within %v (answers %v)", e.Name, g.Key(), env.Timeouts.Converge, s.Statuses)
 	}
 	before := uniqueName("before")
-	Expect(origin.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: widget(g, before)})).To(framework.HaveStatus(201))
+	Expect(origin.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, before)})).To(framework.HaveStatus(201))
 	env.RestartWhenDone(origin)
 	Expect(origin.Node.Kill()).To(Succeed())
 	killed := time.Now()
 	for n := 0; time.Since(killed) < env.Timeouts.Refused; n++ {
 		// Named per surviving endpoint too: with three servers or more, each creates its own.
 		for i, e := range env.Target.Endpoints[1:] {
-			Expect(e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace) + "?limit=1"})).To(framework.HaveStatus(200),
+			Expect(e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"})).To(framework.HaveStatus(200),
 				"list %s through %s %.1f s after %s (where its CRD was created) was killed: %s serves it itself", g.Key(), e.Name, time.Since(killed).Seconds(), origin.Name, e.Name)
-			Expect(e.Do(ctx, framework.Request{Path: objectPath(g, testNamespace, before)})).To(framework.HaveStatus(200),
+			Expect(e.Do(ctx, framework.Request{Path: objectPath(g, testNamespace(), before)})).To(framework.HaveStatus(200),
 				"get the %s created through %s, through %s, while %s is down", g.Kind, origin.Name, e.Name, origin.Name)
-			Expect(e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: widget(g, fmt.Sprintf("down-%d-%d", i+1, n))})).To(framework.HaveStatus(201),
+			Expect(e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, fmt.Sprintf("down-%d-%d", i+1, n))})).To(framework.HaveStatus(201),
 				"create a %s through %s while %s is down", g.Kind, e.Name, origin.Name)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -107,7 +107,7 @@ func crdOriginDown(ctx context.Context, env *framework.Env) {
 
 // widget is the body of a new object of g named name.
 func widget(g discovery.GVR, name string) []byte {
-	obj, _ := fixtures.Object(g, name, testNamespace)
+	obj, _ := fixtures.Object(g, name, testNamespace())
 	b, _ := json.Marshal(obj.Object)
 	return b
 }

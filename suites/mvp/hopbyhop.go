@@ -30,7 +30,7 @@ var identityHopByHop = []string{
 // only the user.
 func hopByHopIdentity(ctx context.Context, env *framework.Env, r framework.Route) {
 	entry := framework.OverHTTP1(r.Entry)
-	path := r.GVR.CollectionPath(testNamespace)
+	path := r.GVR.CollectionPath(testNamespace())
 	obj := []byte(`{"metadata":{"name":"skewcheck-hop-by-hop"}}`)
 	for _, named := range identityHopByHop {
 		hop := map[string][]string{"Connection": {named}}

@@ -17,7 +17,7 @@ import (
 // unprivilegedDenied: authorization runs with the user's identity at the peer.
 func unprivilegedDenied(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		path := r.GVR.CollectionPath(testNamespace)
+		path := r.GVR.CollectionPath(testNamespace())
 		direct := r.Peer.Do(ctx, framework.Request{Path: path, As: framework.AsUser})
 		via := r.Entry.Do(ctx, framework.Request{Path: path, As: framework.AsUser})
 		Expect(direct).To(framework.HaveStatus(403), "the unprivileged user must be denied by %s directly", r.Peer.Name)
@@ -32,16 +32,16 @@ func allowedUser(ctx context.Context, env *framework.Env) {
 		name := uniqueName("allowed")
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
 		as := framework.AsUser
-		Expect(r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace, name), As: as})).To(framework.HaveStatus(200), "get as the allowed user through %s", r.Entry.Name)
-		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: as})).To(framework.HaveStatus(200), "list as the allowed user through %s", r.Entry.Name)
-		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: as})).To(framework.HaveStatus(200), "watch as the allowed user through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace(), name), As: as})).To(framework.HaveStatus(200), "get as the allowed user through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: as})).To(framework.HaveStatus(200), "list as the allowed user through %s", r.Entry.Name)
+		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?watch=true&timeoutSeconds=1", As: as})).To(framework.HaveStatus(200), "watch as the allowed user through %s", r.Entry.Name)
 	}
 }
 
 // impersonation: the admin impersonating the unprivileged user is that user at the peer.
 func impersonation(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		req := framework.Request{Path: r.GVR.CollectionPath(testNamespace), Header: map[string][]string{"Impersonate-User": {r.Peer.UserName}}}
+		req := framework.Request{Path: r.GVR.CollectionPath(testNamespace()), Header: map[string][]string{"Impersonate-User": {r.Peer.UserName}}}
 		direct := r.Peer.Do(ctx, req)
 		via := r.Entry.Do(ctx, req)
 		Expect(direct).To(framework.HaveStatus(403), "%s directly: the admin impersonating %s", r.Peer.Name, r.Peer.UserName)
@@ -55,7 +55,7 @@ func impersonation(ctx context.Context, env *framework.Env) {
 func auditIdentity(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
 		grantRead(ctx, env, r)
-		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser})
+		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser})
 		Expect(resp).To(framework.HaveStatus(200))
 		peerEvents, err := r.PeerAuditEvents(ctx, resp.AuditID, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())
@@ -80,17 +80,17 @@ func spoofedHeaders(ctx context.Context, env *framework.Env) {
 	// there. Every route is asked before the first grant, since with three servers or more
 	// two routes share a GVR, and one route's grant would answer the other's question.
 	for _, r := range routes {
-		denied := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser, Header: spoof})
+		denied := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser, Header: spoof})
 		Expect(denied).To(framework.HaveStatus(403), "identity headers sent by the client changed who it is at %s", r.Entry.Name)
 	}
 	for _, r := range routes {
 		// Allowed to read, so the request reaches the peer: it must see the user, not the spoof;
 		// and a write it is not granted stays denied.
 		grantRead(ctx, env, r)
-		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser, Header: spoof})
+		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser, Header: spoof})
 		Expect(resp).To(framework.HaveStatus(200))
 		obj := []byte(`{"metadata":{"name":"skewcheck-spoofed"}}`)
-		Expect(r.Entry.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace), Body: obj, As: framework.AsUser, Header: spoof})).
+		Expect(r.Entry.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace()), Body: obj, As: framework.AsUser, Header: spoof})).
 			To(framework.HaveStatus(403), "a write with spoofed identity headers through %s", r.Entry.Name)
 		if r.PeerAuditLogs() {
 			events, err := r.PeerAuditEvents(ctx, resp.AuditID, 5*time.Second)
@@ -112,7 +112,7 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 	watch := func(r framework.Route) framework.Request {
 		key := make([]byte, 16)
 		rand.Read(key)
-		return framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser,
+		return framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?watch=true&timeoutSeconds=1", As: framework.AsUser,
 			Header: map[string][]string{
 				// The apiserver's websocket handler refuses a handshake without an Origin.
 				"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"}, "Origin": {"https://skewcheck.local"},
@@ -138,7 +138,7 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 		Expect(r.Peer.Do(ctx, watch(r))).To(framework.HaveStatus(101), "a websocket watch as the allowed user, directly to %s", r.Peer.Name)
 		// The same watch without the upgrade must work through the entry: only what upgrade
 		// requests lose may count as the known deviation.
-		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser})).
+		Expect(r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?watch=true&timeoutSeconds=1", As: framework.AsUser})).
 			To(framework.HaveStatus(200), "a plain watch as the allowed user through %s", r.Entry.Name)
 		// Only the documented deviation may be allowed: the peer not seeing the user, which
 		// it answers 401 (upgradeIdentityLost). A 404, a 5xx or no answer fails.
@@ -153,9 +153,9 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 // waits until the peer's authorizer has seen the grant.
 func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
 	name := uniqueName("skewcheck-read")
-	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
+	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},
 		"rules": []any{map[string]any{"apiGroups": []string{r.GVR.Group}, "resources": []string{r.GVR.Resource}, "verbs": []string{"get", "list", "watch"}}}}
-	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
+	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},
 		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
 		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": r.Peer.UserName}}}
 	for _, o := range []struct {
@@ -174,7 +174,7 @@ func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
 		}).WithTimeout(env.Timeouts.Request).Should(Equal(200))
 	}
 	Eventually(func() int {
-		return r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser}).Status
+		return r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser}).Status
 	}).WithTimeout(env.Timeouts.Request).Should(Equal(200), fmt.Sprintf("RBAC grant %s did not take effect on %s", name, r.Peer.Name))
 }
 
@@ -183,7 +183,7 @@ func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
 // request reached the peer, the peer recorded system:anonymous.
 func anonymousStaysAnonymous(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		path := r.GVR.CollectionPath(testNamespace)
+		path := r.GVR.CollectionPath(testNamespace())
 		direct := r.Peer.Do(ctx, framework.Request{Path: path, As: framework.AsAnonymous})
 		via := r.Entry.Do(ctx, framework.Request{Path: path, As: framework.AsAnonymous})
 		Expect(direct.Status).To(BeElementOf(401, 403), "anonymous directly at %s", r.Peer.Name)
@@ -199,7 +199,7 @@ func anonymousStaysAnonymous(ctx context.Context, env *framework.Env) {
 // impersonationNotAllowed: the unprivileged user asking to be an admin is refused.
 func impersonationNotAllowed(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		req := framework.Request{Path: r.GVR.CollectionPath(testNamespace), As: framework.AsUser,
+		req := framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser,
 			Header: map[string][]string{"Impersonate-User": {"system:admin"}, "Impersonate-Group": {"system:masters"},
 				"Impersonate-Uid": {"0"}, "Impersonate-Extra-Scopes": {"all"}}}
 		Expect(r.Peer.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers from %s directly at %s", r.Peer.UserName, r.Peer.Name)

@@ -30,7 +30,7 @@ func unknownResource(ctx context.Context, env *framework.Env) {
 // server serves the GVR and must answer 503 (retry later), never 404 (no such thing).
 func crashedPeer(ctx context.Context, env *framework.Env) {
 	r := soleServerRoute(env)
-	path := r.GVR.CollectionPath(testNamespace) + "?limit=1"
+	path := r.GVR.CollectionPath(testNamespace()) + "?limit=1"
 	Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.HaveStatus(200))
 	env.RestartWhenDone(r.Peer)
 	Expect(r.Peer.Node.Kill()).To(Succeed())
@@ -84,7 +84,7 @@ func soleServerRoute(env *framework.Env) framework.Route {
 // marker would answer such a client the very 404 the feature exists to prevent.
 func loopGuard(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		path := r.GVR.CollectionPath(testNamespace) + "?limit=1"
+		path := r.GVR.CollectionPath(testNamespace()) + "?limit=1"
 		Expect(r.Entry.Do(ctx, framework.Request{Path: path})).To(framework.HaveStatus(200))
 		marked := r.Entry.Do(ctx, framework.Request{Path: path, Header: map[string][]string{"x-kubernetes-peer-proxied": {"true"}}})
 		Expect(marked).To(framework.HaveStatus(404), "%s forwarded a request already marked as proxied", r.Entry.Name)

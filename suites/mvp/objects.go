@@ -24,15 +24,17 @@ func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }
 
-const testNamespace = "default"
+// testNamespace is where the tests make their objects: default, or the run's own namespace
+// on a cluster skewcheck does not own.
+func testNamespace() string { return framework.TestNamespace() }
 
 // createVia creates a fixture object of g through e as admin, expects 201, and deletes it
 // when the test ends (through the peer that serves it, so cleanup never depends on the proxy).
 func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GVR, name string) map[string]any {
-	obj, ok := fixtures.Object(g, name, testNamespace)
+	obj, ok := fixtures.Object(g, name, testNamespace())
 	Expect(ok).To(BeTrue(), "no fixture for %s", g.Key())
 	body, _ := json.Marshal(obj.Object)
-	resp := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace), Body: body})
+	resp := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: body})
 	Expect(resp).To(framework.HaveStatus(201), "create %s through %s", g.Key(), e.Name)
 	cleanupObject(owner, g, name)
 	return decode(resp)
@@ -40,7 +42,7 @@ func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GV
 
 func cleanupObject(owner *framework.Endpoint, g discovery.GVR, name string) {
 	ginkgo.DeferCleanup(func(ctx context.Context) {
-		owner.Do(ctx, framework.Request{Method: "DELETE", Path: objectPath(g, testNamespace, name)})
+		owner.Do(ctx, framework.Request{Method: "DELETE", Path: objectPath(g, testNamespace(), name)})
 	})
 }
 

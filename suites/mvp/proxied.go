@@ -20,14 +20,14 @@ func proxiedReads(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "get", "list") {
 		name := uniqueName("read")
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
-		path := objectPath(r.GVR, testNamespace, name)
+		path := objectPath(r.GVR, testNamespace(), name)
 		via := r.Entry.Do(ctx, framework.Request{Path: path})
 		direct := r.Peer.Do(ctx, framework.Request{Path: path})
 		Expect(via).To(framework.HaveStatus(200), "get %s through %s, which does not serve it", r.GVR.Key(), r.Entry.Name)
 		Expect(direct).To(framework.HaveStatus(200))
 		Expect(decode(via)).To(Equal(decode(direct)), "the object read through %s differs from the one %s returns", r.Entry.Name, r.Peer.Name)
 
-		list := r.GVR.CollectionPath(testNamespace) + "?fieldSelector=" + url.QueryEscape("metadata.name="+name)
+		list := r.GVR.CollectionPath(testNamespace()) + "?fieldSelector=" + url.QueryEscape("metadata.name="+name)
 		viaList := r.Entry.Do(ctx, framework.Request{Path: list})
 		directList := r.Peer.Do(ctx, framework.Request{Path: list})
 		Expect(viaList).To(framework.HaveStatus(200), "list %s through %s", r.GVR.Key(), r.Entry.Name)
@@ -41,7 +41,7 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "update", "patch", "delete", "deletecollection", "get") {
 		name := uniqueName("write")
 		created := createVia(ctx, r.Entry, r.Peer, r.GVR, name)
-		path := objectPath(r.GVR, testNamespace, name)
+		path := objectPath(r.GVR, testNamespace(), name)
 		onPeer := r.Peer.Do(ctx, framework.Request{Path: path})
 		Expect(onPeer).To(framework.HaveStatus(200), "%s created through %s is not on %s", name, r.Entry.Name, r.Peer.Name)
 		Expect(meta(decode(onPeer), "uid")).To(Equal(meta(created, "uid")))
@@ -67,13 +67,13 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 		// deletecollection, by a label only this test's objects carry
 		batch := uniqueName("batch")
 		for i := 0; i < 2; i++ {
-			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace)
+			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace())
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/batch": batch})
 			body, _ := json.Marshal(obj.Object)
-			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace), Body: body})).To(framework.HaveStatus(201))
+			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace()), Body: body})).To(framework.HaveStatus(201))
 			cleanupObject(r.Peer, r.GVR, obj.GetName())
 		}
-		selector := r.GVR.CollectionPath(testNamespace) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
+		selector := r.GVR.CollectionPath(testNamespace()) + "?labelSelector=" + url.QueryEscape("skewcheck.io/batch="+batch)
 		Expect(r.Entry.Do(ctx, framework.Request{Method: "DELETE", Path: selector, Body: background})).To(framework.HaveStatus(200), "deletecollection through %s", r.Entry.Name)
 		Eventually(func() []string { return names(r.Peer.Do(ctx, framework.Request{Path: selector})) }).
 			WithTimeout(env.Timeouts.Request).Should(BeEmpty(), "deletecollection through %s left objects on %s", r.Entry.Name, r.Peer.Name)
@@ -93,14 +93,14 @@ var background = []byte(`{"apiVersion":"v1","kind":"DeleteOptions","propagationP
 func proxiedWatch(ctx context.Context, env *framework.Env) {
 	const watchOpenFor, eventBound = 30 * time.Second, 10 * time.Second
 	for _, r := range routesFor(env, "create", "list", "watch") {
-		list := r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?limit=1"})
+		list := r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?limit=1"})
 		Expect(list).To(framework.HaveStatus(200))
 		rv := meta(decode(list), "resourceVersion")
 		name := uniqueName("watch")
 		wctx, cancel := context.WithTimeout(ctx, watchOpenFor+env.Timeouts.Request)
 		defer cancel()
 		client, req, err := framework.StreamRequest(wctx, r.Entry, fmt.Sprintf("%s?watch=true&timeoutSeconds=%d&resourceVersion=%v&fieldSelector=%s",
-			r.GVR.CollectionPath(testNamespace), int(watchOpenFor.Seconds()), rv, url.QueryEscape("metadata.name="+name)))
+			r.GVR.CollectionPath(testNamespace()), int(watchOpenFor.Seconds()), rv, url.QueryEscape("metadata.name="+name)))
 		Expect(err).NotTo(HaveOccurred())
 		resp, err := client.Do(req)
 		Expect(err).NotTo(HaveOccurred(), "watch %s through %s", r.GVR.Key(), r.Entry.Name)
@@ -143,7 +143,7 @@ func proxiedSubresource(ctx context.Context, env *framework.Env) {
 	for _, r := range framework.StatusRoutes(env.Target)[:1] {
 		name := uniqueName("sub")
 		created := createVia(ctx, r.Peer, r.Peer, r.GVR, name)
-		via := r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace, name) + "/status"})
+		via := r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace(), name) + "/status"})
 		Expect(via).To(framework.HaveStatus(200), "get %s/status through %s", r.GVR.Key(), r.Entry.Name)
 		Expect(meta(decode(via), "uid")).To(Equal(meta(created, "uid")))
 	}
@@ -152,7 +152,7 @@ func proxiedSubresource(ctx context.Context, env *framework.Env) {
 // oneHop: the peer sees the proxied request exactly once.
 func oneHop(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "list") {
-		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?limit=1"})
+		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?limit=1"})
 		Expect(resp).To(framework.HaveStatus(200))
 		// Every server but the entry is watched, not only the route's peer: where several
 		// peers serve the GVR (three servers or more), a proxy that fans out, or retries a

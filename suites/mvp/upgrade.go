@@ -16,7 +16,7 @@ import (
 // so reach the apiserver) and a watch of a GVR only a peer serves (a watch ignores an SPDY
 // upgrade and streams as usual), answered as the peer answers it directly.
 func upgradeAnswers(ctx context.Context, env *framework.Env) {
-	exec := "/api/v1/namespaces/" + testNamespace + "/pods/skewcheck-no-such-pod/exec?command=true&stdout=true"
+	exec := "/api/v1/namespaces/" + testNamespace() + "/pods/skewcheck-no-such-pod/exec?command=true&stdout=true"
 	for _, e := range env.Target.Endpoints {
 		via := framework.OverHTTP1(e)
 		for kind, h := range framework.UpgradeHeaders() {
@@ -47,7 +47,7 @@ func upgradeAnswers(ctx context.Context, env *framework.Env) {
 			if kind == "websocket" {
 				continue // MVP-045 covers the websocket watch
 			}
-			req := framework.Request{Path: r.GVR.CollectionPath(testNamespace) + "?watch=true&timeoutSeconds=1", As: framework.AsUser, Header: h}
+			req := framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?watch=true&timeoutSeconds=1", As: framework.AsUser, Header: h}
 			direct := framework.OverHTTP1(r.Peer).Do(ctx, req)
 			Expect(direct).To(framework.HaveStatus(200), "an %s-upgrade watch as the allowed user, directly at %s", kind, r.Peer.Name)
 			// Only the status is the deviation's (upgradeIdentityLost: 401 through the entry);

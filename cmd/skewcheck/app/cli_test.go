@@ -187,6 +187,8 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"a skip that is no regular expression", []string{"--skip", "(MVP"}, `--skip "(MVP" is not a regular expression`},
 		{"one server for profiles that need a peer", []string{"--versions", "v1.36.3", "--profiles", "mvp,ipmode"}, "one apiserver, which has no peer, and mvp test(s) what servers do for one another"},
 		{"user contexts without contexts", []string{"--kubeconfig", "x", "--user-contexts", "u"}, "--user-contexts names one context per endpoint of --contexts"},
+		{"a dry run of a cluster skewcheck makes", []string{"--dry-run"}, "--dry-run lists what a run would make in a cluster whose apiservers it finds"},
+		{"a dry run with contexts", []string{"--dry-run", "--kubeconfig", "x", "--contexts", "a"}, "it goes with --kubeconfig FILE and without --contexts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code := runApp(t, t.TempDir(), append([]string{"conformance"}, tc.args...)...)

@@ -37,7 +37,7 @@ type conformanceFlags struct {
 	sidecar      sidecar.Config
 	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
 	sidecarLeases sidecar.Leases
-	list          bool
+	list, dryRun  bool
 	reference     referenceFlags
 	dataplane     dataplaneFlags
 	gateway       gatewayFlags
@@ -110,6 +110,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.sidecarLeases.URLAnnotation, "sidecar-lease-url-annotation", "", "with --sidecar-lease-name: the annotation of a lease with the URL peers dial (https://host:port)")
 	f.dataplane.add(cmd)
 	f.gateway.add(cmd)
+	fl.BoolVar(&f.dryRun, "dry-run", false, "with --kubeconfig and no --contexts: find the apiservers, print what a run would make in the cluster and the rights it needs, and exit without making anything")
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
@@ -191,6 +192,9 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err != nil {
 		return err
 	}
+	if target == nil { // --dry-run: what a run would make is printed
+		return nil
+	}
 	defer cleanup()
 	stopDataplane, err := f.dataplane.start(ctx, streams, target, cluster, f.binaries, f.run.ReportDir)
 	if err != nil {
@@ -255,17 +259,21 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 // (for a dataplane to join); cleanup deletes what it made.
 func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
 	if f.kubeconfig != "" && len(f.contexts) == 0 {
-		t, err := existingTarget(ctx, streams, f.kubeconfig, f.context)
-		if err == nil {
-			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
-			err = attachAuditLogs(t, f.auditLogs)
+		t, cleanup, err := existingTarget(ctx, streams, f.kubeconfig, f.context, f.dryRun)
+		if err != nil || t == nil {
+			return nil, nil, nil, err
 		}
-		return t, nil, func() {}, err
+		t.Upstream, t.UpstreamDeclared, t.Unowned = f.upstream, f.upstream, true
+		if err := attachAuditLogs(t, f.auditLogs); err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		return t, nil, cleanup, nil
 	}
 	if f.kubeconfig != "" {
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
-			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
+			t.Upstream, t.UpstreamDeclared, t.Unowned = f.upstream, f.upstream, true
 			err = attachAuditLogs(t, f.auditLogs)
 		}
 		return t, nil, func() {}, err

@@ -24,10 +24,13 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 		}
 	}
 	if len(f.userContexts) > 0 && len(f.contexts) == 0 && f.kubeconfig != "" {
-		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the tests that need an unprivileged identity skip, saying so)")
+		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the unprivileged user is a ServiceAccount the run makes)")
 	}
 	if f.context != "" && f.kubeconfig != "" && len(f.contexts) > 0 {
 		return fmt.Errorf("--context %s chooses the context that reaches the cluster whose apiservers are found: it goes with --kubeconfig and without --contexts", f.context)
+	}
+	if f.dryRun && (f.kubeconfig == "" || len(f.contexts) > 0) {
+		return fmt.Errorf("--dry-run lists what a run would make in a cluster whose apiservers it finds: it goes with --kubeconfig FILE and without --contexts")
 	}
 	if f.kubeconfig == "" {
 		var given []string
