@@ -14,10 +14,16 @@ type Cluster interface {
 	// WaitConverged waits until every running apiserver reaches, through its proxy, every
 	// GVR a running peer serves: readiness is convergence.
 	WaitConverged(ctx context.Context) error
-	// Members are the apiservers, in order, as a rolling upgrade restarts them.
-	Members() []Member
 	// Delete stops everything the cluster runs and removes what it made.
 	Delete() error
+}
+
+// Upgradable is a cluster whose apiservers skewcheck may restart at another version: one
+// it made. A cluster that runs without it (an existing one) is not.
+type Upgradable interface {
+	Cluster
+	// Members are the apiservers, in order, as a rolling upgrade restarts them.
+	Members() []Member
 }
 
 // Member is one apiserver that can be restarted in place at another version.

@@ -64,6 +64,10 @@ type Spec struct {
 	// NodeImages are node images to use instead of the ones skewcheck builds, one per
 	// version they carry (NodeImages capability).
 	NodeImages []string
+	// Kubeconfig and Context reach a cluster that already runs, for the provider that
+	// finds one rather than making it (clusters/existing); the providers that make
+	// clusters do not read them.
+	Kubeconfig, Context string
 	// StaticBinary is a static (CGO_ENABLED=0) skewcheck, for providers that run it in an
 	// image (containers: its etcd); empty: this executable.
 	StaticBinary string

@@ -181,7 +181,7 @@ func Pinned(base *rest.Config, address string) *rest.Config {
 // user, when given, is a config for an identity RBAC grants nothing, pinned the same way.
 // No endpoint has a Node: nothing in an existing cluster is stopped or faulted.
 func (f *Found) Target(ctx context.Context, admin, user *rest.Config) (*framework.Target, error) {
-	t := &framework.Target{Kind: "existing"}
+	t := &framework.Target{Kind: ProviderName}
 	for _, s := range f.Servers {
 		e := &framework.Endpoint{Name: s.Name(), URL: "https://" + s.Address, Admin: Pinned(admin, s.Address)}
 		if user != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
@@ -131,5 +132,21 @@ func TestSkew(t *testing.T) {
 	tgt.Endpoints[0].Served = set(cms, jobs)
 	if got := Skew(tgt); !strings.HasPrefix(got, "no skew: the 2 apiservers (v1.35.4, v1.36.3) all serve the same resources") {
 		t.Errorf("no skew: %q", got)
+	}
+}
+
+// TestProviderRefusesWhatItCannotHonour: the provider finds a cluster; a spec that names no
+// kubeconfig, or chooses servers, is refused before anything is asked of any cluster.
+func TestProviderRefusesWhatItCannotHonour(t *testing.T) {
+	p := Registration()
+	if _, err := p.New(context.Background(), clusters.Spec{}); !errors.Is(err, ErrNoKubeconfig) {
+		t.Errorf("no kubeconfig: %v, want ErrNoKubeconfig", err)
+	}
+	spec := clusters.Spec{Kubeconfig: "/nonexistent", Servers: clusters.SpecsFor([]string{"v1.36.3"})}
+	if _, err := p.New(context.Background(), spec); !errors.Is(err, ErrServersChosen) {
+		t.Errorf("servers chosen: %v, want ErrServersChosen", err)
+	}
+	if len(p.Capabilities) != 0 {
+		t.Errorf("an existing cluster restarts, fronts and names nothing: capabilities %v", p.Capabilities)
 	}
 }

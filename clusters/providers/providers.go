@@ -6,6 +6,7 @@ package providers
 import (
 	"github.com/skewcheck/skewcheck/clusters"
 	containers "github.com/skewcheck/skewcheck/clusters/containers/cluster"
+	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
@@ -18,4 +19,5 @@ func init() {
 	clusters.Register(local.Registration())
 	clusters.Register(kind.Registration())
 	clusters.Register(containers.Registration())
+	clusters.Register(existing.Registration())
 }

@@ -162,7 +162,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	members := c.Members()
+	up, ok := c.(clusters.Upgradable)
+	if !ok {
+		return nil, fmt.Errorf("the provider's clusters cannot have their apiservers restarted at another version (clusters.Upgradable): a rolling upgrade needs a cluster skewcheck makes")
+	}
+	members := up.Members()
 	r := &Result{From: members[0].Version(), Path: []string{members[0].Version()}, Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
 	l := newLoad(target, o, time.Now())
 	l.track(ctx)

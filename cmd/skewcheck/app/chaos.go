@@ -203,7 +203,9 @@ func chaosRun(ctx context.Context, streams IOStreams, ct chaosTarget, specs []cl
 	r := chaos.NewRunner(t, route)
 	r.Probe = &probe
 	if d, ok := c.(clusters.Disconnector); ok {
-		r.Subject = r.Subject.WithDisconnector(d, c.Members()[server-1].Name())
+		if up, ok := c.(clusters.Upgradable); ok {
+			r.Subject = r.Subject.WithDisconnector(d, up.Members()[server-1].Name())
+		}
 	}
 	return runFaults(ctx, streams, tname, t, r, faultNames, opts, hold), nil
 }

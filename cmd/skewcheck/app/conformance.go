@@ -16,6 +16,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
@@ -259,16 +260,29 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 // (for a dataplane to join); cleanup deletes what it made.
 func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
 	if f.kubeconfig != "" && len(f.contexts) == 0 {
-		t, cleanup, err := existingTarget(ctx, streams, f.kubeconfig, f.context, f.dryRun)
-		if err != nil || t == nil {
-			return nil, nil, nil, err
+		if f.dryRun {
+			return nil, nil, nil, dryRunExisting(ctx, streams, f.kubeconfig, f.context)
 		}
-		t.Upstream, t.UpstreamDeclared, t.Unowned = f.upstream, f.upstream, true
-		if err := attachAuditLogs(t, f.auditLogs); err != nil {
+		// The existing provider: a cluster that runs, its apiservers found.
+		c, err := clusters.New(ctx, existing.ProviderName, clusters.Spec{Kubeconfig: f.kubeconfig, Context: f.context, Progress: streams.ErrOut})
+		if err != nil {
+			return nil, nil, nil, wordError(err)
+		}
+		cleanup := func() {
+			if err := c.Delete(); err != nil {
+				fmt.Fprintln(streams.ErrOut, "warning:", err)
+			}
+		}
+		t, err := c.Target(ctx)
+		if err == nil {
+			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
+			err = attachAuditLogs(t, f.auditLogs)
+		}
+		if err != nil {
 			cleanup()
 			return nil, nil, nil, err
 		}
-		return t, nil, cleanup, nil
+		return t, c, cleanup, nil
 	}
 	if f.kubeconfig != "" {
 		// Endpoints named by hand may be a vendor's proxies in front of a cluster of its own:

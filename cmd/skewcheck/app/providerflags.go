@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/clusters/providers"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
@@ -89,6 +90,9 @@ func wordError(err error) error {
 	var count framework.ErrContextCount
 	if errors.As(err, &count) {
 		return fmt.Errorf("--user-contexts has %d entries and --contexts %d: %w", count.User, count.Admin, err)
+	}
+	if errors.Is(err, existing.ErrNoKubeconfig) || errors.Is(err, existing.ErrServersChosen) {
+		return fmt.Errorf("%w: to test a cluster that runs, give --kubeconfig FILE [--context C] and no --provider or --versions", err)
 	}
 	var exists registry.ErrExists
 	if errors.As(err, &exists) {

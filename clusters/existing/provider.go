@@ -1,0 +1,118 @@
+package existing
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// ProviderName is how runs select this provider: a cluster that already runs.
+const ProviderName = "existing"
+
+// ErrNoKubeconfig is a spec for this provider that does not say how to reach the cluster.
+var ErrNoKubeconfig = errors.New("an existing cluster is reached through its kubeconfig, and none is given")
+
+// ErrServersChosen is a spec that chooses servers, which an existing cluster has already.
+var ErrServersChosen = errors.New("an existing cluster's apiservers are found, not chosen: give no versions or server flags")
+
+// Registration is the provider of clusters that already run: nothing is made but the
+// run's own footprint (Footprint), and it declares no capability: it restarts, fronts and
+// names nothing.
+func Registration() clusters.Provider {
+	return clusters.Provider{Name: ProviderName,
+		Description: "a cluster that already runs, reached through its kubeconfig: its apiservers are found, and a run makes only its own namespace and what it lists",
+		New:         newCluster}
+}
+
+// cluster is a found cluster with the run's footprint in it.
+type cluster struct {
+	target *framework.Target
+	admin  *rest.Config
+	fp     Footprint
+	out    io.Writer
+}
+
+func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
+	if spec.Kubeconfig == "" {
+		return nil, ErrNoKubeconfig
+	}
+	if len(spec.Servers) > 0 {
+		return nil, ErrServersChosen
+	}
+	out := cmp.Or[io.Writer](spec.Progress, io.Discard)
+	admin, err := framework.RestConfig(spec.Kubeconfig, spec.Context)
+	if err != nil {
+		return nil, err
+	}
+	found, err := Discover(ctx, admin)
+	if err != nil {
+		return nil, fmt.Errorf("finding the apiservers of %s (kubeconfig %s): %w", admin.Host, spec.Kubeconfig, err)
+	}
+	c := &cluster{admin: admin, fp: NewFootprint(time.Now()), out: out}
+	fmt.Fprintf(out, "making %s\n", c.fp)
+	user, err := c.fp.Make(ctx, admin)
+	if err != nil {
+		c.Delete()
+		return nil, err
+	}
+	t, err := found.Target(ctx, admin, user)
+	if err != nil {
+		c.Delete()
+		return nil, err
+	}
+	t.Namespace, t.Run, t.Unowned = c.fp.Namespace(), c.fp.Run, true
+	c.target = t
+	found.print(out, admin.Host, t)
+	return c, nil
+}
+
+// Target is the found apiservers, each pinned to its address.
+func (c *cluster) Target(context.Context) (*framework.Target, error) { return c.target, nil }
+
+// WaitConverged has nothing to wait for: the cluster was running before the run, and what
+// each server serves was read from it.
+func (c *cluster) WaitConverged(context.Context) error { return nil }
+
+// Delete removes the run's footprint, never the cluster, with a context of its own (the
+// run's may be cancelled by an interrupt).
+func (c *cluster) Delete() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fmt.Fprintf(c.out, "removing %s\n", c.fp)
+	if err := c.fp.Remove(ctx, c.admin); err != nil {
+		return fmt.Errorf("%w (remove it with kubectl delete ns %s and kubectl delete crd,clusterrole,clusterrolebinding -l %s=%s)",
+			err, c.fp.Namespace(), framework.RunLabel, c.fp.Run)
+	}
+	return nil
+}
+
+// print lists the servers found, with what each is and the skew they make.
+func (f *Found) print(out io.Writer, host string, t *framework.Target) {
+	fmt.Fprintf(out, "found %d apiservers behind %s (default/kubernetes), each asked at its own address as %s:\n", len(t.Endpoints), host, ServingName)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  NAME\tADDRESS\tVERSION\tIDENTITY LEASE")
+	for i, s := range f.Servers {
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.Endpoints[i].Name, s.Address, t.Endpoints[i].Version, cmp.Or(s.Lease, "(not matched)"))
+	}
+	w.Flush()
+	if len(f.UnmatchedLeases) > 0 {
+		fmt.Fprintf(out, "  identity leases no address was matched to (no peer-advertise address): %s\n", strings.Join(f.UnmatchedLeases, ", "))
+	}
+	if f.LeasesUnreadable != "" {
+		fmt.Fprintf(out, "  %s: the servers go by their addresses\n", f.LeasesUnreadable)
+	}
+	if len(t.Endpoints) > 0 {
+		fmt.Fprintf(out, "  the unprivileged user is %s (a ServiceAccount of the run)\n", t.Endpoints[0].UserName)
+	}
+	fmt.Fprintln(out, Skew(t))
+}
