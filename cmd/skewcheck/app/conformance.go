@@ -423,7 +423,7 @@ func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 	for _, p := range rep.Profiles {
 		line := fmt.Sprintf("profile %s: %s", p.Name, p.Result)
 		if p.NotApplicable > 0 {
-			line += fmt.Sprintf(" (%d not applicable to these versions, not counted)", p.NotApplicable)
+			line += fmt.Sprintf(" (%d not applicable to these versions or this target, not counted)", p.NotApplicable)
 		}
 		fmt.Fprintln(out, line)
 	}
