@@ -68,6 +68,9 @@ type Spec struct {
 	// finds one rather than making it (clusters/existing); the providers that make
 	// clusters do not read them.
 	Kubeconfig, Context string
+	// InCluster reaches the cluster this process runs in, as a pod (rest.InClusterConfig),
+	// for the same provider.
+	InCluster bool
 	// StaticBinary is a static (CGO_ENABLED=0) skewcheck, for providers that run it in an
 	// image (containers: its etcd); empty: this executable.
 	StaticBinary string

@@ -3,6 +3,7 @@ package containers
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/containerd/errdefs"
 )
@@ -21,4 +22,15 @@ func (r *Runtime) RequireImage(ctx context.Context, ref string) error {
 		return fmt.Errorf("looking up image %q in the local Docker engine: %w", ref, err)
 	}
 	return nil
+}
+
+// SaveImage writes ref from the local engine as a `docker save` archive to w.
+func (r *Runtime) SaveImage(ctx context.Context, ref string, w io.Writer) error {
+	rc, err := r.client().ImageSave(ctx, []string{ref})
+	if err != nil {
+		return fmt.Errorf("saving image %q from the local Docker engine: %w", ref, err)
+	}
+	defer rc.Close()
+	_, err = io.Copy(w, rc)
+	return err
 }

@@ -43,14 +43,14 @@ type cluster struct {
 }
 
 func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
-	if spec.Kubeconfig == "" {
+	if spec.Kubeconfig == "" && !spec.InCluster {
 		return nil, ErrNoKubeconfig
 	}
 	if len(spec.Servers) > 0 {
 		return nil, ErrServersChosen
 	}
 	out := cmp.Or[io.Writer](spec.Progress, io.Discard)
-	admin, err := framework.RestConfig(spec.Kubeconfig, spec.Context)
+	admin, err := adminConfig(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +74,20 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 	c.target = t
 	found.print(out, admin.Host, t)
 	return c, nil
+}
+
+// adminConfig is how the run reaches the cluster: the kubeconfig's context, or the pod's
+// own ServiceAccount in the cluster it runs in.
+func adminConfig(spec clusters.Spec) (*rest.Config, error) {
+	if spec.Kubeconfig != "" {
+		return framework.RestConfig(spec.Kubeconfig, spec.Context)
+	}
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("the cluster this runs in (in-cluster config): %w", err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000 // the suites' requests are the measurement
+	return cfg, nil
 }
 
 // Target is the found apiservers, each pinned to its address.

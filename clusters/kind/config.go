@@ -148,3 +148,11 @@ func writeNodePatches(dir string, n node) error {
 	}
 	return nil
 }
+
+// NodeAuditDir is where every node sees the audit logs of all the cluster's apiservers
+// (one directory of the host, mounted into each node): a pod of the cluster mounts it to
+// read them (skewcheck certify --audit-log-dir).
+const NodeAuditDir = auditDir
+
+// NodeAuditLog is node i's (0-based) apiserver's audit log, as a node sees it.
+func NodeAuditLog(i int) string { return auditLogIn(auditDir, i) }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters/containers"
+	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -93,6 +94,40 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	for _, id := range []string{"MVP-010", "MVP-044"} { // identity, as the run's ServiceAccount
 		if r := resultOf(rep, id); r != report.Passed {
 			t.Errorf("%s: %s, want passed as the run's ServiceAccount", id, r)
+		}
+	}
+	expectNothingOfARunLeft(t, rec)
+
+	// The same from inside the cluster: skewcheck's image, loaded into the nodes, as a Job.
+	rt := requireDocker(t)
+	image := testImageTag(t, "skewcheck")
+	removeImageWhenDone(t, rt, image)
+	if out, code := run(t, state, "images", "skewcheck", "--binary", staticCLI(t), "--tag", image); code != 0 {
+		t.Fatalf("building skewcheck's image: exit %d\n%s", code, out)
+	}
+	if err := kind.LoadImage(context.Background(), rt, name, image); err != nil {
+		t.Fatal(err)
+	}
+	inside := t.TempDir()
+	certify := append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp,discovery", "--report-dir", inside,
+		"--audit-log-dir", kind.NodeAuditDir, "--conformance-flag=--upstream"}, lb...)
+	for i, s := range rec.Servers {
+		certify = append(certify, "--conformance-flag=--audit-logs="+s.Hostname+"="+kind.NodeAuditLog(i))
+	}
+	out, code = run(t, state, certify...)
+	t.Logf("certify, inside the cluster:\n%s", out)
+	if code != 0 {
+		t.Errorf("certify: exit %d, want 0 as from outside", code)
+	}
+	in := readReport(t, inside, out)
+	for _, tc := range rep.Tests {
+		if got := resultOf(in, tc.ID); got != tc.Result {
+			t.Errorf("%s: %s from inside the cluster, %s from outside", tc.ID, got, tc.Result)
+		}
+	}
+	for _, f := range []string{"junit_01.xml", "e2e.log"} {
+		if _, err := os.Stat(filepath.Join(inside, f)); err != nil {
+			t.Errorf("hydrophone's %s is not among the results copied out: %v", f, err)
 		}
 	}
 	expectNothingOfARunLeft(t, rec)

@@ -43,7 +43,8 @@ func NewCommand(streams IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.AddCommand(newClusterCommand(streams), newConformanceCommand(streams), newChaosCommand(streams), newUpgradeCommand(streams),
 		newRacesCommand(streams), newReferenceCommand(streams), newReportCommand(streams), newBinariesCommand(streams),
-		newNightlyCommand(streams), newMutationCommand(streams), newEmulationCommand(streams), newImagesCommand(streams), newEtcdCommand(streams))
+		newNightlyCommand(streams), newMutationCommand(streams), newEmulationCommand(streams), newImagesCommand(streams), newEtcdCommand(streams),
+		newInClusterCommand(streams), newCertifyCommand(streams))
 	flagsFromContractEnv(root)
 	helpOfUnknownTopicToErrOut(root, streams)
 	return root

@@ -39,6 +39,7 @@ type conformanceFlags struct {
 	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
 	sidecarLeases sidecar.Leases
 	list, dryRun  bool
+	inCluster     bool
 	reference     referenceFlags
 	dataplane     dataplaneFlags
 	gateway       gatewayFlags
@@ -111,6 +112,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 	fl.StringVar(&f.sidecarLeases.URLAnnotation, "sidecar-lease-url-annotation", "", "with --sidecar-lease-name: the annotation of a lease with the URL peers dial (https://host:port)")
 	f.dataplane.add(cmd)
 	f.gateway.add(cmd)
+	fl.BoolVar(&f.inCluster, "in-cluster", false, "run from inside the cluster under test, as a pod (skewcheck certify's Job does): its apiservers are found as with --kubeconfig, reached as the pod's ServiceAccount")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --kubeconfig and no --contexts: find the apiservers, print what a run would make in the cluster and the rights it needs, and exit without making anything")
 	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
@@ -149,7 +151,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if f.kubeconfig != "" && f.provider.chosen() {
 		return fmt.Errorf("--provider %s makes a cluster: it cannot go with --kubeconfig, which tests an existing target", f.provider.name)
 	}
-	if f.kubeconfig == "" {
+	if f.makesCluster() {
 		if err := f.provider.require(); err != nil {
 			return err
 		}
@@ -160,7 +162,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if line := f.applyDefaultDataplane(); line != "" {
 		fmt.Fprintln(streams.ErrOut, line)
 	}
-	if f.kubeconfig == "" {
+	if f.makesCluster() {
 		if err := f.provider.require(f.capabilities()...); err != nil {
 			return err
 		}
@@ -174,13 +176,13 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err := f.gateway.validate(ctx, f); err != nil {
 		return err
 	}
-	if f.sidecar.Enabled() && (f.kubeconfig != "" || f.reference.name != "") {
+	if f.sidecar.Enabled() && (!f.makesCluster() || f.reference.name != "") {
 		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of the apiservers of a cluster skewcheck makes: they cannot go with --kubeconfig or --reference")
 	}
 	if err := f.applySidecarLeases(); err != nil {
 		return err
 	}
-	if f.kubeconfig != "" && f.dataplane.name != "" {
+	if !f.makesCluster() && f.dataplane.name != "" {
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
 	}
 	f.run.SkewcheckVersion = version
@@ -241,6 +243,10 @@ func verdictError(out io.Writer, rep *report.Conformance, details string) error 
 	return nil
 }
 
+// makesCluster says whether the run makes its cluster, rather than testing one that runs
+// (--kubeconfig, --in-cluster).
+func (f *conformanceFlags) makesCluster() bool { return f.kubeconfig == "" && !f.inCluster }
+
 // capabilities are what the flags ask of the provider beyond a cluster.
 func (f *conformanceFlags) capabilities() []clusters.Capability {
 	var caps []clusters.Capability
@@ -259,12 +265,12 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 // conformanceTarget finds or makes the target, and the cluster behind it when it made one
 // (for a dataplane to join); cleanup deletes what it made.
 func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
-	if f.kubeconfig != "" && len(f.contexts) == 0 {
+	if (f.kubeconfig != "" && len(f.contexts) == 0) || f.inCluster {
 		if f.dryRun {
 			return nil, nil, nil, dryRunExisting(ctx, streams, f.kubeconfig, f.context)
 		}
 		// The existing provider: a cluster that runs, its apiservers found.
-		c, err := clusters.New(ctx, existing.ProviderName, clusters.Spec{Kubeconfig: f.kubeconfig, Context: f.context, Progress: streams.ErrOut})
+		c, err := clusters.New(ctx, existing.ProviderName, clusters.Spec{Kubeconfig: f.kubeconfig, Context: f.context, InCluster: f.inCluster, Progress: streams.ErrOut})
 		if err != nil {
 			return nil, nil, nil, wordError(err)
 		}

@@ -29,10 +29,13 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 	if f.context != "" && f.kubeconfig != "" && len(f.contexts) > 0 {
 		return fmt.Errorf("--context %s chooses the context that reaches the cluster whose apiservers are found: it goes with --kubeconfig and without --contexts", f.context)
 	}
+	if f.inCluster && (f.kubeconfig != "" || f.provider.chosen()) {
+		return fmt.Errorf("--in-cluster tests the cluster this runs in: it cannot go with --kubeconfig or --provider")
+	}
 	if f.dryRun && (f.kubeconfig == "" || len(f.contexts) > 0) {
 		return fmt.Errorf("--dry-run lists what a run would make in a cluster whose apiservers it finds: it goes with --kubeconfig FILE and without --contexts")
 	}
-	if f.kubeconfig == "" {
+	if f.makesCluster() {
 		var given []string
 		for _, x := range []struct {
 			flag string

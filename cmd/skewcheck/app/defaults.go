@@ -48,7 +48,7 @@ func (f *serverFlags) applyDefaultSkew() string {
 // own kube-proxies, so its ipmode tests skip, saying what is missing.
 func (f *conformanceFlags) applyDefaultDataplane() string {
 	if !needsFeature(f.run.Profiles, framework.FeatureDataplane) || f.dataplane.name != "" || f.dataplane.image != "" ||
-		f.kubeconfig != "" || lacks(f.provider.name, clusters.NodeProxiers) {
+		!f.makesCluster() || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}
 	f.dataplane.name = dataplane.Default

@@ -67,6 +67,49 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 	ref.Flags().StringVar(&binary, "binary", "", "a static (CGO_ENABLED=0) skewcheck executable (default: this one)")
 	ref.Flags().StringVar(&component, "component", "peerproxy", "which reference: "+strings.Join(images.ReferenceNames(), ", "))
 	ref.Flags().StringVar(&tag, "tag", "", "the image's name and tag (default skewcheck/reference-<component>:dev)")
-	cmd.AddCommand(ref, newNodeImageCommand(streams))
+	cmd.AddCommand(ref, newNodeImageCommand(streams), newSkewcheckImageCommand(streams))
+	return cmd
+}
+
+// DefaultSkewcheckImage is the tag `skewcheck images skewcheck` gives skewcheck's own image.
+const DefaultSkewcheckImage = "skewcheck/skewcheck:dev"
+
+// newSkewcheckImageCommand builds the image that runs skewcheck inside a cluster (certify's
+// Job, a sonobuoy plugin, hydrophone's --conformance-image): the static binary alone, its
+// entrypoint `skewcheck in-cluster`.
+func newSkewcheckImageCommand(streams IOStreams) *cobra.Command {
+	var binary, tag string
+	cmd := &cobra.Command{
+		Use:   "skewcheck",
+		Short: "Build skewcheck's own image, which runs the suites from inside a cluster (skewcheck certify, sonobuoy, hydrophone)",
+		Long: `Builds a FROM scratch image holding only a static skewcheck binary, whose entrypoint is
+"skewcheck in-cluster" (see its help for the environment it reads), and tags it in the local
+Docker engine. Nothing is pulled. The binary must be static: build it with CGO_ENABLED=0.`,
+		Example: "  CGO_ENABLED=0 go build -o bin/skewcheck-static ./cmd/skewcheck\n" +
+			"  bin/skewcheck-static images skewcheck --tag " + DefaultSkewcheckImage,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if binary == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("finding this executable: %w; name the binary with --binary", err)
+				}
+				binary = exe
+			}
+			rt, err := containers.Connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer rt.Close()
+			fmt.Fprintf(streams.ErrOut, "building %s from %s\n", tag, binary)
+			if err := images.Build(cmd.Context(), rt, binary, tag, []string{"in-cluster"}, streams.ErrOut); err != nil {
+				return err
+			}
+			fmt.Fprintln(streams.Out, tag)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&binary, "binary", "", "a static (CGO_ENABLED=0) skewcheck executable (default: this one)")
+	cmd.Flags().StringVar(&tag, "tag", DefaultSkewcheckImage, "the image's name and tag")
 	return cmd
 }

@@ -1,0 +1,226 @@
+package existing
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// Certify is a run of skewcheck's image inside the cluster under test, as a Job, the way
+// hydrophone runs the conformance image: a namespace of its own, a ServiceAccount bound to
+// a ClusterRole made for the run, and a Job whose one pod runs `skewcheck in-cluster`
+// (which makes and removes a footprint of its own, Footprint). Remove deletes all of it.
+type Certify struct {
+	Footprint
+	// Image is skewcheck's image, already on the nodes or pullable by them.
+	Image string
+	// Env is the in-cluster run's environment (SKEWCHECK_PROFILES, E2E_FOCUS, ...).
+	Env map[string]string
+	// HostNetwork runs the pod on its node's network, reaching the apiserver on its node
+	// (status.hostIP) instead of the kubernetes Service: for a cluster with no pod network
+	// or no Service proxy (kind without a CNI, as skewcheck makes it).
+	HostNetwork bool
+	// AuditLogDir, when set, is a directory of the nodes holding the apiservers' audit logs,
+	// mounted read-only at the same path, for --audit-logs in the run's arguments.
+	AuditLogDir string
+}
+
+// certifyName is the name of the run's ServiceAccount, ClusterRole(Binding) and Job, and of
+// its namespace (its Run starts with "certify-", so no in-cluster run's namespace is it).
+func (c Certify) certifyName() string { return "skewcheck-" + c.Run }
+
+// Rules are the ClusterRole's: a run writes fixtures of whichever GVR its cluster's skew
+// leaves to one server, reads every GVR's discovery through each apiserver, makes a
+// namespace, a ServiceAccount and its token, and grants that account read access to one
+// resource (bind and escalate: a role it holds itself). Impersonation is asked only to see
+// it refused for the powerless account; the run's own account needs it for the tests that
+// send Impersonate-* headers as the admin.
+func (Certify) Rules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles", "clusterrolebindings"}, Verbs: []string{"bind", "escalate"}},
+		{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"userextras/*", "uids"}, Verbs: []string{"impersonate"}},
+		{NonResourceURLs: []string{"*"}, Verbs: []string{"get"}},
+	}
+}
+
+// Make creates the namespace, ServiceAccount, ClusterRole, binding and Job.
+func (c Certify) Make(ctx context.Context, admin *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	labels := map[string]string{framework.RunLabel: c.Run}
+	meta := func(ns string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: c.certifyName(), Namespace: ns, Labels: labels}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Namespace(), Labels: labels}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return c.wordForbidden(err, "create namespace "+c.Namespace())
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(c.Namespace()).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta(c.Namespace())}, metav1.CreateOptions{}); err != nil {
+		return c.wordForbidden(err, "create its ServiceAccount")
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: c.Rules()}, metav1.CreateOptions{}); err != nil {
+		return c.wordForbidden(err, "create the run's ClusterRole")
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: meta(""),
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: c.certifyName()},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: c.certifyName(), Namespace: c.Namespace()}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return c.wordForbidden(err, "bind the run's ClusterRole")
+	}
+	if _, err := cs.BatchV1().Jobs(c.Namespace()).Create(ctx, c.job(meta(c.Namespace())), metav1.CreateOptions{}); err != nil {
+		return c.wordForbidden(err, "create the Job")
+	}
+	return nil
+}
+
+func (c Certify) job(meta metav1.ObjectMeta) *batchv1.Job {
+	var env []corev1.EnvVar
+	for k, v := range c.Env {
+		env = append(env, corev1.EnvVar{Name: k, Value: v})
+	}
+	if c.HostNetwork {
+		// No Service proxy to reach the kubernetes Service by: the apiserver on the node.
+		env = append(env, corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}},
+			corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: "6443"})
+	}
+	mounts := []corev1.VolumeMount{{Name: "results", MountPath: "/tmp"}}
+	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if c.AuditLogDir != "" {
+		mounts = append(mounts, corev1.VolumeMount{Name: "audit", MountPath: c.AuditLogDir, ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: "audit", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: c.AuditLogDir}}})
+	}
+	var noRetry int32
+	return &batchv1.Job{ObjectMeta: meta, Spec: batchv1.JobSpec{BackoffLimit: &noRetry,
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels}, Spec: corev1.PodSpec{
+			ServiceAccountName: meta.Name, RestartPolicy: corev1.RestartPolicyNever, HostNetwork: c.HostNetwork,
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}, // as hydrophone's: any node will do
+			Containers: []corev1.Container{{Name: "skewcheck", Image: c.Image, ImagePullPolicy: corev1.PullIfNotPresent,
+				Env: env, VolumeMounts: mounts}},
+			Volumes: volumes,
+		}}}}
+}
+
+// ErrNoPod is a Job whose pod never started within the bound.
+var ErrNoPod = errors.New("the Job's pod did not start")
+
+// Follow waits for the Job's pod to run, copies its log to out as it comes, and returns
+// the whole log and the container's exit code once it has ended.
+func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, startBound time.Duration) ([]byte, int, error) {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, 0, err
+	}
+	pods := cs.CoreV1().Pods(c.Namespace())
+	sel := metav1.ListOptions{LabelSelector: "job-name=" + c.certifyName()}
+	var pod corev1.Pod
+	for deadline := time.Now().Add(startBound); ; {
+		l, err := pods.List(ctx, sel)
+		if err == nil && len(l.Items) > 0 && l.Items[0].Status.Phase != corev1.PodPending {
+			pod = l.Items[0]
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			why := "no pod"
+			if err == nil && len(l.Items) > 0 {
+				why = podWaiting(l.Items[0])
+			}
+			return nil, 0, fmt.Errorf("%w within %s (%s): is the image %s on the nodes, or pullable by them?", ErrNoPod, startBound, why, c.Image)
+		}
+		time.Sleep(time.Second)
+	}
+	stream, err := pods.GetLogs(pod.Name, &corev1.PodLogOptions{Follow: true}).Stream(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("following the log of pod %s: %w", pod.Name, err)
+	}
+	var log bytes.Buffer
+	sc := bufio.NewScanner(stream)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		log.Write(sc.Bytes())
+		log.WriteByte('\n')
+		if !isResultLine(sc.Bytes()) {
+			fmt.Fprintln(out, sc.Text())
+		}
+	}
+	stream.Close()
+	for {
+		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return log.Bytes(), 0, err
+		}
+		for _, st := range p.Status.ContainerStatuses {
+			if t := st.State.Terminated; t != nil {
+				return log.Bytes(), int(t.ExitCode), nil
+			}
+		}
+		if ctx.Err() != nil {
+			return log.Bytes(), 0, ctx.Err()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// isResultLine is a line of the base64 results block, which would only clutter the log.
+func isResultLine(b []byte) bool {
+	return len(b) == 76 && bytes.IndexFunc(b, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=')
+	}) < 0
+}
+
+func podWaiting(p corev1.Pod) string {
+	for _, st := range p.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil {
+			return w.Reason + ": " + w.Message
+		}
+	}
+	for _, cond := range p.Status.Conditions {
+		if cond.Status != corev1.ConditionTrue && cond.Message != "" {
+			return cond.Message
+		}
+	}
+	return string(p.Status.Phase)
+}
+
+// Remove deletes the run's namespace (its Job and pod with it), ClusterRole and binding.
+func (c Certify) Remove(ctx context.Context, admin *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	bg := metav1.DeletePropagationBackground
+	for what, del := range map[string]func() error{
+		"namespace " + c.Namespace(): func() error {
+			return cs.CoreV1().Namespaces().Delete(ctx, c.Namespace(), metav1.DeleteOptions{PropagationPolicy: &bg})
+		},
+		"clusterrolebinding " + c.certifyName(): func() error {
+			return cs.RbacV1().ClusterRoleBindings().Delete(ctx, c.certifyName(), metav1.DeleteOptions{})
+		},
+		"clusterrole " + c.certifyName(): func() error {
+			return cs.RbacV1().ClusterRoles().Delete(ctx, c.certifyName(), metav1.DeleteOptions{})
+		},
+	} {
+		if err := del(); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting %s: %w", what, err))
+		}
+	}
+	return errors.Join(errs...)
+}
