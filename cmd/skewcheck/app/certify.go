@@ -21,7 +21,7 @@ type certifyFlags struct {
 	kubeconfig, context, image, reportDir string
 	focus, skip                           string
 	profiles, extra                       []string
-	hostNetwork, keep                     bool
+	hostNetwork, keep, sonobuoy           bool
 	auditLogDir                           string
 	startBound                            time.Duration
 }
@@ -59,11 +59,35 @@ Ctrl-C; --keep leaves it for a look) and exits with the run's code (0, 1 or 2).`
 	fl.StringVar(&f.auditLogDir, "audit-log-dir", "", "a directory of every node holding the apiservers' audit logs, mounted read-only into the pod at the same path (then name each log with --conformance-flag=--audit-logs=NAME=PATH)")
 	fl.BoolVar(&f.keep, "keep", false, "leave the namespace, Job, ServiceAccount and ClusterRole in the cluster, for a look")
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/certify", "where the reports, JUnit and the run's log are written")
+	fl.BoolVar(&f.sonobuoy, "sonobuoy-plugin", false, "print a sonobuoy plugin manifest that runs --image with these profiles and flags (sonobuoy run -p FILE), and exit")
 	fl.DurationVar(&f.startBound, "start-timeout", 3*time.Minute, "how long the Job's pod may take to start")
 	return cmd
 }
 
+// env is the in-cluster run's environment (skewcheck in-cluster's contract).
+func (f certifyFlags) env() map[string]string {
+	env := map[string]string{"SKEWCHECK_PROFILES": strings.Join(f.profiles, ",")}
+	if len(f.extra) > 0 {
+		env["E2E_EXTRA_ARGS"] = strings.Join(f.extra, " ")
+	}
+	if f.focus != "" {
+		env["E2E_FOCUS"] = f.focus
+	}
+	if f.skip != "" {
+		env["E2E_SKIP"] = f.skip
+	}
+	return env
+}
+
 func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
+	if f.sonobuoy {
+		manifest, err := existing.SonobuoyPlugin(f.image, f.env())
+		if err != nil {
+			return err
+		}
+		_, err = streams.Out.Write(manifest)
+		return err
+	}
 	if f.kubeconfig == "" {
 		return fmt.Errorf("--kubeconfig is required: the kubeconfig that reaches the cluster under test")
 	}
@@ -79,15 +103,8 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return err
 	}
-	env := map[string]string{"SKEWCHECK_PROFILES": strings.Join(f.profiles, ","), "E2E_EXTRA_ARGS": strings.Join(f.extra, " ")}
-	if f.focus != "" {
-		env["E2E_FOCUS"] = f.focus
-	}
-	if f.skip != "" {
-		env["E2E_SKIP"] = f.skip
-	}
 	c := existing.Certify{Footprint: existing.Footprint{Run: "certify-" + time.Now().UTC().Format("20060102-150405")},
-		Image: f.image, Env: env, HostNetwork: f.hostNetwork, AuditLogDir: f.auditLogDir}
+		Image: f.image, Env: f.env(), HostNetwork: f.hostNetwork, AuditLogDir: f.auditLogDir}
 	remove := func() {
 		if f.keep {
 			fmt.Fprintf(streams.ErrOut, "kept namespace %s and ClusterRole(Binding) %s (--keep); remove them with kubectl delete ns %s; kubectl delete clusterrole,clusterrolebinding %s\n",

@@ -105,17 +105,22 @@ func runInCluster(cmd *cobra.Command, streams IOStreams) error {
 			return err
 		}
 	}
-	fmt.Fprintln(streams.Out, resultsBegin)
-	for b := base64.StdEncoding.EncodeToString(archive); len(b) > 0; {
-		n := min(len(b), 76)
-		fmt.Fprintln(streams.Out, b[:n])
-		b = b[n:]
-	}
-	fmt.Fprintln(streams.Out, resultsEnd)
+	fmt.Fprint(streams.Out, resultsBegin+"\n"+encodeLines(archive)+resultsEnd+"\n")
 	if code != 0 {
 		return exitError{code: code, err: fmt.Errorf("conformance exited %d (the reports above say why)", code)}
 	}
 	return nil
+}
+
+// encodeLines is b in base64, in lines of 76 characters, each ending in a newline.
+func encodeLines(b []byte) string {
+	var out strings.Builder
+	for s := base64.StdEncoding.EncodeToString(b); len(s) > 0; {
+		n := min(len(s), 76)
+		out.WriteString(s[:n] + "\n")
+		s = s[n:]
+	}
+	return out.String()
 }
 
 // tarGz packs the regular files of dir (not below it) into a gzipped tar.
