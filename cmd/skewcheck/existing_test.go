@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
@@ -34,13 +33,7 @@ import (
 func TestKindClusterAsItRuns(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
-	integration.RequireKind(t, func() error {
-		rt, err := containers.Connect(context.Background())
-		if err == nil {
-			rt.Close()
-		}
-		return err
-	})
+	requireKind(t)
 	state := t.TempDir()
 	oldV, newV := integration.Versions()
 	name := fmt.Sprintf("asitruns%d", os.Getpid()%10000)

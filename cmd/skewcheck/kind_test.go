@@ -37,13 +37,7 @@ func TestKindNoDockerEngine(t *testing.T) {
 func TestKindDataplanes(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
-	integration.RequireKind(t, func() error {
-		rt, err := containers.Connect(context.Background())
-		if err == nil {
-			rt.Close()
-		}
-		return err
-	})
+	requireKind(t)
 	rt := requireDocker(t)
 	image := buildReferenceImage(t, rt, "dataplane")
 	for _, tc := range []dataplaneCase{
@@ -74,6 +68,19 @@ func TestKindFronts(t *testing.T) {
 	runReferenceAsSidecar(t, "--provider", "kind", "--versions", oldV+","+newV)
 	expectNoNewContainers(t, rt, before)
 	assertNoKindRunLeft(t)
+}
+
+// requireKind skips (or fails, as integration.RequireKind decides) a test that needs kind's
+// Docker engine where there is none.
+func requireKind(t *testing.T) {
+	t.Helper()
+	integration.RequireKind(t, func() error {
+		rt, err := containers.Connect(context.Background())
+		if err == nil {
+			rt.Close()
+		}
+		return err
+	})
 }
 
 // assertNoKindRunLeft fails when the kind cluster of a run whose process has exited is

@@ -41,12 +41,9 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 			"  bin/skewcheck-static images reference --component dataplane\n" +
 			"  bin/skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane-image " + referenceImage("dataplane"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if binary == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("finding this executable: %w; name the binary with --binary", err)
-				}
-				binary = exe
+			binary, err := binaryOrSelf(binary)
+			if err != nil {
+				return err
 			}
 			if tag == "" {
 				tag = referenceImage(component)
@@ -71,6 +68,18 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 	return cmd
 }
 
+// binaryOrSelf is the --binary an image is built from: the one named, else this executable.
+func binaryOrSelf(binary string) (string, error) {
+	if binary != "" {
+		return binary, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this executable: %w; name the binary with --binary", err)
+	}
+	return exe, nil
+}
+
 // DefaultSkewcheckImage is the tag `skewcheck images skewcheck` gives skewcheck's own image.
 const DefaultSkewcheckImage = "skewcheck/skewcheck:dev"
 
@@ -89,12 +98,9 @@ Docker engine. Nothing is pulled. The binary must be static: build it with CGO_E
 			"  bin/skewcheck-static images skewcheck --tag " + DefaultSkewcheckImage,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if binary == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("finding this executable: %w; name the binary with --binary", err)
-				}
-				binary = exe
+			binary, err := binaryOrSelf(binary)
+			if err != nil {
+				return err
 			}
 			rt, err := containers.Connect(cmd.Context())
 			if err != nil {
