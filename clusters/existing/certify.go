@@ -118,6 +118,9 @@ func (c Certify) job(meta metav1.ObjectMeta) *batchv1.Job {
 		}}}}
 }
 
+// logBound bounds the wait for a started pod's log to be readable.
+const logBound = 90 * time.Second
+
 // ErrNoPod is a Job whose pod never started within the bound.
 var ErrNoPod = errors.New("the Job's pod did not start")
 
@@ -146,9 +149,20 @@ func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, 
 		}
 		time.Sleep(time.Second)
 	}
-	stream, err := pods.GetLogs(pod.Name, &corev1.PodLogOptions{Follow: true}).Stream(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("following the log of pod %s: %w", pod.Name, err)
+	// The log comes from the node's kubelet, which authorizes the apiserver's request with a
+	// SubjectAccessReview and caches a denial for 30 s by default: on a cluster just made
+	// (kubeadm's grant to the apiserver's kubelet client not yet seen) the first ask can be
+	// refused. Ask again for up to logBound.
+	var stream io.ReadCloser
+	for deadline := time.Now().Add(logBound); ; {
+		if stream, err = pods.GetLogs(pod.Name, &corev1.PodLogOptions{Follow: true}).Stream(ctx); err == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, 0, fmt.Errorf("following the log of pod %s (asked for %s): %w", pod.Name, logBound, err)
+		}
+		fmt.Fprintf(out, "the log of pod %s is not readable yet (%v): asking again\n", pod.Name, err)
+		time.Sleep(5 * time.Second)
 	}
 	var log bytes.Buffer
 	sc := bufio.NewScanner(stream)

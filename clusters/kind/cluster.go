@@ -180,6 +180,9 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	timings.Create = time.Since(createStart)
 
 	c, err := finish(ctx, eng, p, cfg, nodes, kindAdmin)
+	if err == nil {
+		err = c.grantKubeletClient(ctx)
+	}
 	if err != nil {
 		cleanup := remove(p, eng, cfg.Name, kindAdmin)
 		return nil, fmt.Errorf("%w; the cluster was removed%s", err, cleanupNote(cleanup))

@@ -9,10 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/registry"
@@ -60,6 +64,12 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	out, code = run(t, state, append([]string{"conformance", "--dry-run"}, lb...)...)
 	if code != 0 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "a run (run ") {
 		t.Errorf("--dry-run: exit %d, want 0 listing both apiservers and what a run makes:\n%s", code, out)
+	}
+
+	// A user who may not read where the apiservers are: one clear message, exit 1, nothing made.
+	out, code = run(t, state, "conformance", "--kubeconfig", powerlessKubeconfig(t, rec), "--upstream")
+	if code != 1 || !strings.Contains(out, "may not list the EndpointSlices of the default/kubernetes Service") || strings.Contains(out, "making run") {
+		t.Errorf("a user who cannot list EndpointSlices: exit %d, want 1 saying so before anything is made:\n%s", code, out)
 	}
 
 	reportDir := t.TempDir()
@@ -133,6 +143,41 @@ func resultOf(rep report.Conformance, id string) report.Result {
 		}
 	}
 	return "absent"
+}
+
+// powerlessKubeconfig is a kubeconfig for the cluster's load balancer as a ServiceAccount
+// RBAC grants nothing, in a namespace of the test's own, removed when the test ends.
+func powerlessKubeconfig(t *testing.T, rec registry.Record) string {
+	t.Helper()
+	cfg, err := framework.RestConfig(rec.Kubeconfig, rec.LoadBalancer.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "skewcheck-test-powerless-"}}
+	ns, err = cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{}) })
+	if _, err := cs.CoreV1().ServiceAccounts(ns.Name).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "powerless"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(ns.Name).CreateToken(ctx, "powerless", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	kc.AuthInfos["powerless"] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	kc.Contexts["powerless"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "powerless"}
+	kc.CurrentContext = "powerless"
+	path := filepath.Join(t.TempDir(), "powerless.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // expectNothingOfARunLeft fails when a namespace of a run, or a cluster-scoped object
