@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -145,14 +146,21 @@ func resultOf(rep report.Conformance, id string) report.Result {
 	return "absent"
 }
 
-// powerlessKubeconfig is a kubeconfig for the cluster's load balancer as a ServiceAccount
-// RBAC grants nothing, in a namespace of the test's own, removed when the test ends.
-func powerlessKubeconfig(t *testing.T, rec registry.Record) string {
+// loadBalancerAdmin is the cluster's admin through its load balancer.
+func loadBalancerAdmin(t *testing.T, rec registry.Record) *rest.Config {
 	t.Helper()
 	cfg, err := framework.RestConfig(rec.Kubeconfig, rec.LoadBalancer.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// powerlessKubeconfig is a kubeconfig for the cluster's load balancer as a ServiceAccount
+// RBAC grants nothing, in a namespace of the test's own, removed when the test ends.
+func powerlessKubeconfig(t *testing.T, rec registry.Record) string {
+	t.Helper()
+	cfg := loadBalancerAdmin(t, rec)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "skewcheck-test-powerless-"}}
@@ -184,10 +192,7 @@ func powerlessKubeconfig(t *testing.T, rec registry.Record) string {
 // labelled with one, is still in the cluster (a namespace being deleted does not count).
 func expectNothingOfARunLeft(t *testing.T, rec registry.Record) {
 	t.Helper()
-	cfg, err := framework.RestConfig(rec.Kubeconfig, rec.LoadBalancer.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadBalancerAdmin(t, rec)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: framework.RunLabel})
