@@ -163,8 +163,7 @@ func powerlessKubeconfig(t *testing.T, rec registry.Record) string {
 	cfg := loadBalancerAdmin(t, rec)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(cfg)
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "skewcheck-test-powerless-"}}
-	ns, err = cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "skewcheck-test-powerless-"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
