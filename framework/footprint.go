@@ -21,9 +21,6 @@ var footprint struct {
 // setFootprint records t's namespace and run for the tests (Run calls it).
 func setFootprint(t *Target) {
 	footprint.namespace, footprint.run = t.Namespace, t.Run
-	if footprint.namespace == "" {
-		footprint.namespace = "default"
-	}
 }
 
 // TestNamespace is where the tests of this run make their namespaced objects: the run's own

@@ -43,13 +43,13 @@ type Certify struct {
 // its namespace (its Run starts with "certify-", so no in-cluster run's namespace is it).
 func (c Certify) certifyName() string { return "skewcheck-" + c.Run }
 
-// Rules are the ClusterRole's: a run writes fixtures of whichever GVR its cluster's skew
+// certifyRules are the ClusterRole's: a run writes fixtures of whichever GVR its cluster's skew
 // leaves to one server, reads every GVR's discovery through each apiserver, makes a
 // namespace, a ServiceAccount and its token, and grants that account read access to one
 // resource (bind and escalate: a role it holds itself). Impersonation is asked only to see
 // it refused for the powerless account; the run's own account needs it for the tests that
 // send Impersonate-* headers as the admin.
-func (Certify) Rules() []rbacv1.PolicyRule {
+func certifyRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}},
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles", "clusterrolebindings"}, Verbs: []string{"bind", "escalate"}},
@@ -76,7 +76,7 @@ func (c Certify) Make(ctx context.Context, admin *rest.Config) error {
 	if _, err := cs.CoreV1().ServiceAccounts(c.Namespace()).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta(c.Namespace())}, metav1.CreateOptions{}); err != nil {
 		return c.wordForbidden(err, "create its ServiceAccount")
 	}
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: c.Rules()}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: certifyRules()}, metav1.CreateOptions{}); err != nil {
 		return c.wordForbidden(err, "create the run's ClusterRole")
 	}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: meta(""),
@@ -167,15 +167,18 @@ func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, 
 	var log bytes.Buffer
 	sc := bufio.NewScanner(stream)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var results resultsFilter
 	for sc.Scan() {
 		log.Write(sc.Bytes())
 		log.WriteByte('\n')
-		if !isResultLine(sc.Bytes()) {
+		if results.shown(sc.Text()) {
 			fmt.Fprintln(out, sc.Text())
 		}
 	}
 	stream.Close()
-	for {
+	// The log ends as the container does; its status follows within the kubelet's next
+	// sync. A pod still running after logBound had its log cut short (a kubelet restart).
+	for deadline := time.Now().Add(logBound); ; {
 		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {
 			return log.Bytes(), 0, err
@@ -188,15 +191,11 @@ func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, 
 		if ctx.Err() != nil {
 			return log.Bytes(), 0, ctx.Err()
 		}
+		if time.Now().After(deadline) {
+			return log.Bytes(), 0, fmt.Errorf("the log of pod %s ended but its container still runs after %s: read it with kubectl logs -n %s %s", pod.Name, logBound, c.Namespace(), pod.Name)
+		}
 		time.Sleep(time.Second)
 	}
-}
-
-// isResultLine is a line of the base64 results block, which would only clutter the log.
-func isResultLine(b []byte) bool {
-	return len(b) == 76 && bytes.IndexFunc(b, func(r rune) bool {
-		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=')
-	}) < 0
 }
 
 func podWaiting(p corev1.Pod) string {
@@ -221,19 +220,23 @@ func (c Certify) Remove(ctx context.Context, admin *rest.Config) error {
 	}
 	var errs []error
 	bg := metav1.DeletePropagationBackground
-	for what, del := range map[string]func() error{
-		"namespace " + c.Namespace(): func() error {
-			return cs.CoreV1().Namespaces().Delete(ctx, c.Namespace(), metav1.DeleteOptions{PropagationPolicy: &bg})
-		},
-		"clusterrolebinding " + c.certifyName(): func() error {
+	// The binding first: the account loses its rights before anything else goes.
+	for _, d := range []struct {
+		what string
+		del  func() error
+	}{
+		{"clusterrolebinding " + c.certifyName(), func() error {
 			return cs.RbacV1().ClusterRoleBindings().Delete(ctx, c.certifyName(), metav1.DeleteOptions{})
-		},
-		"clusterrole " + c.certifyName(): func() error {
+		}},
+		{"clusterrole " + c.certifyName(), func() error {
 			return cs.RbacV1().ClusterRoles().Delete(ctx, c.certifyName(), metav1.DeleteOptions{})
-		},
+		}},
+		{"namespace " + c.Namespace(), func() error {
+			return cs.CoreV1().Namespaces().Delete(ctx, c.Namespace(), metav1.DeleteOptions{PropagationPolicy: &bg})
+		}},
 	} {
-		if err := del(); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting %s: %w", what, err))
+		if err := d.del(); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting %s: %w", d.what, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -129,40 +128,7 @@ func (f Footprint) Remove(ctx context.Context, admin *rest.Config) error {
 	return errors.Join(errs...)
 }
 
-// Left lists what of the run is still there (namespace, labelled cluster-scoped objects),
-// for a test or a second look after an interrupted run; a namespace being deleted counts.
-func (f Footprint) Left(ctx context.Context, admin *rest.Config) ([]string, error) {
-	cs, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	if ns, err := cs.CoreV1().Namespaces().Get(ctx, f.Namespace(), metav1.GetOptions{}); err == nil && ns.DeletionTimestamp == nil {
-		out = append(out, "namespace/"+f.Namespace())
-	}
-	sel := metav1.ListOptions{LabelSelector: framework.RunLabel + "=" + f.Run}
-	for _, r := range labelledClusterScoped {
-		l, err := dyn.Resource(r).List(ctx, sel)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing %s labelled %s: %w", r.Resource, sel.LabelSelector, err)
-		}
-		for _, o := range l.Items {
-			if o.GetDeletionTimestamp() == nil {
-				out = append(out, r.Resource+"/"+o.GetName())
-			}
-		}
-	}
-	return out, nil
-}
-
 // String is the run as a report names it.
 func (f Footprint) String() string {
-	return fmt.Sprintf("run %s (namespace %s, objects labelled %s)", f.Run, f.Namespace(), strings.Join([]string{framework.RunLabel, f.Run}, "="))
+	return fmt.Sprintf("run %s (namespace %s, objects labelled %s)", f.Run, f.Namespace(), framework.RunLabel+"="+f.Run)
 }

@@ -26,6 +26,9 @@ var references = named.New("reference gateway", func(r Reference) string { retur
 // a name panics. The one skewcheck ships registers beside the command that runs it.
 func RegisterReference(r Reference) { references.Register(r) }
 
+// References are the registered reference gateways, in registration order.
+func References() []Reference { return references.All() }
+
 // ReferenceNames are the registered reference gateways' names.
 func ReferenceNames() []string { return references.Names() }
 

@@ -64,16 +64,27 @@ func TestSkewedLeaseAtAGarbageCollection(t *testing.T) {
 		return l.UID
 	}
 	first := uid()
+	// The skew holds once the peer's lease carries a renew time hours old (Measure injects
+	// the fault as it starts): only then may the bystander's collector pass run.
+	skewed := func() bool {
+		l, err := leases.Get(ctx, lease.Name, metav1.GetOptions{})
+		return err == nil && l.Spec.RenewTime != nil && time.Since(l.Spec.RenewTime.Time) > time.Hour
+	}
 	collected := make(chan error, 1)
 	go func() {
-		time.Sleep(3 * time.Second) // the skew holds by then (Measure injects it first)
+		for deadline := time.Now().Add(20 * time.Second); !skewed(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				collected <- fmt.Errorf("%s's lease never showed a renew time hours old within 20 s of the fault", route.Peer.Name)
+				return
+			}
+		}
 		collected <- restartUntilCollected(ctx, bystander, func() bool { return uid() != first })
 	}()
 	o := chaos.Measure(ctx, "upstream", route, f, chaos.Options{For: 40 * time.Second, Interval: 200 * time.Millisecond, Recover: time.Minute, Seed: 31})
 	if err := <-collected; err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s (%s through %s, %s restarted from 3 s until %s's lease was collected): statuses %v, errors %v, first error %.2fs, recovered in %.2fs, spurious 404s %d",
+	t.Logf("%s (%s through %s, %s restarted once the skew held, until %s's lease was collected): statuses %v, errors %v, first error %.2fs, recovered in %.2fs, spurious 404s %d",
 		o.Description, route.GVR.Key(), route.Entry.Name, bystander.Name, route.Peer.Name, o.Statuses, o.Errors, o.TimeToFirstError, o.TimeToRecover, o.Spurious404)
 	if o.Error != "" {
 		t.Fatal(o.Error)

@@ -127,7 +127,7 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if err != nil {
 		return err
 	}
-	names, err := untarResults(log, f.reportDir)
+	names, err := existing.UnpackResults(log, f.reportDir)
 	if err != nil {
 		return err
 	}

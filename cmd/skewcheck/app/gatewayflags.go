@@ -42,8 +42,7 @@ func (g *gatewayFlags) add(cmd *cobra.Command) {
 // gatewayDefectHelp lists each reference gateway's variants.
 func gatewayDefectHelp() string {
 	var out []string
-	for _, name := range clustersgateway.ReferenceNames() {
-		r, _ := clustersgateway.LookupReference(name)
+	for _, r := range clustersgateway.References() {
 		out = append(out, strings.Join(r.Variants(), ", "))
 	}
 	return strings.Join(out, "; ")

@@ -1,10 +1,6 @@
 package app
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -24,13 +21,9 @@ import (
 //     environment; e2e.log and junit_01.xml written under /tmp/results; the run's exit code;
 //   - sonobuoy's plugin worker: the results under $SONOBUOY_RESULTS_DIR, and a file named
 //     done there holding the path of the results tarball (result-format junit);
-//   - skewcheck certify: every report between two marker lines of its log, so it needs no
+//   - skewcheck certify: every report in its log (existing.PackResults), so it needs no
 //     exec into the pod (a FROM scratch image has no tar).
-const (
-	hydrophoneResults = "/tmp/results"
-	resultsBegin      = "=== skewcheck results (tar.gz, base64) ==="
-	resultsEnd        = "=== end of skewcheck results ==="
-)
+const hydrophoneResults = "/tmp/results"
 
 func newInClusterCommand(streams IOStreams) *cobra.Command {
 	return &cobra.Command{
@@ -92,12 +85,8 @@ func runInCluster(cmd *cobra.Command, streams IOStreams) error {
 	if b, err := os.ReadFile(filepath.Join(results, report.JUnitFile)); err == nil {
 		_ = os.WriteFile(filepath.Join(results, "junit_01.xml"), b, 0o644)
 	}
-	archive, err := tarGz(results)
+	tarball, err := existing.PackResults(results, streams.Out)
 	if err != nil {
-		return err
-	}
-	tarball := filepath.Join(results, "results.tar.gz")
-	if err := os.WriteFile(tarball, archive, 0o644); err != nil {
 		return err
 	}
 	if os.Getenv("SONOBUOY_RESULTS_DIR") != "" {
@@ -105,94 +94,8 @@ func runInCluster(cmd *cobra.Command, streams IOStreams) error {
 			return err
 		}
 	}
-	fmt.Fprint(streams.Out, resultsBegin+"\n"+encodeLines(archive)+resultsEnd+"\n")
 	if code != 0 {
 		return exitError{code: code, err: fmt.Errorf("conformance exited %d (the reports above say why)", code)}
 	}
 	return nil
-}
-
-// encodeLines is b in base64, in lines of 76 characters, each ending in a newline.
-func encodeLines(b []byte) string {
-	var out strings.Builder
-	for s := base64.StdEncoding.EncodeToString(b); len(s) > 0; {
-		n := min(len(s), 76)
-		out.WriteString(s[:n] + "\n")
-		s = s[n:]
-	}
-	return out.String()
-}
-
-// tarGz packs the regular files of dir (not below it) into a gzipped tar.
-func tarGz(dir string) ([]byte, error) {
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || e.Name() == "results.tar.gz" || e.Name() == "done" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: e.Name(), Mode: 0o644, Size: int64(len(b))}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(b); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// untarResults finds the results between the markers of a pod's log and unpacks them
-// into dir, returning the names written.
-func untarResults(log []byte, dir string) ([]string, error) {
-	s := string(log)
-	i := strings.LastIndex(s, resultsBegin)
-	j := strings.LastIndex(s, resultsEnd)
-	if i < 0 || j < i {
-		return nil, fmt.Errorf("the pod's log holds no results (no %q line): the run did not finish", resultsBegin)
-	}
-	archive, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s[i+len(resultsBegin):j]), ""))
-	if err != nil {
-		return nil, fmt.Errorf("decoding the results in the pod's log: %w", err)
-	}
-	gz, err := gzip.NewReader(bytes.NewReader(archive))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(gz)
-	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return names, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		name := filepath.Base(h.Name) // never outside dir
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		_, err = io.Copy(f, io.LimitReader(tr, 64<<20))
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, name)
-	}
 }

@@ -3,9 +3,7 @@ package app
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -24,40 +22,6 @@ func TestInClusterContract(t *testing.T) {
 	args, results = inClusterArgs(func(k string) string { return env[k] })
 	if results != "/tmp/sonobuoy/results" || !slices.Contains(args, "mvp,discovery") {
 		t.Errorf("sonobuoy's environment: %v into %s, want the default profiles into /tmp/sonobuoy/results", args, results)
-	}
-}
-
-// TestResultsThroughTheLog: what the pod packs between the markers of its log, certify
-// unpacks, file for file, whatever else the log holds around it.
-func TestResultsThroughTheLog(t *testing.T) {
-	src := t.TempDir()
-	files := map[string]string{"conformance-report.json": `{"kind":"ConformanceReport"}`, "junit_01.xml": "<testsuites/>", "e2e.log": strings.Repeat("x", 10000)}
-	for n, c := range files {
-		os.WriteFile(filepath.Join(src, n), []byte(c), 0o644)
-	}
-	archive, err := tarGz(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	log.WriteString("the run's output\n" + resultsBegin + "\n")
-	enc := encodeLines(archive)
-	log.WriteString(enc + resultsEnd + "\ntrailing line\n")
-	dst := t.TempDir()
-	names, err := untarResults(log.Bytes(), dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) != len(files) {
-		t.Errorf("unpacked %v, want %d files", names, len(files))
-	}
-	for n, c := range files {
-		if b, _ := os.ReadFile(filepath.Join(dst, n)); string(b) != c {
-			t.Errorf("%s: %d bytes, want %d", n, len(b), len(c))
-		}
-	}
-	if _, err := untarResults([]byte("a run killed before its results\n"), dst); err == nil || !strings.Contains(err.Error(), "did not finish") {
-		t.Errorf("a log without results: %v, want an error saying the run did not finish", err)
 	}
 }
 
