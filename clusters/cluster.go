@@ -33,3 +33,20 @@ type Member interface {
 	// Restart stops the server gracefully and starts it again at version.
 	Restart(ctx context.Context, version string) error
 }
+
+// Preparer is a Member whose Restart at another version begins with work that leaves the
+// server running (a kind node loads the new image first): a rolling upgrade prepares before
+// the step starts, so the step's window holds only what a client can notice.
+type Preparer interface {
+	Prepare(ctx context.Context, version string) error
+}
+
+// Listing is a cluster that says which of its apiservers it lists as serving now (an
+// existing cluster's default/kubernetes EndpointSlices): an observer follows servers that
+// leave and come back while someone else upgrades the cluster.
+type Listing interface {
+	Cluster
+	// Listed are the Target's endpoint names listed ready now, and the addresses listed that
+	// no endpoint of the Target has (an apiserver that joined since).
+	Listed(ctx context.Context) (names, joined []string, err error)
+}

@@ -18,6 +18,27 @@ import (
 func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	members := reachMembers(t)
+	pending, err := discovery.AwaitReached(ctx, func() []discovery.Member { return members })
+	switch {
+	case len(pending) > 0:
+		return fmt.Errorf("not converged within %v: still 404 through %s", timeout, strings.Join(pending, "; "))
+	case err != nil:
+		return fmt.Errorf("not converged within %v: %w", timeout, err)
+	}
+	return nil
+}
+
+// Unreached is one round of WaitReachable: "endpoint: gvr" for each listable GVR some
+// endpoint serves that another answers 404 for, or does not answer, now. It records each
+// endpoint's Served as WaitReachable does.
+func Unreached(ctx context.Context, t *Target) ([]string, error) {
+	return discovery.Unreached(ctx, reachMembers(t))
+}
+
+// reachMembers are t's endpoints as convergence sees them: each must reach what another
+// serves.
+func reachMembers(t *Target) []discovery.Member {
 	members := make([]discovery.Member, len(t.Endpoints))
 	for i, e := range t.Endpoints {
 		members[i] = discovery.Member{Name: e.Name, MustReach: true,
@@ -40,12 +61,5 @@ func WaitReachable(ctx context.Context, t *Target, timeout time.Duration) error 
 				return r.Status, nil
 			}}
 	}
-	pending, err := discovery.AwaitReached(ctx, func() []discovery.Member { return members })
-	switch {
-	case len(pending) > 0:
-		return fmt.Errorf("not converged within %v: still 404 through %s", timeout, strings.Join(pending, "; "))
-	case err != nil:
-		return fmt.Errorf("not converged within %v: %w", timeout, err)
-	}
-	return nil
+	return members
 }

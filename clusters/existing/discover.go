@@ -88,7 +88,7 @@ func Discover(ctx context.Context, base *rest.Config) (*Found, error) {
 
 // discover is Discover through cs, a client of the cluster at host.
 func discover(ctx context.Context, cs kubernetes.Interface, host string) (*Found, error) {
-	eps, err := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	addresses, err := listedAddresses(ctx, cs)
 	if apierrors.IsForbidden(err) {
 		return nil, ErrForbidden{What: "list the EndpointSlices of the default/kubernetes Service", Err: err}
 	}
@@ -96,7 +96,7 @@ func discover(ctx context.Context, cs kubernetes.Interface, host string) (*Found
 		return nil, fmt.Errorf("listing the EndpointSlices of default/kubernetes at %s: %w (is the cluster reachable from here, and the kubeconfig's server and credentials right?)", host, err)
 	}
 	f := &Found{}
-	for _, a := range readyAddresses(eps.Items) {
+	for _, a := range addresses {
 		f.Servers = append(f.Servers, Server{Address: a})
 	}
 	if len(f.Servers) == 0 {
@@ -110,6 +110,15 @@ func discover(ctx context.Context, cs kubernetes.Interface, host string) (*Found
 	}
 	f.match(leases.Items)
 	return f, nil
+}
+
+// listedAddresses are the ready addresses of the default/kubernetes EndpointSlices.
+func listedAddresses(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
+	eps, err := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if err != nil {
+		return nil, err
+	}
+	return readyAddresses(eps.Items), nil
 }
 
 // readyAddresses are the ip:port of every endpoint not marked unready, on the port named

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters"
@@ -40,6 +41,8 @@ type cluster struct {
 	admin  *rest.Config
 	fp     Footprint
 	out    io.Writer
+	// byAddress names the servers found, by the address the EndpointSlice lists.
+	byAddress map[string]string
 }
 
 func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
@@ -71,7 +74,10 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 		return nil, err
 	}
 	t.Namespace, t.Run, t.Unowned = c.fp.Namespace(), c.fp.Run, true
-	c.target = t
+	c.target, c.byAddress = t, map[string]string{}
+	for i, s := range found.Servers {
+		c.byAddress[s.Address] = t.Endpoints[i].Name
+	}
 	found.print(out, admin.Host, t)
 	return c, nil
 }
@@ -92,6 +98,29 @@ func adminConfig(spec clusters.Spec) (*rest.Config, error) {
 
 // Target is the found apiservers, each pinned to its address.
 func (c *cluster) Target(context.Context) (*framework.Target, error) { return c.target, nil }
+
+// Listed are the found servers the default/kubernetes EndpointSlices list now, and the
+// addresses listed that were not found at the start: each apiserver takes its address out
+// as it shuts down and puts it back as it starts (the lease endpoint reconciler), so an
+// observer sees an upgrade's steps in the list.
+func (c *cluster) Listed(ctx context.Context) (names, joined []string, err error) {
+	cs, err := kubernetes.NewForConfig(c.admin)
+	if err != nil {
+		return nil, nil, err
+	}
+	addresses, err := listedAddresses(ctx, cs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range addresses {
+		if n, ok := c.byAddress[a]; ok {
+			names = append(names, n)
+		} else {
+			joined = append(joined, a)
+		}
+	}
+	return names, joined, nil
+}
 
 // WaitConverged has nothing to wait for: the cluster was running before the run, and what
 // each server serves was read from it.

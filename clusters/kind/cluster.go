@@ -69,6 +69,7 @@ type Cluster struct {
 
 	convergeTimeout time.Duration
 	control         map[string]*nodeServer // by server name, once Target or WaitConverged ran
+	prepared        map[string]Prepared    // by server name: the image PrepareUpgrade loaded
 	ca, caKey       []byte                 // the cluster CA (PEM), which signs further identities
 }
 

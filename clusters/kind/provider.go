@@ -121,6 +121,13 @@ func (m member) Restart(ctx context.Context, version string) error {
 	return m.a.Upgrade(ctx, m.Name(), version, m.a.spec.Binaries, m.a.out)
 }
 
+// Prepare loads version's image into the node first: the step that follows is the
+// kubelet's swap of the static pod alone.
+func (m member) Prepare(ctx context.Context, version string) error {
+	_, err := m.a.PrepareUpgrade(ctx, m.Name(), version, m.a.spec.Binaries, m.a.out)
+	return err
+}
+
 // RunPrefix names the kind cluster of one run (conformance, chaos, races, upgrade), with
 // its pid.
 const RunPrefix = "conformance-"

@@ -21,25 +21,53 @@ import (
 // static pod's manifest names it, and the kubelet replaces the pod (SIGTERM to the old
 // server, then the new one). etcd, the controller-manager, the scheduler and the kubelet
 // stay at their version, as between kubeadm's steps. It returns once the server answers
-// /version with the new version.
+// /version with the new version. The image is loaded first (PrepareUpgrade) unless it
+// already was.
 func (c *Cluster) Upgrade(ctx context.Context, server, version string, bin binaries.Options, progress io.Writer) error {
+	p, err := c.PrepareUpgrade(ctx, server, version, bin, progress)
+	if err != nil {
+		return err
+	}
+	s := &c.Servers[c.serverIndex(server)]
+	edit := fmt.Sprintf(`sed -i 's#^\( *image: \).*kube-apiserver:.*#\1%s#' %s`, p.image, apiserverManifest)
+	if _, err := c.control[server].sh(edit); err != nil {
+		return err
+	}
+	if err := c.waitVersion(ctx, s.Name, p.version, 3*time.Minute); err != nil {
+		return fmt.Errorf("after putting %s in node %s's manifest: %w", p.image, s.Node, err)
+	}
+	s.Version = p.version
+	return nil
+}
+
+// Prepared is a server's next apiserver image, loaded into its node but not yet running.
+type Prepared struct{ image, version string }
+
+// PrepareUpgrade loads version's kube-apiserver image into server's node (from version's
+// node image, built offline if need be), leaving the server running as it is: what
+// kubeadm's image pre-pull does before an upgrade.
+func (c *Cluster) PrepareUpgrade(ctx context.Context, server, version string, bin binaries.Options, progress io.Writer) (Prepared, error) {
 	i := c.serverIndex(server)
 	if i < 0 {
-		return fmt.Errorf("cluster %s has no server %s", c.Name, server)
+		return Prepared{}, fmt.Errorf("cluster %s has no server %s", c.Name, server)
 	}
 	s := &c.Servers[i]
 	res, err := nodeimage.Build(ctx, nodeimage.Options{Version: version, Binaries: bin, Progress: progress})
 	if err != nil {
-		return err
+		return Prepared{}, err
 	}
 	eng, err := connect(ctx)
 	if err != nil {
-		return err
+		return Prepared{}, err
 	}
 	defer eng.close()
 	n, err := nodeFromImage(ctx, eng, res.Ref)
 	if err != nil {
-		return err
+		return Prepared{}, err
+	}
+	p := Prepared{image: n.images.APIServer, version: n.version}
+	if c.prepared[server] == p {
+		return p, nil
 	}
 	// Copy the image archive out of the new node image into the node, and load it.
 	archive := "/kind/images/kube-apiserver-" + n.version + ".tar"
@@ -48,29 +76,25 @@ func (c *Cluster) Upgrade(ctx context.Context, server, version string, bin binar
 	in := exec.CommandContext(ctx, "docker", "exec", "-i", s.Node, "sh", "-c", "cat > "+archive+" && /usr/local/bin/skewcheck-preload")
 	pipe, err := out.StdoutPipe()
 	if err != nil {
-		return err
+		return Prepared{}, err
 	}
 	in.Stdin, out.Stderr, in.Stdout, in.Stderr = pipe, &errb, &errb, &errb
 	if err := out.Start(); err != nil {
-		return err
+		return Prepared{}, err
 	}
 	inErr := in.Run()
 	outErr := out.Wait()
 	if inErr != nil || outErr != nil {
-		return fmt.Errorf("loading %s into node %s: %v %v: %s", n.images.APIServer, s.Node, outErr, inErr, strings.TrimSpace(errb.String()))
+		return Prepared{}, fmt.Errorf("loading %s into node %s: %v %v: %s", n.images.APIServer, s.Node, outErr, inErr, strings.TrimSpace(errb.String()))
 	}
 	if err := c.attachNodes(); err != nil {
-		return err
+		return Prepared{}, err
 	}
-	edit := fmt.Sprintf(`sed -i 's#^\( *image: \).*kube-apiserver:.*#\1%s#' %s`, n.images.APIServer, apiserverManifest)
-	if _, err := c.control[server].sh(edit); err != nil {
-		return err
+	if c.prepared == nil {
+		c.prepared = map[string]Prepared{}
 	}
-	if err := c.waitVersion(ctx, s.Name, n.version, 3*time.Minute); err != nil {
-		return fmt.Errorf("after putting %s in node %s's manifest: %w", n.images.APIServer, s.Node, err)
-	}
-	s.Version = n.version
-	return nil
+	c.prepared[server] = p
+	return p, nil
 }
 
 func (c *Cluster) serverIndex(name string) int {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,11 +22,14 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/scenarios/upgrade"
 )
 
 // TestKindClusterAsItRuns: a cluster skewcheck did not make, reached through one kubeconfig
@@ -33,36 +39,39 @@ import (
 // ServiceAccount, runs mvp and discovery against upstream with the audit logs given, and
 // exits 0: every test passes or does not apply (no node control, no faults, no
 // registrations on a cluster skewcheck does not own), and the identity tests ran as the
-// ServiceAccount. --dry-run makes nothing. Afterwards no namespace, CRD, ClusterRole or
-// ClusterRoleBinding of either run is left.
+// ServiceAccount. --dry-run makes nothing. certify runs the same inside, as a Job, with the
+// same verdicts; certify --observe watches the kind provider's rolling upgrade from inside
+// (watchAnUpgradeFromInside); once both servers run one version with one set of flags, a
+// run says there is no skew and exits 2. After each run no namespace, CRD, ClusterRole or
+// ClusterRoleBinding of it is left.
 func TestKindClusterAsItRuns(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
 	requireKind(t)
 	state := t.TempDir()
 	oldV, newV := integration.Versions()
+	// Made through the provider, not `cluster create`: the rolling upgrade below is the
+	// kind provider's own, on the cluster's Members.
 	name := fmt.Sprintf("asitruns%d", os.Getpid()%10000)
-	out, code := run(t, state, "cluster", "create", "--provider", "kind", "--name", name, "--versions", oldV+","+newV,
-		"--server-flag", "1=--runtime-config=batch/v1=false", "--server-flag", "2=--runtime-config=autoscaling/v2=false")
+	spec := clusters.Spec{Name: name, Dir: t.TempDir(), Progress: logWriter{t}, Servers: clusters.SpecsFor([]string{oldV, newV})}
+	spec.Servers[0].ExtraFlags = []string{"--runtime-config=batch/v1=false"}
+	spec.Servers[1].ExtraFlags = []string{"--runtime-config=autoscaling/v2=false"}
+	c, err := clusters.New(context.Background(), "kind", spec)
+	if err != nil {
+		t.Fatalf("creating the kind cluster: %v", err)
+	}
 	t.Cleanup(func() {
-		if out, code := run(t, state, "cluster", "delete", "--name", name); code != 0 {
-			t.Errorf("deleting the kind cluster %s: exit %d\n%s", name, code, out)
+		if err := c.Delete(); err != nil {
+			t.Errorf("deleting the kind cluster %s: %v", name, err)
 		}
 	})
-	if code != 0 {
-		t.Fatalf("creating the kind cluster: exit %d\n%s", code, out)
-	}
-	var rec registry.Record
-	b, err := os.ReadFile(filepath.Join(state, name, "cluster.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &rec)
-	}
-	if err != nil || rec.LoadBalancer == nil {
-		t.Fatalf("reading the cluster's record (%v): want a load balancer, got %+v", err, rec.LoadBalancer)
+	rec := c.(registry.Recorded).Record()
+	if rec.LoadBalancer == nil {
+		t.Fatalf("the kind cluster's record has no load balancer: %+v", rec)
 	}
 	lb := []string{"--kubeconfig", rec.Kubeconfig, "--context", rec.LoadBalancer.Admin}
 
-	out, code = run(t, state, append([]string{"conformance", "--dry-run"}, lb...)...)
+	out, code := run(t, state, append([]string{"conformance", "--dry-run"}, lb...)...)
 	if code != 0 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "a run (run ") {
 		t.Errorf("--dry-run: exit %d, want 0 listing both apiservers and what a run makes:\n%s", code, out)
 	}
@@ -133,6 +142,18 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(inside, f)); err != nil {
 			t.Errorf("hydrophone's %s is not among the results copied out: %v", f, err)
 		}
+	}
+	expectNothingOfARunLeft(t, rec)
+
+	watchAnUpgradeFromInside(t, c, rec, state, image, lb)
+
+	// Every apiserver at one version now; with the runtime-config skew taken off both, each
+	// serves what the other does: nothing to route.
+	uniformControlPlane(t, rec)
+	out, code = run(t, state, append([]string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--report-dir", t.TempDir()}, lb...)...)
+	t.Logf("conformance on the cluster without skew:\n%s", out)
+	if code != 2 || !strings.Contains(out, "no skew") { // 2: incomplete, the tests of proxying missing Skew
+		t.Errorf("a cluster whose apiservers share one version: exit %d, want 2 and the line that says there is no skew", code)
 	}
 	expectNothingOfARunLeft(t, rec)
 }
@@ -219,4 +240,131 @@ func expectNothingOfARunLeft(t *testing.T, rec registry.Record) {
 			}
 		}
 	}
+}
+
+// watchAnUpgradeFromInside: skewcheck observe runs as a Job (certify --observe) while the
+// kind provider's own rolling upgrade moves the older apiserver to the newer version from
+// outside, under its own load. The watcher inside sees the one step, loses no write,
+// violates nothing, and its mixed window is the upgrade's within a second at both ends.
+func watchAnUpgradeFromInside(t *testing.T, c clusters.Cluster, rec registry.Record, state, image string, lb []string) {
+	oldV, newV := integration.Versions()
+	inside := t.TempDir()
+	certify := exec.Command(cli, append([]string{"certify", "--image", image, "--host-network", "--report-dir", inside,
+		"--observe", "5m", "--observe-until", newV, "--start-timeout", "2m"}, lb...)...)
+	certify.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
+	var certifyOut bytes.Buffer
+	certify.Stdout, certify.Stderr = &certifyOut, &certifyOut
+	if err := certify.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- certify.Wait() }()
+	waitForLogLine(t, rec, "observing 2 apiservers", ended, &certifyOut)
+
+	outside, err := upgrade.RunOn(context.Background(), c, upgrade.Options{Path: []string{oldV, newV}, Seed: 7,
+		Interval: 100 * time.Millisecond, Settle: 8 * time.Second, Window: 5 * time.Second, Progress: logWriter{t}})
+	if err != nil {
+		certify.Process.Signal(os.Interrupt)
+		<-ended
+		t.Fatalf("the kind provider's rolling upgrade: %v\ncertify --observe:\n%s", err, certifyOut.String())
+	}
+	err = <-ended
+	t.Logf("certify --observe, inside the cluster:\n%s", certifyOut.String())
+	if err != nil {
+		t.Errorf("certify --observe: %v, want exit 0", err)
+	}
+	var watched upgrade.Result
+	if b, err := os.ReadFile(filepath.Join(inside, "upgrade.json")); err != nil || json.Unmarshal(b, &watched) != nil {
+		t.Fatalf("the watcher's upgrade.json was not copied out: %v", err)
+	}
+	if !outside.Passed() || !watched.Passed() {
+		t.Errorf("violations: driven from outside %v; watched from inside %v", outside.Violations, watched.Violations)
+	}
+	if watched.Counts.LostWrites != 0 || watched.Counts.AckedWrites == 0 {
+		t.Errorf("the watcher's writes: %d acknowledged, %d lost; want some, none lost", watched.Counts.AckedWrites, watched.Counts.LostWrites)
+	}
+	if len(outside.Hops) != 1 || len(watched.Hops) != 1 || len(watched.Steps) != 1 {
+		t.Fatalf("hops: %d driven, %d watched (steps watched: %+v); want one each, of one step", len(outside.Hops), len(watched.Hops), watched.Steps)
+	}
+	if h := watched.Hops[0]; h.From != oldV || h.To != newV {
+		t.Errorf("the watched hop: %s -> %s, want %s -> %s", h.From, h.To, oldV, newV)
+	}
+	if got, want := watched.Steps[0].Server, rec.Servers[0].Hostname; got != want {
+		t.Errorf("the watched step restarted %s, want %s (the node the upgrade moved)", got, want)
+	}
+	at := func(r upgrade.Result, s float64) time.Time { return r.Started.Add(time.Duration(s * float64(time.Second))) }
+	for _, end := range []struct {
+		what             string
+		driven, observed time.Time
+	}{
+		{"start", at(*outside, outside.Hops[0].Start), at(watched, watched.Hops[0].Start)},
+		{"end", at(*outside, outside.Hops[0].End), at(watched, watched.Hops[0].End)},
+	} {
+		d := end.observed.Sub(end.driven)
+		t.Logf("mixed window %s: watched %+.2fs from the driven upgrade's", end.what, d.Seconds())
+		if d.Abs() > time.Second {
+			t.Errorf("mixed window %s: the watcher's is %.2fs off the upgrade's, want within a second", end.what, d.Seconds())
+		}
+	}
+	expectNothingOfARunLeft(t, rec)
+}
+
+// waitForLogLine waits until the log of a pod of a run (labelled framework.RunLabel) holds
+// line, failing if the command that made it ends first.
+func waitForLogLine(t *testing.T, rec registry.Record, line string, ended <-chan error, out *bytes.Buffer) {
+	t.Helper()
+	cs := kubernetes.NewForConfigOrDie(loadBalancerAdmin(t, rec))
+	ctx := context.Background()
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		select {
+		case err := <-ended:
+			t.Fatalf("certify ended (%v) before its pod logged %q:\n%s", err, line, out.String())
+		default:
+		}
+		pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: framework.RunLabel})
+		if err != nil || len(pods.Items) == 0 {
+			continue
+		}
+		p := pods.Items[0]
+		log, err := cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		if err == nil && strings.Contains(string(log), line) {
+			return
+		}
+	}
+	t.Fatalf("no pod of a run logged %q within 3 minutes:\n%s", line, out.String())
+}
+
+// uniformControlPlane takes the runtime-config skew off every node's apiserver manifest
+// (the kubelet restarts each) and waits until each serves both group-versions it lacked.
+func uniformControlPlane(t *testing.T, rec registry.Record) {
+	t.Helper()
+	for _, s := range rec.Servers {
+		if out, err := exec.Command("docker", "exec", s.Hostname, "sed", "-i", "/--runtime-config=/d", "/etc/kubernetes/manifests/kube-apiserver.yaml").CombinedOutput(); err != nil {
+			t.Fatalf("taking --runtime-config off %s: %v: %s", s.Hostname, err, out)
+		}
+	}
+	for _, s := range rec.Servers {
+		server, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: rec.Kubeconfig},
+			&clientcmd.ConfigOverrides{CurrentContext: s.Admin}).ClientConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
+			served, err := discovery.Served(context.Background(), server)
+			if err == nil && served.Has("batch/v1/jobs") && served.Has("autoscaling/v2/horizontalpodautoscalers") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not serve batch/v1 and autoscaling/v2 three minutes after --runtime-config came off (%v)", s.Name, err)
+			}
+		}
+	}
+}
+
+// logWriter is a test's log as an io.Writer, for progress.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
@@ -36,6 +39,11 @@ type load struct {
 func newLoad(t *framework.Target, o Options, t0 time.Time) *load {
 	return &load{target: t, o: o, t0: t0, label: fmt.Sprintf("skewcheck.io/upgrade=%d", o.Seed),
 		lastRV: map[string]string{}, seen: map[string]map[string]bool{}, servedBy: map[string]map[string]bool{}}
+}
+
+// configmaps is the path of the load's configmaps, in its namespace.
+func (l *load) configmaps() string {
+	return "/api/v1/namespaces/" + cmp.Or(l.o.Namespace, metav1.NamespaceDefault) + "/configmaps"
 }
 
 func (l *load) since() float64 { return time.Since(l.t0).Seconds() }
@@ -110,7 +118,7 @@ func (l *load) traffic(ctx context.Context, e *framework.Endpoint, seed int64) {
 		l.record(Event{Server: e.Name, Kind: "read", GVR: g.Key(), Status: r.Status})
 		name := fmt.Sprintf("upgrade-%d-%s-%d", l.o.Seed, e.Name, n)
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"skewcheck.io/upgrade":"%d"}}}`, name, l.o.Seed)
-		w := do(ctx, e, framework.Request{Method: "POST", Path: "/api/v1/namespaces/default/configmaps", Body: []byte(body)})
+		w := do(ctx, e, framework.Request{Method: "POST", Path: l.configmaps(), Body: []byte(body)})
 		if ctx.Err() != nil {
 			return
 		}
@@ -133,7 +141,7 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 		l.mu.Unlock()
 		// Watches end by themselves every few seconds, as clients' do, so a server's graceful
 		// stop never waits on them; each end is resumed from the last resourceVersion.
-		path := "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=5&labelSelector=" + url.QueryEscape(l.label)
+		path := l.configmaps() + "?watch=true&timeoutSeconds=5&labelSelector=" + url.QueryEscape(l.label)
 		if rv != "" {
 			path += "&resourceVersion=" + rv
 		}
@@ -228,7 +236,7 @@ func (l *load) check(ctx context.Context, r *Result) {
 		sort.Strings(r.ServedBy[gvr])
 	}
 	l.mu.Unlock()
-	list := do(ctx, l.target.Endpoints[0], framework.Request{Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})
+	list := do(ctx, l.target.Endpoints[0], framework.Request{Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
 	have := map[string]bool{}
 	var items struct {
 		Items []struct {
@@ -283,5 +291,5 @@ func (l *load) check(ctx context.Context, r *Result) {
 			r.violate(st.Start, fmt.Sprintf("the watch through %s did not resume after its restart at %s (hop %d)", st.Server, st.To, st.Hop))
 		}
 	}
-	do(ctx, l.target.Endpoints[0], framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/default/configmaps?labelSelector=" + url.QueryEscape(l.label)})
+	do(ctx, l.target.Endpoints[0], framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
 }

@@ -152,12 +152,15 @@ func (r *Result) rerouted(e Event) bool {
 	return true
 }
 
-// versionAt is the version the server ran at t: the path's first, then each step's target
-// from the moment the restarted server answered (Up).
+// versionAt is the version the server ran at t: its first (Initial, else the path's
+// first), then each step's target from the moment the restarted server answered (Up).
 func (r *Result) versionAt(server string, t float64) string {
 	v := r.From
 	if len(r.Path) > 0 {
 		v = r.Path[0]
+	}
+	if first, ok := r.Initial[server]; ok {
+		v = first
 	}
 	for _, s := range r.Steps {
 		if s.Server == server && t >= s.Up {

@@ -45,6 +45,8 @@ type Options struct {
 	// heals after FaultFor. Its span counts as a window, like a step's.
 	Fault    string
 	FaultFor time.Duration
+	// Namespace is where the load writes and watches its configmaps (default: default).
+	Namespace string
 }
 
 // FaultSpan is one fault injected during the upgrade, in seconds since the start.
@@ -112,8 +114,14 @@ type Result struct {
 	Path     []string
 	Servers  int
 	Seed     int64
-	Window   float64 `json:"windowSeconds"`
-	Duration float64 `json:"durationSeconds"`
+	// Started is when the load began: steps, hops and events count seconds from it, so two
+	// runs watching one cluster (an upgrade and an observer) line up on it.
+	Started time.Time `json:"started"`
+	// Initial is each server's version when the load began (a cluster caught mid-upgrade
+	// starts with several).
+	Initial  map[string]string `json:"initial,omitempty"`
+	Window   float64           `json:"windowSeconds"`
+	Duration float64           `json:"durationSeconds"`
 	Hops     []Hop
 	Steps    []Step
 	Faults   []FaultSpan `json:",omitempty"`
@@ -127,37 +135,60 @@ type Result struct {
 	// Kept are objects written along the way and read back after every later hop.
 	Kept       []Kept `json:"kept,omitempty"`
 	Violations []string
+	// Unobserved, of a watched upgrade (Observe), says what the watch could not see
+	// through: no step at all, a server that never came back, a version never reached.
+	// What was seen is still judged.
+	Unobserved string `json:",omitempty"`
 	Events     []Event
 }
 
 // Passed is true when no assertion was violated.
 func (r *Result) Passed() bool { return len(r.Violations) == 0 }
 
-// Run makes the cluster, runs the load and every hop's steps, checks, and deletes the cluster.
+// Run makes the cluster, runs the load and every hop's steps (RunOn), and deletes the cluster.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if len(o.Path) == 0 {
-		o.Path = []string{o.From, o.To}
-	}
-	if len(o.Path) < 2 {
-		return nil, fmt.Errorf("path %v: a rolling upgrade needs a version to start at and one to go to", o.Path)
-	}
-	o.From = o.Path[0]
-	if o.Fault != "" {
-		if err := faults.Check(o.Fault); err != nil {
-			return nil, err
-		}
-		if !faults.IsProcess(o.Fault) {
-			return nil, fmt.Errorf("fault %s: during an upgrade only process faults (crash, stop, freeze) apply; upstream's peer traffic does not take a peer path skewcheck can fault", o.Fault)
-		}
-		if o.FaultFor <= 0 {
-			o.FaultFor = 5 * time.Second
-		}
+	o, err := o.withPath()
+	if err != nil {
+		return nil, err
 	}
 	c, err := makeCluster(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Delete()
+	return RunOn(ctx, c, o)
+}
+
+// withPath is o with Path filled from From and To, and its fault checked.
+func (o Options) withPath() (Options, error) {
+	if len(o.Path) == 0 {
+		o.Path = []string{o.From, o.To}
+	}
+	if len(o.Path) < 2 {
+		return o, fmt.Errorf("path %v: a rolling upgrade needs a version to start at and one to go to", o.Path)
+	}
+	o.From = o.Path[0]
+	if o.Fault != "" {
+		if err := faults.Check(o.Fault); err != nil {
+			return o, err
+		}
+		if !faults.IsProcess(o.Fault) {
+			return o, fmt.Errorf("fault %s: during an upgrade only process faults (crash, stop, freeze) apply; upstream's peer traffic does not take a peer path skewcheck can fault", o.Fault)
+		}
+		if o.FaultFor <= 0 {
+			o.FaultFor = 5 * time.Second
+		}
+	}
+	return o, nil
+}
+
+// RunOn runs the load and every hop's steps on c, a cluster whose apiservers run at the
+// path's first version, and checks; c stays. Path[0] is whatever version the members run.
+func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) {
+	o, err := o.withPath()
+	if err != nil {
+		return nil, err
+	}
 	target, err := c.Target(ctx)
 	if err != nil {
 		return nil, err
@@ -167,8 +198,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the provider's clusters cannot have their apiservers restarted at another version (clusters.Upgradable): a rolling upgrade needs a cluster skewcheck makes")
 	}
 	members := up.Members()
-	r := &Result{From: members[0].Version(), Path: []string{members[0].Version()}, Servers: o.Servers, Seed: o.Seed, Window: o.Window.Seconds()}
-	l := newLoad(target, o, time.Now())
+	r := &Result{From: members[0].Version(), Path: []string{members[0].Version()}, Servers: len(members), Seed: o.Seed, Window: o.Window.Seconds(), Started: time.Now()}
+	r.Initial = initial(target)
+	l := newLoad(target, o, r.Started)
 	l.track(ctx)
 	progress := func(format string, a ...any) { fmt.Fprintf(o.Progress, format, a...) }
 	keep(ctx, r, target.Endpoints[0], 0, progress)
@@ -181,6 +213,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		hop := Hop{From: r.Path[len(r.Path)-1], To: to}
 		before := listable(target)
 		for i, s := range members {
+			if s.Version() == to {
+				// Already there: a cluster caught mid-upgrade rolls on from where it is.
+				fmt.Fprintf(o.Progress, "hop %d/%d: %s already runs %s\n", h+1, len(o.Path)-1, s.Name(), to)
+				continue
+			}
+			if p, ok := s.(clusters.Preparer); ok {
+				if err := p.Prepare(ctx, to); err != nil {
+					halt()
+					return nil, fmt.Errorf("hop %d, preparing %s for %s: %w", h+1, s.Name(), to, err)
+				}
+			}
 			step := Step{Hop: h + 1, Server: s.Name(), From: s.Version(), To: to, Start: l.since()}
 			var faulted <-chan FaultSpan
 			if o.Fault != "" {
@@ -208,7 +251,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			step.End = l.since()
 			r.Steps = append(r.Steps, step)
-			if i == 0 {
+			if hop.Start == 0 {
 				hop.Start = step.Start
 			}
 			hop.End, hop.To = step.End, step.To
@@ -231,6 +274,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.Duration = l.since()
 	l.check(ctx, r)
 	return r, nil
+}
+
+// initial is each endpoint's version now.
+func initial(t *framework.Target) map[string]string {
+	out := map[string]string{}
+	for _, e := range t.Endpoints {
+		out[e.Name] = e.Version
+	}
+	return out
 }
 
 // listable is every listable GVR some endpoint serves, by the endpoints' last discovery.

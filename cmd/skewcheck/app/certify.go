@@ -24,6 +24,11 @@ type certifyFlags struct {
 	hostNetwork, keep, sonobuoy           bool
 	auditLogDir                           string
 	startBound                            time.Duration
+	// observe, when set, makes the Job watch a rolling upgrade for that long instead
+	// (skewcheck observe), ending sooner once every apiserver runs observeUntil.
+	observe        time.Duration
+	observeUntil   string
+	profilesChosen bool
 }
 
 func newCertifyCommand(streams IOStreams) *cobra.Command {
@@ -37,13 +42,18 @@ ServiceAccount, a ClusterRole for the run and its binding, and a Job that tolera
 taint, whose pod runs "skewcheck in-cluster" (it finds every apiserver and keeps to a
 namespace of its own, as conformance --kubeconfig does). certify follows the pod's log,
 writes the reports, JUnit and e2e.log to --report-dir, removes everything it made (also on
-Ctrl-C; --keep leaves it for a look) and exits with the run's code (0, 1 or 2).`,
+Ctrl-C; --keep leaves it for a look) and exits with the run's code (0, 1 or 2).
+With --observe 30m the Job runs "skewcheck observe --in-cluster" instead: it watches the
+rolling upgrade someone else drives meanwhile, under load, and its upgrade.json and
+timeline.svg come out the same way.`,
 		Example: "  skewcheck certify --kubeconfig cluster.kubeconfig --image registry.example/skewcheck:v0.1 --upstream\n" +
-			"  skewcheck certify --kubeconfig kind.kubeconfig --image " + DefaultSkewcheckImage + " --host-network --profiles mvp",
+			"  skewcheck certify --kubeconfig kind.kubeconfig --image " + DefaultSkewcheckImage + " --host-network --profiles mvp\n" +
+			"  skewcheck certify --kubeconfig cluster.kubeconfig --observe 30m --observe-until v1.36.3",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			f.profilesChosen = cmd.Flags().Changed("profiles")
 			return runCertify(ctx, streams, f)
 		},
 	}
@@ -61,11 +71,20 @@ Ctrl-C; --keep leaves it for a look) and exits with the run's code (0, 1 or 2).`
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/certify", "where the reports, JUnit and the run's log are written")
 	fl.BoolVar(&f.sonobuoy, "sonobuoy-plugin", false, "print a sonobuoy plugin manifest that runs --image with these profiles and flags (sonobuoy run -p FILE), and exit")
 	fl.DurationVar(&f.startBound, "start-timeout", 3*time.Minute, "how long the Job's pod may take to start")
+	fl.DurationVar(&f.observe, "observe", 0, "instead of the profiles, watch a rolling upgrade for at most this long (skewcheck observe, as the Job)")
+	fl.StringVar(&f.observeUntil, "observe-until", "", "with --observe: stop once every apiserver runs this version")
 	return cmd
 }
 
 // env is the in-cluster run's environment (skewcheck in-cluster's contract).
 func (f certifyFlags) env() map[string]string {
+	if f.observe > 0 {
+		env := map[string]string{"SKEWCHECK_OBSERVE": f.observe.String()}
+		if f.observeUntil != "" {
+			env["SKEWCHECK_OBSERVE_UNTIL"] = f.observeUntil
+		}
+		return env
+	}
 	env := map[string]string{"SKEWCHECK_PROFILES": strings.Join(f.profiles, ",")}
 	if len(f.extra) > 0 {
 		env["E2E_EXTRA_ARGS"] = strings.Join(f.extra, " ")
@@ -90,6 +109,16 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	}
 	if f.kubeconfig == "" {
 		return fmt.Errorf("--kubeconfig is required: the kubeconfig that reaches the cluster under test")
+	}
+	var err error
+	if f.observeUntil, err = wholeVersion("--observe-until", f.observeUntil); err != nil {
+		return err
+	}
+	if f.observeUntil != "" && f.observe <= 0 {
+		return fmt.Errorf("--observe-until goes with --observe: say how long at most to watch, e.g. --observe 30m")
+	}
+	if f.observe > 0 && (f.focus != "" || f.skip != "" || len(f.extra) > 0 || f.profilesChosen) {
+		return fmt.Errorf("--observe watches an upgrade and runs no profile: drop --profiles, --focus, --skip and --conformance-flag, or --observe")
 	}
 	for _, p := range f.profiles {
 		if _, err := framework.Select(suites.All(), []string{p}); err != nil {

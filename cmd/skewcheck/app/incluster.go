@@ -35,7 +35,9 @@ cluster it runs in (default/kubernetes), and the run keeps to its own namespace 
 
   SKEWCHECK_PROFILES   profiles (default: ` + strings.Join(suites.DefaultProfiles, ",") + `)
   E2E_FOCUS, E2E_SKIP  --focus and --skip (hydrophone's names)
-  E2E_EXTRA_ARGS       more conformance flags, space-separated (e.g. --upstream)
+  E2E_EXTRA_ARGS       more flags of the command run, space-separated (e.g. --upstream)
+  SKEWCHECK_OBSERVE    a duration: run "observe --for" it instead, watching a rolling
+                       upgrade of the cluster (SKEWCHECK_OBSERVE_UNTIL: its --until)
   SONOBUOY_RESULTS_DIR where sonobuoy's worker waits for the results and the done file
 
 The reports, JUnit (also as junit_01.xml) and the log (e2e.log) go to /tmp/results, or
@@ -53,6 +55,13 @@ func inClusterArgs(getenv func(string) string) (args []string, results string) {
 	results = hydrophoneResults
 	if d := getenv("SONOBUOY_RESULTS_DIR"); d != "" {
 		results = d
+	}
+	if d := getenv("SKEWCHECK_OBSERVE"); d != "" {
+		args = []string{"observe", "--in-cluster", "--for", d, "--report-dir", results}
+		if v := getenv("SKEWCHECK_OBSERVE_UNTIL"); v != "" {
+			args = append(args, "--until", v)
+		}
+		return append(args, strings.Fields(getenv("E2E_EXTRA_ARGS"))...), results
 	}
 	profiles := getenv("SKEWCHECK_PROFILES")
 	if profiles == "" {

@@ -23,6 +23,12 @@ func TestInClusterContract(t *testing.T) {
 	if results != "/tmp/sonobuoy/results" || !slices.Contains(args, "mvp,discovery") {
 		t.Errorf("sonobuoy's environment: %v into %s, want the default profiles into /tmp/sonobuoy/results", args, results)
 	}
+	env = map[string]string{"SKEWCHECK_OBSERVE": "30m", "SKEWCHECK_OBSERVE_UNTIL": "v1.36.3", "SKEWCHECK_PROFILES": "mvp"}
+	args, _ = inClusterArgs(func(k string) string { return env[k] })
+	want = []string{"observe", "--in-cluster", "--for", "30m", "--report-dir", "/tmp/results", "--until", "v1.36.3"}
+	if !slices.Equal(args, want) {
+		t.Errorf("certify --observe's environment: %v, want %v", args, want)
+	}
 }
 
 // TestSonobuoyPluginExample: docs/examples' manifest is what certify --sonobuoy-plugin

@@ -1,0 +1,346 @@
+package upgrade
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// ObserveOptions of watching a rolling upgrade someone else drives (kubeadm, a managed
+// service, a distribution's operator): the cluster is only read and loaded, never
+// restarted.
+type ObserveOptions struct {
+	// For bounds the watch; Until, when set, ends it sooner: once every apiserver answers
+	// that version, no step is under way, and Settle has passed since the last one.
+	For   time.Duration
+	Until string
+	Seed  int64
+	// Interval, Settle and Window are the upgrade's (Options): the load's pace, the load
+	// before the end, and the declared window after each step.
+	Interval, Settle, Window time.Duration
+	// Poll is how often each apiserver is asked /readyz and /version (default 250ms).
+	Poll time.Duration
+	// Converge bounds the wait, after a server is back, for every server to reach what the
+	// others serve (default 1 minute); past it the step ends with a violation.
+	Converge time.Duration
+	// Namespace is where the load writes (the run's own on a cluster skewcheck does not own).
+	Namespace string
+	Progress  io.Writer
+}
+
+// Observe runs the rolling upgrade's load through every apiserver of c and infers the
+// steps from what it sees: a server leaves when it stops answering /readyz (or, on a
+// cluster that lists its servers, clusters.Listing, when its address leaves the list),
+// comes back when it answers /readyz and is listed again, at the version /version then
+// gives, and its step ends once every server reaches what the others serve. Steps to the
+// same version in a row are a hop. The result is what Run writes, asserted the same way;
+// its Unobserved says why nothing (or not all) could be judged.
+func Observe(ctx context.Context, c clusters.Cluster, o ObserveOptions) (*Result, error) {
+	o.Poll = cmp.Or(o.Poll, 250*time.Millisecond)
+	o.Converge = cmp.Or(o.Converge, time.Minute)
+	target, err := c.Target(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{o: o, target: target, listing: asListing(c), servers: map[string]*serverState{}}
+	r := &Result{Servers: len(target.Endpoints), Seed: o.Seed, Window: o.Window.Seconds(), Started: time.Now()}
+	w.r = r
+	for _, e := range target.Endpoints {
+		w.servers[e.Name] = &serverState{up: true, version: e.Version, step: -1}
+	}
+	r.From, r.Initial = oldest(target), initial(target)
+	w.l = newLoad(target, Options{Seed: o.Seed, Interval: o.Interval, Namespace: o.Namespace}, r.Started)
+	w.l.track(ctx)
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	w.l.start(loadCtx, &wg)
+	w.progress("observing %d apiservers (%s) for at most %s%s: polling each every %s\n", len(target.Endpoints),
+		strings.Join(w.versions(), ", "), o.For, untilText(o.Until), o.Poll)
+	w.watch(ctx)
+	stopLoad()
+	wg.Wait()
+	w.finish()
+	r.Duration = w.l.since()
+	w.l.check(context.WithoutCancel(ctx), r)
+	return r, nil
+}
+
+func untilText(v string) string {
+	if v == "" {
+		return ""
+	}
+	return ", or until every apiserver runs " + v
+}
+
+func asListing(c clusters.Cluster) clusters.Listing {
+	l, _ := c.(clusters.Listing)
+	return l
+}
+
+// oldest is the lowest version the target's servers run: where the upgrade starts from.
+func oldest(t *framework.Target) string {
+	var vs []string
+	for _, e := range t.Endpoints {
+		vs = append(vs, e.Version)
+	}
+	return slices.MinFunc(vs, framework.CompareVersions)
+}
+
+// serverState is what the watcher last saw of one apiserver.
+type serverState struct {
+	up      bool
+	version string
+	step    int // index in r.Steps of its step under way, -1 when none
+}
+
+type watcher struct {
+	o       ObserveOptions
+	target  *framework.Target
+	listing clusters.Listing
+	l       *load
+	r       *Result
+	servers map[string]*serverState
+	// upSince is when every server was last seen back with a step not yet converged.
+	upSince float64
+	joined  []string
+}
+
+func (w *watcher) progress(format string, a ...any) {
+	if w.o.Progress != nil {
+		fmt.Fprintf(w.o.Progress, format, a...)
+	}
+}
+
+// versions are the servers at their versions, by name.
+func (w *watcher) versions() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(w.servers)) {
+		out = append(out, name+" at "+w.servers[name].version)
+	}
+	return out
+}
+
+// watch polls until ctx ends, For passes or Until is reached.
+func (w *watcher) watch(ctx context.Context) {
+	tick := time.NewTicker(w.o.Poll)
+	defer tick.Stop()
+	lastEnd := 0.0
+	for {
+		select {
+		case <-ctx.Done():
+			w.r.Unobserved = "interrupted"
+			return
+		case <-tick.C:
+		}
+		t := w.l.since()
+		w.poll(ctx, t)
+		if end := w.converge(ctx, t); end > 0 {
+			lastEnd = end
+		}
+		if w.o.Until != "" && w.allAt(w.o.Until) && len(w.r.Steps) > 0 && t-lastEnd >= w.o.Settle.Seconds() {
+			return
+		}
+		if t >= w.o.For.Seconds() {
+			return
+		}
+	}
+}
+
+// poll asks every server at once and opens or advances their steps.
+func (w *watcher) poll(ctx context.Context, t float64) {
+	listed := w.listed(ctx)
+	seen := make([]probe, len(w.target.Endpoints))
+	var wg sync.WaitGroup
+	for i, e := range w.target.Endpoints {
+		wg.Add(1)
+		go func() { defer wg.Done(); seen[i] = ask(ctx, e, 4*w.o.Poll) }()
+	}
+	wg.Wait()
+	for i, e := range w.target.Endpoints {
+		s, p := w.servers[e.Name], seen[i]
+		up := p.ready && (listed == nil || listed[e.Name])
+		switch {
+		case s.up && !up:
+			w.r.Steps = append(w.r.Steps, Step{Server: e.Name, From: s.version, Start: t})
+			s.up, s.step = false, len(w.r.Steps)-1
+			w.progress("%.1fs: %s left (%s)\n", t, e.Name, p.why(listed == nil || listed[e.Name]))
+		case !s.up && up:
+			s.up, s.version = true, p.version
+			if s.step >= 0 {
+				st := &w.r.Steps[s.step]
+				st.Up, st.To = t, p.version
+			}
+			w.progress("%.1fs: %s is back at %s\n", t, e.Name, p.version)
+		}
+	}
+}
+
+// listed are the servers the cluster lists now (nil when it lists none, or could not be
+// asked: the probes alone decide then).
+func (w *watcher) listed(ctx context.Context) map[string]bool {
+	if w.listing == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 4*w.o.Poll)
+	defer cancel()
+	names, joined, err := w.listing.Listed(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, j := range joined {
+		if !slices.Contains(w.joined, j) {
+			w.joined = append(w.joined, j)
+			w.progress("%s is listed as an apiserver the watch did not start with: it is not loaded (only the servers found at the start are)\n", j)
+		}
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+// converge ends the steps whose server is back once every server is up and reaches what
+// the others serve, returning when (0: nothing ended).
+func (w *watcher) converge(ctx context.Context, t float64) float64 {
+	var back []int
+	for i, st := range w.r.Steps {
+		if st.Up > 0 && st.End == 0 {
+			back = append(back, i)
+		}
+	}
+	if len(back) == 0 || !w.allUp() {
+		w.upSince = 0
+		return 0
+	}
+	if w.upSince == 0 {
+		w.upSince = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	pending, err := framework.Unreached(ctx, w.target)
+	cancel()
+	converged := err == nil && len(pending) == 0
+	if !converged && t-w.upSince < w.o.Converge.Seconds() {
+		return 0
+	}
+	for _, i := range back {
+		w.r.Steps[i].End = t
+		if !converged {
+			w.r.Violations = append(w.r.Violations, fmt.Sprintf("%s back at %s at %.1fs: the servers did not reach what the others serve within %s (%v%s)",
+				w.r.Steps[i].Server, w.r.Steps[i].To, w.r.Steps[i].Up, w.o.Converge, err, strings.Join(pending, "; ")))
+		}
+		w.servers[w.r.Steps[i].Server].step = -1
+	}
+	if err := w.target.Refresh(ctx); err == nil {
+		w.l.track(ctx)
+	}
+	w.progress("%.1fs: converged: %s\n", t, strings.Join(w.versions(), ", "))
+	return t
+}
+
+func (w *watcher) allUp() bool {
+	for _, s := range w.servers {
+		if !s.up {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *watcher) allAt(version string) bool {
+	for _, s := range w.servers {
+		if !s.up || s.version != version || s.step >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// finish groups the steps into hops (steps in a row to one version) and says what was not
+// seen through: a server that left and never came back, no step at all, Until not reached.
+func (w *watcher) finish() {
+	r := w.r
+	var done []Step
+	var notBack []string
+	for _, st := range r.Steps {
+		if st.End == 0 {
+			notBack = append(notBack, fmt.Sprintf("%s (left at %.1fs)", st.Server, st.Start))
+			continue
+		}
+		done = append(done, st)
+	}
+	r.Steps = done
+	r.Path = []string{r.From}
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if n := len(r.Hops); n == 0 || r.Hops[n-1].To != st.To {
+			r.Hops = append(r.Hops, Hop{From: st.From, To: st.To, Direction: Direction(st.From, st.To), Start: st.Start})
+			r.Path = append(r.Path, st.To)
+		}
+		st.Hop = len(r.Hops)
+		r.Hops[len(r.Hops)-1].End = st.End
+	}
+	r.To = r.Path[len(r.Path)-1]
+	var why []string
+	if len(notBack) > 0 {
+		why = append(why, "left and did not come back: "+strings.Join(notBack, ", "))
+	}
+	if len(r.Steps) == 0 {
+		why = append(why, fmt.Sprintf("no apiserver restarted in %.0fs of watching", w.l.since()))
+	}
+	if w.o.Until != "" && !w.allAt(w.o.Until) {
+		why = append(why, "not every apiserver reached "+w.o.Until+": "+strings.Join(w.versions(), ", "))
+	}
+	if r.Unobserved != "" {
+		why = append([]string{r.Unobserved}, why...)
+	}
+	r.Unobserved = strings.Join(why, "; ")
+}
+
+// probe is one look at one apiserver.
+type probe struct {
+	ready   bool
+	status  int
+	err     string
+	version string
+}
+
+func (p probe) why(listed bool) string {
+	switch {
+	case !listed:
+		return "its address left the default/kubernetes EndpointSlice"
+	case p.err != "":
+		return "/readyz: " + p.err
+	default:
+		return fmt.Sprintf("/readyz answered %d", p.status)
+	}
+}
+
+// ask is /readyz and, when ready, /version of e, each within bound.
+func ask(ctx context.Context, e *framework.Endpoint, bound time.Duration) probe {
+	ready := e.Do(ctx, framework.Request{Path: "/readyz", Timeout: bound})
+	p := probe{status: ready.Status, err: ready.Err, ready: ready.Status == 200}
+	if !p.ready {
+		return p
+	}
+	v := e.Do(ctx, framework.Request{Path: "/version", Timeout: bound})
+	var info struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if v.Status != 200 || json.Unmarshal(v.Body, &info) != nil || info.GitVersion == "" {
+		p.ready, p.err = false, "/version did not answer"
+		return p
+	}
+	p.version = info.GitVersion
+	return p
+}
