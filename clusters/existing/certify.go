@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -37,6 +38,8 @@ type Certify struct {
 	// AuditLogDir, when set, is a directory of the nodes holding the apiservers' audit logs,
 	// mounted read-only at the same path, for --audit-logs in the run's arguments.
 	AuditLogDir string
+	// MemoryLimit bounds the pod's memory (zero: no limit).
+	MemoryLimit resource.Quantity
 }
 
 // certifyName is the name of the run's ServiceAccount, ClusterRole(Binding) and Job, and of
@@ -113,9 +116,21 @@ func (c Certify) job(meta metav1.ObjectMeta) *batchv1.Job {
 			ServiceAccountName: meta.Name, RestartPolicy: corev1.RestartPolicyNever, HostNetwork: c.HostNetwork,
 			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}, // as hydrophone's: any node will do
 			Containers: []corev1.Container{{Name: "skewcheck", Image: c.Image, ImagePullPolicy: corev1.PullIfNotPresent,
-				Env: env, VolumeMounts: mounts}},
+				Env: env, VolumeMounts: mounts, Resources: c.resources()}},
 			Volumes: volumes,
 		}}}}
+}
+
+// resources are the run's: a little CPU asked for (the run mostly waits on the servers),
+// its memory bounded by MemoryLimit (a run of mvp and discovery peaks well under 256 MiB:
+// docs/measurements.md).
+func (c Certify) resources() corev1.ResourceRequirements {
+	r := corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")}}
+	if !c.MemoryLimit.IsZero() {
+		r.Limits = corev1.ResourceList{corev1.ResourceMemory: c.MemoryLimit}
+	}
+	return r
 }
 
 // logBound bounds the wait for a started pod's log to be readable.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,8 +89,8 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		// The found apiservers are named by their identity leases' hostnames: the nodes'.
 		args = append(args, "--audit-logs", s.Hostname+"="+s.AuditLog)
 	}
-	out, code = run(t, state, args...)
-	t.Logf("conformance through the load balancer alone:\n%s", out)
+	out, code, rss := runMeasured(t, state, args...)
+	t.Logf("conformance through the load balancer alone (peak memory %d MiB):\n%s", rss>>20, out)
 	if code != 0 {
 		t.Errorf("exit %d, want 0: every test passes or does not apply on a cluster skewcheck does not own", code)
 	}
@@ -292,7 +293,9 @@ func watchAnUpgradeFromInside(t *testing.T, c clusters.Cluster, rec registry.Rec
 	if got, want := watched.Steps[0].Server, rec.Servers[0].Hostname; got != want {
 		t.Errorf("the watched step restarted %s, want %s (the node the upgrade moved)", got, want)
 	}
-	at := func(r upgrade.Result, s float64) time.Time { return r.Started.Add(time.Duration(s * float64(time.Second))) }
+	at := func(r upgrade.Result, s float64) time.Time {
+		return r.Started.Add(time.Duration(s * float64(time.Second)))
+	}
 	for _, end := range []struct {
 		what             string
 		driven, observed time.Time
@@ -367,4 +370,20 @@ type logWriter struct{ t *testing.T }
 func (w logWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// runMeasured is run, with the peak resident memory of the CLI's process in bytes.
+func runMeasured(t *testing.T, state string, args ...string) (string, int, int64) {
+	t.Helper()
+	cmd := exec.Command(cli, args...)
+	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
+	out, err := cmd.CombinedOutput()
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
+		t.Fatal(err)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // KiB on Linux
+	}
+	return string(out), cmd.ProcessState.ExitCode(), rss
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/framework"
@@ -26,6 +27,7 @@ type certifyFlags struct {
 	startBound                            time.Duration
 	// observe, when set, makes the Job watch a rolling upgrade for that long instead
 	// (skewcheck observe), ending sooner once every apiserver runs observeUntil.
+	memoryLimit    string
 	observe        time.Duration
 	observeUntil   string
 	profilesChosen bool
@@ -71,6 +73,7 @@ timeline.svg come out the same way.`,
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/certify", "where the reports, JUnit and the run's log are written")
 	fl.BoolVar(&f.sonobuoy, "sonobuoy-plugin", false, "print a sonobuoy plugin manifest that runs --image with these profiles and flags (sonobuoy run -p FILE), and exit")
 	fl.DurationVar(&f.startBound, "start-timeout", 3*time.Minute, "how long the Job's pod may take to start")
+	fl.StringVar(&f.memoryLimit, "memory-limit", "512Mi", "the memory limit of the Job's pod (a Kubernetes quantity; \"\" for none)")
 	fl.DurationVar(&f.observe, "observe", 0, "instead of the profiles, watch a rolling upgrade for at most this long (skewcheck observe, as the Job)")
 	fl.StringVar(&f.observeUntil, "observe-until", "", "with --observe: stop once every apiserver runs this version")
 	return cmd
@@ -120,6 +123,12 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if f.observe > 0 && (f.focus != "" || f.skip != "" || len(f.extra) > 0 || f.profilesChosen) {
 		return fmt.Errorf("--observe watches an upgrade and runs no profile: drop --profiles, --focus, --skip and --conformance-flag, or --observe")
 	}
+	var limit resource.Quantity
+	if f.memoryLimit != "" {
+		if limit, err = resource.ParseQuantity(f.memoryLimit); err != nil {
+			return fmt.Errorf("--memory-limit %q: a Kubernetes quantity such as 512Mi: %w", f.memoryLimit, err)
+		}
+	}
 	for _, p := range f.profiles {
 		if _, err := framework.Select(suites.All(), []string{p}); err != nil {
 			return fmt.Errorf("--profiles: %w", err)
@@ -133,7 +142,7 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 		return err
 	}
 	c := existing.Certify{Footprint: existing.Footprint{Run: "certify-" + time.Now().UTC().Format("20060102-150405")},
-		Image: f.image, Env: f.env(), HostNetwork: f.hostNetwork, AuditLogDir: f.auditLogDir}
+		Image: f.image, Env: f.env(), HostNetwork: f.hostNetwork, AuditLogDir: f.auditLogDir, MemoryLimit: limit}
 	remove := func() {
 		if f.keep {
 			fmt.Fprintf(streams.ErrOut, "kept namespace %s and ClusterRole(Binding) %s (--keep); remove them with kubectl delete ns %s; kubectl delete clusterrole,clusterrolebinding %s\n",
