@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -140,7 +142,10 @@ const logBound = 90 * time.Second
 var ErrNoPod = errors.New("the Job's pod did not start")
 
 // Follow waits for the Job's pod to run, copies its log to out as it comes, and returns
-// the whole log and the container's exit code once it has ended.
+// the whole log and the container's exit code once it has ended. A followed log is relayed
+// by an apiserver, and during an upgrade that apiserver may go away mid-stream: the stream
+// is opened again (skipping what was shown) for as long as the container runs, and the
+// log returned is read whole once it has ended.
 func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, startBound time.Duration) ([]byte, int, error) {
 	cs, err := kubernetes.NewForConfig(admin)
 	if err != nil {
@@ -164,53 +169,98 @@ func (c Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer, 
 		}
 		time.Sleep(time.Second)
 	}
+	shown := 0
+	var results resultsFilter
+	show := func(i int, line string) { // the i-th line of the log, once
+		if i < shown {
+			return
+		}
+		shown = i + 1
+		if results.shown(line) {
+			fmt.Fprintln(out, line)
+		}
+	}
 	// The log comes from the node's kubelet, which authorizes the apiserver's request with a
 	// SubjectAccessReview and caches a denial for 30 s by default: on a cluster just made
 	// (kubeadm's grant to the apiserver's kubelet client not yet seen) the first ask can be
-	// refused. Ask again for up to logBound.
-	var stream io.ReadCloser
-	for deadline := time.Now().Add(logBound); ; {
-		if stream, err = pods.GetLogs(pod.Name, &corev1.PodLogOptions{Follow: true}).Stream(ctx); err == nil {
-			break
+	// refused. Failed asks are retried for up to logBound in a row.
+	failing := time.Time{}
+	for {
+		log, err := followLog(ctx, pods, pod.Name, show)
+		if ended, code, why := containerEnded(ctx, pods, pod.Name); ended {
+			full, ferr := pods.GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+			if ferr != nil {
+				full = log // the followed log, whole if the last stream lasted to the end
+			}
+			for i, line := range strings.Split(strings.TrimSuffix(string(full), "\n"), "\n") {
+				show(i, line)
+			}
+			if why != "" {
+				fmt.Fprintf(out, "the pod's container ended: %s\n", why)
+			}
+			return full, code, nil
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, 0, fmt.Errorf("following the log of pod %s (asked for %s): %w", pod.Name, logBound, err)
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		if err == nil {
+			failing = time.Time{}
+			continue // the relaying apiserver went away: follow again
+		}
+		if failing.IsZero() {
+			failing = time.Now()
+		}
+		if time.Since(failing) > logBound {
+			return nil, 0, fmt.Errorf("following the log of pod %s (asked for %s): %w (read it with kubectl logs -n %s %s)", pod.Name, logBound, err, c.Namespace(), pod.Name)
 		}
 		fmt.Fprintf(out, "the log of pod %s is not readable yet (%v): asking again\n", pod.Name, err)
 		time.Sleep(5 * time.Second)
 	}
+}
+
+// followLog follows the pod's log from its start until the stream ends, handing show each
+// line with its index, and returns it.
+func followLog(ctx context.Context, pods typedcorev1.PodInterface, name string, show func(int, string)) ([]byte, error) {
+	stream, err := pods.GetLogs(name, &corev1.PodLogOptions{Follow: true}).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
 	var log bytes.Buffer
 	sc := bufio.NewScanner(stream)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var results resultsFilter
-	for sc.Scan() {
+	for i := 0; sc.Scan(); i++ {
 		log.Write(sc.Bytes())
 		log.WriteByte('\n')
-		if results.shown(sc.Text()) {
-			fmt.Fprintln(out, sc.Text())
-		}
+		show(i, sc.Text())
 	}
-	stream.Close()
-	// The log ends as the container does; its status follows within the kubelet's next
-	// sync. A pod still running after logBound had its log cut short (a kubelet restart).
-	for deadline := time.Now().Add(logBound); ; {
-		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil {
-			return log.Bytes(), 0, err
-		}
-		for _, st := range p.Status.ContainerStatuses {
-			if t := st.State.Terminated; t != nil {
-				return log.Bytes(), int(t.ExitCode), nil
+	return log.Bytes(), nil
+}
+
+// containerEnded says whether the pod's container has ended, its exit code, and what ended
+// it when that is not its own exit (OOMKilled, Error with a message); the pod cannot be
+// read counts as running.
+func containerEnded(ctx context.Context, pods typedcorev1.PodInterface, name string) (bool, int, string) {
+	// The stream ends as the container does; its status follows within the kubelet's sync.
+	for range 10 {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			for _, st := range p.Status.ContainerStatuses {
+				if t := st.State.Terminated; t != nil {
+					why := ""
+					if t.Reason != "" && t.Reason != "Completed" && !(t.Reason == "Error" && t.Message == "") {
+						why = fmt.Sprintf("exit code %d, %s %s", t.ExitCode, t.Reason, t.Message)
+					}
+					return true, int(t.ExitCode), strings.TrimSpace(why)
+				}
 			}
 		}
 		if ctx.Err() != nil {
-			return log.Bytes(), 0, ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			return log.Bytes(), 0, fmt.Errorf("the log of pod %s ended but its container still runs after %s: read it with kubectl logs -n %s %s", pod.Name, logBound, c.Namespace(), pod.Name)
+			return false, 0, ""
 		}
 		time.Sleep(time.Second)
 	}
+	return false, 0, ""
 }
 
 func podWaiting(p corev1.Pod) string {

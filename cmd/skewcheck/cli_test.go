@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
@@ -23,6 +24,9 @@ func TestMain(m *testing.M) {
 	// The in-process runs of the reference dataplane (mutation_test.go) re-execute this
 	// test binary on the node.
 	dataplane.RunReferenceIfCalled()
+	// TestKindClusterAsItRuns makes its kind cluster in this process, whose docker commands
+	// may go through the shim: this binary, started as "docker".
+	kind.RunDockerShimIfCalled()
 	dir, err := os.MkdirTemp("", "skewcheck-cli-")
 	if err != nil {
 		panic(err)

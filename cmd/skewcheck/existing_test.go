@@ -153,8 +153,8 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	uniformControlPlane(t, rec)
 	out, code = run(t, state, append([]string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--report-dir", t.TempDir()}, lb...)...)
 	t.Logf("conformance on the cluster without skew:\n%s", out)
-	if code != 2 || !strings.Contains(out, "no skew") { // 2: incomplete, the tests of proxying missing Skew
-		t.Errorf("a cluster whose apiservers share one version: exit %d, want 2 and the line that says there is no skew", code)
+	if code != 2 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "no skew: the 2 apiservers") { // 2: incomplete, the tests of proxying missing Skew
+		t.Errorf("a cluster whose apiservers share one version: exit %d, want 2, both apiservers found and the line that says there is no skew", code)
 	}
 	expectNothingOfARunLeft(t, rec)
 }
@@ -296,17 +296,21 @@ func watchAnUpgradeFromInside(t *testing.T, c clusters.Cluster, rec registry.Rec
 	at := func(r upgrade.Result, s float64) time.Time {
 		return r.Started.Add(time.Duration(s * float64(time.Second)))
 	}
+	// The driven step starts as skewcheck edits the node's manifest; the server leaves when
+	// the kubelet has acted on it, and the watcher sees that within a poll (250 ms): the
+	// start may lag by the kubelet's reaction (0.5-0.8 s measured) and the poll.
 	for _, end := range []struct {
 		what             string
 		driven, observed time.Time
+		bound            time.Duration
 	}{
-		{"start", at(*outside, outside.Hops[0].Start), at(watched, watched.Hops[0].Start)},
-		{"end", at(*outside, outside.Hops[0].End), at(watched, watched.Hops[0].End)},
+		{"start", at(*outside, outside.Hops[0].Start), at(watched, watched.Hops[0].Start), 1500 * time.Millisecond},
+		{"end", at(*outside, outside.Hops[0].End), at(watched, watched.Hops[0].End), time.Second},
 	} {
 		d := end.observed.Sub(end.driven)
 		t.Logf("mixed window %s: watched %+.2fs from the driven upgrade's", end.what, d.Seconds())
-		if d.Abs() > time.Second {
-			t.Errorf("mixed window %s: the watcher's is %.2fs off the upgrade's, want within a second", end.what, d.Seconds())
+		if d.Abs() > end.bound {
+			t.Errorf("mixed window %s: the watcher's is %.2fs off the upgrade's, want within %s", end.what, d.Seconds(), end.bound)
 		}
 	}
 	expectNothingOfARunLeft(t, rec)
@@ -360,6 +364,23 @@ func uniformControlPlane(t *testing.T, rec registry.Record) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s does not serve batch/v1 and autoscaling/v2 three minutes after --runtime-config came off (%v)", s.Name, err)
 			}
+		}
+	}
+	// Each restarted server puts its address back in default/kubernetes as it starts.
+	slices := kubernetes.NewForConfigOrDie(loadBalancerAdmin(t, rec)).DiscoveryV1().EndpointSlices(metav1.NamespaceDefault)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		l, err := slices.List(context.Background(), metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=kubernetes"})
+		n := 0
+		if err == nil {
+			for _, s := range l.Items {
+				n += len(s.Endpoints)
+			}
+		}
+		if n == len(rec.Servers) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("default/kubernetes lists %d apiservers a minute after their restart (%v), want %d", n, err, len(rec.Servers))
 		}
 	}
 }

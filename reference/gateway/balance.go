@@ -19,7 +19,7 @@ import (
 func (p *policy) candidates(info requestInfo) (out []*upstream, why string) {
 	var healthy []*upstream
 	for _, u := range p.subset {
-		if u.healthy.Load() {
+		if u.healthy.Load() || p.ignoreHealth { // the KeepKilledUpstream defect: GW-050 must catch it
 			healthy = append(healthy, u)
 		}
 	}
@@ -39,6 +39,12 @@ func (p *policy) candidates(info requestInfo) (out []*upstream, why string) {
 		}
 	}
 	start := int((p.next.Add(1) - 1) % uint64(len(capable)))
+	if p.firstServerOnly { // the defect: GW-022 must catch it
+		start = 0
+	}
+	if p.ignoreHealth {
+		return capable[start : start+1], "" // no retry list: the dead server's share fails
+	}
 	out = make([]*upstream, 0, len(capable))
 	out = append(out, capable[start:]...)
 	return append(out, capable[:start]...), ""

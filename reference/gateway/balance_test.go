@@ -79,3 +79,28 @@ func TestNoHealthyServerSaysWhy(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestBalanceDefects: first-server-only sends every request to the first server;
+// keep-killed-upstream picks a dead server in turn, alone, with no other to retry on.
+func TestBalanceDefects(t *testing.T) {
+	a, b := testUpstream("https://a:1", true), testUpstream("https://b:1", true)
+	p := &policy{subset: []*upstream{a, b}, firstServerOnly: true}
+	for range 10 {
+		if out, _ := p.candidates(req("GET", "/api/v1/namespaces/d/configmaps")); out[0] != a || len(out) != 2 {
+			t.Fatalf("with first-server-only: candidates %v, want a first, then b to retry on", out)
+		}
+	}
+	dead := testUpstream("https://dead:1", false)
+	p = &policy{subset: []*upstream{a, dead}, ignoreHealth: true}
+	picked := map[*upstream]int{}
+	for range 10 {
+		out, _ := p.candidates(req("GET", "/api/v1/namespaces/d/configmaps"))
+		if len(out) != 1 {
+			t.Fatalf("with keep-killed-upstream: %d candidates, want the pick alone", len(out))
+		}
+		picked[out[0]]++
+	}
+	if picked[dead] != 5 {
+		t.Errorf("with keep-killed-upstream the dead server got %d of 10 requests, want 5 (the defect)", picked[dead])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,8 @@ type cluster struct {
 	auth          *authn.Authenticator
 	impersonation *impersonationAuthorizer
 	next          atomic.Uint64 // round robin for the gateway's own calls
+	// lastMatchWins is the LastMatchWins defect.
+	lastMatchWins bool
 }
 
 // policy is a compiled DispatchPolicy.
@@ -40,6 +43,9 @@ type policy struct {
 	next    atomic.Uint64
 	// ignoreDiscovery is the IgnoreDiscovery defect.
 	ignoreDiscovery bool
+	// firstServerOnly and ignoreHealth are the FirstServerOnly and KeepKilledUpstream
+	// defects.
+	firstServerOnly, ignoreHealth bool
 }
 
 // schemaLimiter keeps a schema's definition with its limiter, so a reload that leaves the
@@ -82,7 +88,7 @@ func compile(d *document, defaults servingDefaults, prev *cluster, pool upstream
 		return nil, problems
 	}
 
-	c := &cluster{name: d.cluster.Name, tls: tlsConfig, disabled: map[*upstream]bool{}, schemas: map[string]schemaLimiter{}}
+	c := &cluster{name: d.cluster.Name, tls: tlsConfig, disabled: map[*upstream]bool{}, schemas: map[string]schemaLimiter{}, lastMatchWins: defects.LastMatchWins}
 	for _, n := range spec.SecureServing.ServerNames {
 		c.serverNames = append(c.serverNames, strings.ToLower(n))
 	}
@@ -101,10 +107,11 @@ func compile(d *document, defaults servingDefaults, prev *cluster, pool upstream
 			c.schemas[s.Name] = old
 			continue
 		}
-		c.schemas[s.Name] = schemaLimiter{def: s, limiter: newLimiter(s)}
+		c.schemas[s.Name] = schemaLimiter{def: s, limiter: newLimiter(s, defects)}
 	}
 	for i, p := range spec.DispatchPolicies {
-		cp := &policy{label: strconv.Itoa(i), schema: p.FlowControlSchemaName, limiter: exempt{}, ignoreDiscovery: defects.IgnoreDiscovery}
+		cp := &policy{label: strconv.Itoa(i), schema: p.FlowControlSchemaName, limiter: exempt{}, ignoreDiscovery: defects.IgnoreDiscovery,
+			firstServerOnly: defects.FirstServerOnly, ignoreHealth: defects.KeepKilledUpstream}
 		if s, ok := c.schemas[p.FlowControlSchemaName]; ok {
 			cp.limiter = s.limiter
 		}
@@ -112,13 +119,14 @@ func compile(d *document, defaults servingDefaults, prev *cluster, pool upstream
 			cp.rules = append(cp.rules, compileRule(r, defects))
 		}
 		subset := p.UpstreamSubset
-		if len(subset) == 0 {
+		if len(subset) == 0 || defects.IgnoreSubset { // the defect: GW-020 must catch it
+			subset = nil
 			for _, s := range spec.Servers {
 				subset = append(subset, s.Endpoint)
 			}
 		}
 		for _, e := range subset {
-			if u := byEndpoint[e]; !c.disabled[u] {
+			if u := byEndpoint[e]; !c.disabled[u] || defects.DisabledChosen { // the defect: GW-021 must catch it
 				cp.subset = append(cp.subset, u)
 			}
 		}
@@ -144,14 +152,16 @@ func (c *cluster) schema(name string) (schemaLimiter, bool) {
 
 // match is the first policy one of whose rules matches: order is priority.
 func (c *cluster) match(a attributes) *policy {
+	var found *policy
 	for _, p := range c.policies {
-		for _, r := range p.rules {
-			if r.matches(a) {
+		if slices.ContainsFunc(p.rules, func(r rule) bool { return r.matches(a) }) {
+			if !c.lastMatchWins { // the defect looks on: GW-016 must catch it
 				return p
 			}
+			found = p
 		}
 	}
-	return nil
+	return found
 }
 
 // servingTLS is what the gateway presents to this cluster's clients and how it verifies

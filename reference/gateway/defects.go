@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -47,6 +46,61 @@ type Defects struct {
 	// NoPolicyInternalError: a request no dispatch policy matches is answered 500
 	// InternalError instead of 403 Forbidden (the reference did this until issue 24).
 	NoPolicyInternalError bool
+
+	// The defects below each make one test of the gateway profile fail that no other
+	// defect fails (issue 37: every test proven able to fail); the comment names it.
+
+	// IgnoreVerbs: a rule's verbs are not looked at, so a rule for list and create takes
+	// gets and watches too (GW-010).
+	IgnoreVerbs bool
+	// IgnoreSubresource: a request is matched by its resource alone, its subresource
+	// dropped, so "pods/log" and "*/status" match nothing and "pods" takes pods/status
+	// (GW-011).
+	IgnoreSubresource bool
+	// NamesMatchLists: resourceNames do not hold back a request that names no object, so
+	// a rule for one ConfigMap by name takes every list of ConfigMaps (GW-012).
+	NamesMatchLists bool
+	// IgnoreSubjects: users, serviceAccounts and userGroups are not looked at, so a rule
+	// for one user takes everybody's requests (GW-013).
+	IgnoreSubjects bool
+	// URLRulesMatchResources: empty apiGroups and resources match every group and
+	// resource (as empty resourceNames do), so a rule of nonResourceURLs only takes every
+	// resource request too (GW-014).
+	URLRulesMatchResources bool
+	// LastMatchWins: of the policies that match, the last takes the request, as if later
+	// policies overrode earlier ones (GW-016).
+	LastMatchWins bool
+	// IgnoreSubset: a policy's requests go to every enabled server of the cluster, its
+	// upstreamSubset disregarded (GW-020).
+	IgnoreSubset bool
+	// DisabledChosen: disabled servers stay in the subsets that name them (GW-021).
+	DisabledChosen bool
+	// FirstServerOnly: every request goes to the first server that can take it, the
+	// others only when it fails: no rotation (GW-022).
+	FirstServerOnly bool
+	// InflightCountsWatches: long-running requests (watches) take a MaxRequestsInflight
+	// slot as any other, so idle watches fill the limit (GW-040).
+	InflightCountsWatches bool
+	// NoTokenBucket: a TokenBucket schema admits everything, as if it were Exempt
+	// (GW-041).
+	NoTokenBucket bool
+	// RefuseExempt: an Exempt schema is built as a MaxRequestsInflight whose max is
+	// left at zero, so its policy refuses every request 429 (GW-042).
+	RefuseExempt bool
+	// KeepKilledUpstream: the gateway does not track its servers' health: a request goes
+	// to the round-robin pick of the whole subset, dead or not, and to that one only (the
+	// reference's retry on the next healthy server would answer a dead server's GETs, and
+	// GW-050 sends GETs), so a killed server's share of the requests fails for as long as
+	// it is dead (GW-050, GW-051).
+	KeepKilledUpstream bool
+	// ApplyInvalid: the validation's problems are logged and the configuration applied
+	// anyway (GW-061).
+	ApplyInvalid bool
+	// BodiesInTurn: every request's body is read whole before it is forwarded, one
+	// request at a time under a single lock (as the peer proxy's bodies-in-turn flaw):
+	// a client whose body trickles in holds up every other client, reads included
+	// (GW-090).
+	BodiesInTurn bool
 }
 
 var defectNames = map[string]func(*Defects){
@@ -60,6 +114,21 @@ var defectNames = map[string]func(*Defects){
 	"impersonation-before-hop-by-hop": func(d *Defects) { d.ImpersonationBeforeHopByHop = true },
 	"no-policy-500":                   func(d *Defects) { d.NoPolicyInternalError = true },
 	"drop-uid":                        func(d *Defects) { d.DropUID = true },
+	"ignore-verbs":                    func(d *Defects) { d.IgnoreVerbs = true },
+	"ignore-subresource":              func(d *Defects) { d.IgnoreSubresource = true },
+	"names-match-lists":               func(d *Defects) { d.NamesMatchLists = true },
+	"ignore-subjects":                 func(d *Defects) { d.IgnoreSubjects = true },
+	"url-rules-match-resources":       func(d *Defects) { d.URLRulesMatchResources = true },
+	"last-match-wins":                 func(d *Defects) { d.LastMatchWins = true },
+	"ignore-subset":                   func(d *Defects) { d.IgnoreSubset = true },
+	"disabled-chosen":                 func(d *Defects) { d.DisabledChosen = true },
+	"first-server-only":               func(d *Defects) { d.FirstServerOnly = true },
+	"inflight-counts-watches":         func(d *Defects) { d.InflightCountsWatches = true },
+	"no-token-bucket":                 func(d *Defects) { d.NoTokenBucket = true },
+	"refuse-exempt":                   func(d *Defects) { d.RefuseExempt = true },
+	"keep-killed-upstream":            func(d *Defects) { d.KeepKilledUpstream = true },
+	"apply-invalid":                   func(d *Defects) { d.ApplyInvalid = true },
+	"bodies-in-turn":                  func(d *Defects) { d.BodiesInTurn = true },
 }
 
 // DefectNames lists what ParseDefects accepts.
@@ -85,8 +154,5 @@ func ParseDefects(names []string) (Defects, error) {
 	return d, nil
 }
 
-// Any reports whether any defect is on.
-func (d Defects) Any() bool {
-	return slices.Contains([]bool{d.NegationOred, d.NoImpersonation, d.IgnoreDiscovery, d.IgnoreSNI, d.UpgradeAsItself, d.ConnectionPerClient, d.GoTransport,
-		d.ImpersonationBeforeHopByHop, d.NoPolicyInternalError, d.DropUID}, true)
-}
+// Any reports whether any defect is on (every field is a bool: none on is the zero value).
+func (d Defects) Any() bool { return d != Defects{} }

@@ -18,10 +18,14 @@ type limiter interface {
 	kind() string
 }
 
-func newLimiter(s gwapi.FlowControlSchema) limiter {
+func newLimiter(s gwapi.FlowControlSchema, d Defects) limiter {
 	switch {
 	case s.MaxRequestsInflight != nil:
-		return &inflight{max: int(s.MaxRequestsInflight.Max)}
+		return &inflight{max: int(s.MaxRequestsInflight.Max), countWatches: d.InflightCountsWatches}
+	case s.TokenBucket != nil && d.NoTokenBucket: // the defect: GW-041 must catch it
+		return exempt{}
+	case s.Exempt != nil && d.RefuseExempt: // the defect, a max never set: GW-042 must catch it
+		return &inflight{max: 0}
 	case s.TokenBucket != nil:
 		return &tokenBucket{qps: float64(s.TokenBucket.QPS), now: time.Now,
 			limiter: rate.NewLimiter(rate.Limit(s.TokenBucket.QPS), int(s.TokenBucket.Burst))}
@@ -41,6 +45,8 @@ func (exempt) kind() string                             { return "Exempt" }
 type inflight struct {
 	mu      sync.Mutex
 	max, in int
+	// countWatches is the InflightCountsWatches defect.
+	countWatches bool
 }
 
 // inflightRetryAfter is what a refused client is told: slots free as requests finish,
@@ -48,7 +54,7 @@ type inflight struct {
 const inflightRetryAfter = time.Second
 
 func (l *inflight) admit(longRunning bool) (func(), time.Duration, bool) {
-	if longRunning {
+	if longRunning && !l.countWatches { // the defect: GW-040 must catch it
 		return func() {}, 0, true
 	}
 	l.mu.Lock()

@@ -8,7 +8,7 @@ import (
 )
 
 func TestInflight(t *testing.T) {
-	l := newLimiter(gwapi.FlowControlSchema{MaxRequestsInflight: &gwapi.MaxRequestsInflightFlowControlSchema{Max: 2}}).(*inflight)
+	l := newLimiter(gwapi.FlowControlSchema{MaxRequestsInflight: &gwapi.MaxRequestsInflightFlowControlSchema{Max: 2}}, Defects{}).(*inflight)
 	r1, _, ok1 := l.admit(false)
 	_, _, ok2 := l.admit(false)
 	_, retry, ok3 := l.admit(false)
@@ -36,7 +36,7 @@ func TestInflight(t *testing.T) {
 }
 
 func TestTokenBucket(t *testing.T) {
-	l := newLimiter(gwapi.FlowControlSchema{TokenBucket: &gwapi.TokenBucketFlowControlSchema{QPS: 10, Burst: 5}}).(*tokenBucket)
+	l := newLimiter(gwapi.FlowControlSchema{TokenBucket: &gwapi.TokenBucketFlowControlSchema{QPS: 10, Burst: 5}}, Defects{}).(*tokenBucket)
 	clock := time.Now()
 	l.now = func() time.Time { return clock }
 	admitted := 0
@@ -67,10 +67,32 @@ func TestTokenBucket(t *testing.T) {
 }
 
 func TestExemptAdmitsAll(t *testing.T) {
-	l := newLimiter(gwapi.FlowControlSchema{Exempt: &gwapi.ExemptFlowControlSchema{}})
+	l := newLimiter(gwapi.FlowControlSchema{Exempt: &gwapi.ExemptFlowControlSchema{}}, Defects{})
 	for range 1000 {
 		if _, _, ok := l.admit(false); !ok {
 			t.Fatal("exempt refused a request")
 		}
+	}
+}
+
+// TestFlowControlDefects: inflight-counts-watches gives watches slots, no-token-bucket
+// admits a whole burst beyond the bucket, refuse-exempt refuses an Exempt schema's first
+// request.
+func TestFlowControlDefects(t *testing.T) {
+	l := newLimiter(gwapi.FlowControlSchema{MaxRequestsInflight: &gwapi.MaxRequestsInflightFlowControlSchema{Max: 2}}, Defects{InflightCountsWatches: true})
+	l.admit(true)
+	l.admit(true)
+	if _, _, ok := l.admit(false); ok {
+		t.Error("with inflight-counts-watches, two watches must fill a limit of 2 (the defect)")
+	}
+	l = newLimiter(gwapi.FlowControlSchema{TokenBucket: &gwapi.TokenBucketFlowControlSchema{QPS: 1, Burst: 1}}, Defects{NoTokenBucket: true})
+	for range 100 {
+		if _, _, ok := l.admit(false); !ok {
+			t.Fatal("with no-token-bucket, a token bucket must admit everything (the defect)")
+		}
+	}
+	l = newLimiter(gwapi.FlowControlSchema{Exempt: &gwapi.ExemptFlowControlSchema{}}, Defects{RefuseExempt: true})
+	if _, retry, ok := l.admit(false); ok || retry <= 0 {
+		t.Error("with refuse-exempt, an Exempt schema must refuse its first request, with a Retry-After (the defect)")
 	}
 }

@@ -102,6 +102,8 @@ type Gateway struct {
 	msrv      *http.Server
 	stop      context.CancelFunc
 	done      sync.WaitGroup
+	// turn is the lock the BodiesInTurn defect reads every request body under.
+	turn sync.Mutex
 }
 
 // state is one applied configuration.

@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,6 +87,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if g.cfg.Defects.BodiesInTurn && !g.readInTurn(r) { // the defect: GW-090 must catch it
+		return // the client's body never came: no one is left to answer
+	}
 	targets, why := p.candidates(info)
 	if len(targets) == 0 {
 		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
@@ -183,4 +188,16 @@ func (r *recorder) code() int {
 		return http.StatusOK
 	}
 	return r.status
+}
+
+// readInTurn is the BodiesInTurn defect: the request's body read whole (so that it could
+// be sent again) under the gateway's one lock, so a body that trickles in holds up every
+// other request. False when the body could not be read.
+func (g *Gateway) readInTurn(r *http.Request) bool {
+	g.turn.Lock()
+	defer g.turn.Unlock()
+	b, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return err == nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,5 +76,32 @@ func TestNoPolicyMatchesIsForbidden(t *testing.T) {
 			!strings.Contains(s.Message, "no dispatch policy matches") || !strings.Contains(s.Message, `resource "secrets"`) {
 			t.Errorf("defects %+v: %d %s, want %d %s naming the request no policy matches", tc.defects, w.Code, w.Body, tc.code, tc.reason)
 		}
+	}
+}
+
+// TestBodiesInTurnDefect: with the defect a body that has not finished arriving holds up
+// another request, one without a body included, until it has.
+func TestBodiesInTurnDefect(t *testing.T) {
+	g := &Gateway{}
+	pr, pw := io.Pipe()
+	first := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/d/configmaps", pr)
+	go g.readInTurn(first)
+	for g.turn.TryLock() { // until the first holds the lock
+		g.turn.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan bool)
+	go func() {
+		done <- g.readInTurn(httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/d/configmaps", nil))
+	}()
+	select {
+	case <-done:
+		t.Fatal("a request without a body went ahead of a body still arriving: the defect must make it wait")
+	case <-time.After(100 * time.Millisecond):
+	}
+	pw.Write([]byte("{}"))
+	pw.Close()
+	if !<-done {
+		t.Error("the waiting request's (empty) body was not read")
 	}
 }

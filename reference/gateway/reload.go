@@ -70,7 +70,11 @@ func (g *Gateway) build(contents map[string][]byte, sum [32]byte, cur *state) (*
 	if len(docs) == 0 && len(problems) == 0 {
 		problems = append(problems, Problem{Document: g.cfg.ConfigDir, Message: "holds no UpstreamCluster document; write at least one (*.yaml)"})
 	}
-	problems = append(problems, validateAll(docs)...)
+	if invalid := validateAll(docs); len(invalid) > 0 && g.cfg.Defects.ApplyInvalid { // the defect: GW-061 must catch it
+		g.errorLog.Printf("applying an invalid configuration (the apply-invalid defect): %v", &ConfigError{Dir: g.cfg.ConfigDir, Problems: invalid})
+	} else {
+		problems = append(problems, invalid...)
+	}
 	if len(problems) > 0 {
 		return nil, &ConfigError{Dir: g.cfg.ConfigDir, Problems: problems}
 	}

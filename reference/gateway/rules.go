@@ -117,6 +117,8 @@ func resourceEqual(entry, value string) bool {
 type rule struct {
 	verbs, apiGroups, resources, resourceNames, users, userGroups, nonResourceURLs list
 	serviceAccounts                                                                []string // user names
+	// The IgnoreSubresource, NamesMatchLists and IgnoreSubjects defects.
+	ignoreSubresource, namesMatchLists, ignoreSubjects bool
 }
 
 func compileRule(r gwapi.DispatchPolicyRule, d Defects) rule {
@@ -128,6 +130,13 @@ func compileRule(r gwapi.DispatchPolicyRule, d Defects) rule {
 	for _, sa := range r.ServiceAccounts {
 		c.serviceAccounts = append(c.serviceAccounts, serviceAccountUser(sa.Namespace, sa.Name))
 	}
+	if d.IgnoreVerbs { // the defect GW-010 must catch
+		c.verbs = list{all: true}
+	}
+	if d.URLRulesMatchResources && c.apiGroups.empty() && c.resources.empty() { // GW-014 must catch it
+		c.apiGroups, c.resources = list{all: true}, list{all: true}
+	}
+	c.ignoreSubresource, c.namesMatchLists, c.ignoreSubjects = d.IgnoreSubresource, d.NamesMatchLists, d.IgnoreSubjects
 	return c
 }
 
@@ -143,22 +152,24 @@ type attributes struct {
 }
 
 func (r rule) matches(a attributes) bool {
-	if !r.verbs.match(a.info.Verb) || !r.userMatches(a.user) {
+	if !r.verbs.match(a.info.Verb) {
 		return false
 	}
-	if !r.userGroups.empty() && !r.userGroups.matchAny(a.groups, equal) {
+	// The IgnoreSubjects defect skips who asks (GW-013 must catch it).
+	if !r.ignoreSubjects && (!r.userMatches(a.user) || (!r.userGroups.empty() && !r.userGroups.matchAny(a.groups, equal))) {
 		return false
 	}
 	if !a.info.IsResourceRequest {
 		return r.nonResourceURLs.matchAny([]string{a.info.Path}, prefixOrEqual)
 	}
 	resource := a.info.Resource
-	if a.info.Subresource != "" {
+	if a.info.Subresource != "" && !r.ignoreSubresource { // the defect: GW-011 must catch it
 		resource += "/" + a.info.Subresource
 	}
 	return r.apiGroups.match(a.info.APIGroup) &&
 		r.resources.matchAny([]string{resource}, resourceEqual) &&
-		(r.resourceNames.empty() || r.resourceNames.match(a.info.Name))
+		(r.resourceNames.empty() || r.resourceNames.match(a.info.Name) ||
+			(r.namesMatchLists && a.info.Name == "")) // the defect: GW-012 must catch it
 }
 
 // userMatches: users or serviceAccounts; both empty is every user.

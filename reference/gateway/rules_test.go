@@ -127,3 +127,54 @@ func TestFirstMatchWins(t *testing.T) {
 		t.Errorf("/version: policy %v, want none", p.label)
 	}
 }
+
+// TestRuleDefects: each rule defect turns one row of the contract's table the other way,
+// the row the gateway profile's test of that field asserts.
+func TestRuleDefects(t *testing.T) {
+	resources := func(r gwapi.DispatchPolicyRule) gwapi.DispatchPolicyRule {
+		r.APIGroups, r.Resources = []string{"*"}, []string{"*"}
+		if r.Verbs == nil {
+			r.Verbs = []string{"*"}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		defect string
+		rule   gwapi.DispatchPolicyRule
+		who    string
+		info   requestInfo
+		want   bool // as shipped; the defect gives the opposite
+	}{
+		{"ignore-verbs", resources(gwapi.DispatchPolicyRule{Verbs: []string{"list", "create"}}), "alice", req("GET", "/api/v1/namespaces/d/configmaps/c"), false},
+		{"ignore-subresource", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{""}, Resources: []string{"configmaps", "pods/log"}}, "alice", req("GET", "/api/v1/namespaces/d/pods/p/log"), true},
+		{"ignore-subresource", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"pods"}}, "alice", req("GET", "/api/v1/namespaces/d/pods/p/status"), false},
+		{"names-match-lists", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"configmaps"}, ResourceNames: []string{"c"}}, "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
+		{"ignore-subjects", resources(gwapi.DispatchPolicyRule{Users: []string{"bob"}}), "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
+		{"ignore-subjects", resources(gwapi.DispatchPolicyRule{UserGroups: []string{"system:serviceaccounts"}}), "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
+		{"url-rules-match-resources", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/openapi/*"}}, "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
+	} {
+		d, err := ParseDefects([]string{tc.defect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := attributes{user: tc.who, groups: []string{"system:authenticated"}, info: tc.info}
+		if got := compileRule(tc.rule, Defects{}).matches(a); got != tc.want {
+			t.Errorf("as shipped, rule %+v on %s %s: match %v, want %v", tc.rule, tc.info.Verb, tc.info.Path, got, tc.want)
+		}
+		if got := compileRule(tc.rule, d).matches(a); got == tc.want {
+			t.Errorf("with %s, rule %+v on %s %s: match %v, want %v (the defect)", tc.defect, tc.rule, tc.info.Verb, tc.info.Path, got, !tc.want)
+		}
+	}
+}
+
+// TestLastMatchWinsDefect: with the defect the catch-all after a matching policy takes
+// the request.
+func TestLastMatchWinsDefect(t *testing.T) {
+	c := &cluster{lastMatchWins: true, policies: []*policy{
+		{label: "0", rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"configmaps"}}, Defects{})}},
+		{label: "1", rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, Defects{})}},
+	}}
+	if p := c.match(attributes{user: "a", info: req("GET", "/api/v1/namespaces/d/configmaps")}); p == nil || p.label != "1" {
+		t.Errorf("with last-match-wins, configmaps: policy %v, want 1 (the defect)", p)
+	}
+}

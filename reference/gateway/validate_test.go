@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"crypto/tls"
+	"io"
+	"log"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -109,5 +113,21 @@ func TestValidateAllDuplicates(t *testing.T) {
 	all := strings.Join(msgs, "\n")
 	if !strings.Contains(all, "names are unique") || !strings.Contains(all, "each server name selects one cluster") {
 		t.Errorf("duplicate names and server names must both be refused: %s", all)
+	}
+}
+
+// TestApplyInvalidDefect: as shipped an invalid document is refused whole; with
+// apply-invalid it is applied.
+func TestApplyInvalidDefect(t *testing.T) {
+	invalid := strings.Replace(validDoc, `resources: ["*"]`, `resources: ["pods/*"]`, 1)
+	for _, defects := range []Defects{{}, {ApplyInvalid: true}} {
+		g := &Gateway{cfg: Config{ConfigDir: "/d", Defects: defects}, defaults: servingDefaults{cert: &tls.Certificate{}},
+			errorLog: log.New(io.Discard, "", 0), metrics: newMetrics(),
+			pool: newPool(100*time.Millisecond, timings{healthEvery: time.Hour, healthTimeout: 100 * time.Millisecond, discoveryEvery: time.Hour, discoveryTimeout: 100 * time.Millisecond}, func(*upstream, bool) {}, func(*upstream) {})}
+		st, err := g.build(map[string][]byte{"/d/a.yaml": []byte(invalid)}, [32]byte{1}, nil)
+		g.pool.closeAll()
+		if applied := err == nil && st != nil; applied != defects.ApplyInvalid {
+			t.Errorf("%+v: a resource pods/* applied %v (%v), want %v", defects, applied, err, defects.ApplyInvalid)
+		}
 	}
 }
