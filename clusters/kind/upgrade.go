@@ -24,9 +24,12 @@ import (
 // /version with the new version. The image is loaded first (PrepareUpgrade) unless it
 // already was.
 func (c *Cluster) Upgrade(ctx context.Context, server, version string, bin binaries.Options, progress io.Writer) error {
-	p, err := c.PrepareUpgrade(ctx, server, version, bin, progress)
-	if err != nil {
-		return err
+	p, ok := c.prepared[server]
+	if !ok || p.requested != version {
+		var err error
+		if p, err = c.PrepareUpgrade(ctx, server, version, bin, progress); err != nil {
+			return err
+		}
 	}
 	s := &c.Servers[c.serverIndex(server)]
 	edit := fmt.Sprintf(`sed -i 's#^\( *image: \).*kube-apiserver:.*#\1%s#' %s`, p.image, apiserverManifest)
@@ -40,8 +43,9 @@ func (c *Cluster) Upgrade(ctx context.Context, server, version string, bin binar
 	return nil
 }
 
-// Prepared is a server's next apiserver image, loaded into its node but not yet running.
-type Prepared struct{ image, version string }
+// Prepared is a server's next apiserver image, loaded into its node but not yet running:
+// for the version asked for, the image and the version it carries.
+type Prepared struct{ requested, image, version string }
 
 // PrepareUpgrade loads version's kube-apiserver image into server's node (from version's
 // node image, built offline if need be), leaving the server running as it is: what
@@ -65,7 +69,7 @@ func (c *Cluster) PrepareUpgrade(ctx context.Context, server, version string, bi
 	if err != nil {
 		return Prepared{}, err
 	}
-	p := Prepared{image: n.images.APIServer, version: n.version}
+	p := Prepared{requested: version, image: n.images.APIServer, version: n.version}
 	if c.prepared[server] == p {
 		return p, nil
 	}

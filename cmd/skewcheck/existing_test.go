@@ -134,9 +134,23 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		t.Errorf("certify: exit %d, want 0 as from outside", code)
 	}
 	in := readReport(t, inside, out)
+
+	// And through one context per apiserver, as before discovery: the endpoints named by
+	// hand, the identity tests as their user contexts.
+	perContext := t.TempDir()
+	contexts := []string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--report-dir", perContext, "--kubeconfig", rec.Kubeconfig}
+	var admins, users []string
+	for _, s := range rec.Servers {
+		admins, users = append(admins, s.Admin), append(users, s.User)
+		contexts = append(contexts, "--audit-logs", s.Admin+"="+s.AuditLog)
+	}
+	out, _ = run(t, state, append(contexts, "--contexts", strings.Join(admins, ","), "--user-contexts", strings.Join(users, ","))...)
+	byContext := readReport(t, perContext, out)
+
+	// One verdict per test, whichever way the cluster was reached.
 	for _, tc := range rep.Tests {
-		if got := resultOf(in, tc.ID); got != tc.Result {
-			t.Errorf("%s: %s from inside the cluster, %s from outside", tc.ID, got, tc.Result)
+		if got, ctx := resultOf(in, tc.ID), resultOf(byContext, tc.ID); got != tc.Result || ctx != tc.Result {
+			t.Errorf("%s: %s through the load balancer alone, %s from inside the cluster, %s through per-apiserver contexts", tc.ID, tc.Result, got, ctx)
 		}
 	}
 	for _, f := range []string{"junit_01.xml", "e2e.log"} {
