@@ -39,8 +39,9 @@ type ObserveOptions struct {
 }
 
 // Observe runs the rolling upgrade's load through every apiserver of c and infers the
-// steps from what it sees: a server leaves when it stops answering /readyz (or, on a
-// cluster that lists its servers, clusters.Listing, when its address leaves the list),
+// steps from what it sees: a server leaves after its last good answer, when it stops
+// answering /readyz (or, on a cluster that lists its servers, clusters.Listing, when its
+// address leaves the list),
 // comes back when it answers /readyz and is listed again, at the version /version then
 // gives, and its step ends once every server reaches what the others serve. Steps to the
 // same version in a row are a hop. The result is what Run writes, asserted the same way;
@@ -99,6 +100,7 @@ func oldest(t *framework.Target) string {
 // serverState is what the watcher last saw of one apiserver.
 type serverState struct {
 	up      bool
+	lastUp  float64 // when it last answered ready (and was listed)
 	version string
 	step    int // index in r.Steps of its step under way, -1 when none
 }
@@ -170,12 +172,17 @@ func (w *watcher) poll(ctx context.Context, t float64) {
 		s, p := w.servers[e.Name], seen[i]
 		up := p.ready && (listed == nil || listed[e.Name])
 		switch {
+		case s.up && up:
+			s.lastUp = t
 		case s.up && !up:
-			w.r.Steps = append(w.r.Steps, Step{Server: e.Name, From: s.version, Start: t})
+			// It left after its last good answer: the step starts there, so what its
+			// leaving does to the others (a peer dropped as it deletes its lease) is in
+			// the step's window, not before it.
+			w.r.Steps = append(w.r.Steps, Step{Server: e.Name, From: s.version, Start: s.lastUp})
 			s.up, s.step = false, len(w.r.Steps)-1
 			w.progress("%.1fs: %s left (%s)\n", t, e.Name, p.why(listed == nil || listed[e.Name]))
 		case !s.up && up:
-			s.up, s.version = true, p.version
+			s.up, s.version, s.lastUp = true, p.version, t
 			if s.step >= 0 {
 				st := &w.r.Steps[s.step]
 				st.Up, st.To = t, p.version
