@@ -175,7 +175,8 @@ func assertRefused(t *testing.T, state string, cases []badInput) {
 	}
 }
 
-// What needs no cluster to judge is refused before one starts, naming the flag and the fix.
+// What needs no cluster to judge is refused before one starts, naming the flag and the fix:
+// conformance's flags, then observe's and certify's.
 func TestRefusedBeforeBringUp(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -189,9 +190,20 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"user contexts without contexts", []string{"--kubeconfig", "x", "--user-contexts", "u"}, "--user-contexts names one context per endpoint of --contexts"},
 		{"a dry run of a cluster skewcheck makes", []string{"--dry-run"}, "--dry-run lists what a run would make in a cluster whose apiservers it finds"},
 		{"a dry run with contexts", []string{"--dry-run", "--kubeconfig", "x", "--contexts", "a"}, "it goes with --kubeconfig FILE and without --contexts"},
+		{"a watch without a cluster", []string{"observe", "--for", "1m"}, "--kubeconfig is required (or --in-cluster, from a pod)"},
+		{"a watch of two clusters", []string{"observe", "--kubeconfig", "x", "--in-cluster"}, "--in-cluster reaches the cluster the pod runs in"},
+		{"a watch without an end", []string{"observe", "--kubeconfig", "x", "--for", "0s"}, "--for 0s: say how long at most to watch"},
+		{"a watch until a minor version", []string{"observe", "--kubeconfig", "x", "--until", "1.36"}, `--until "v1.36": the whole version`},
+		{"a Job watching until without watching", []string{"certify", "--kubeconfig", "x", "--observe-until", "v1.36.3"}, "--observe-until goes with --observe"},
+		{"a Job watching and testing", []string{"certify", "--kubeconfig", "x", "--observe", "5m", "--profiles", "mvp"}, "--observe watches an upgrade and runs no profile"},
+		{"a Job with a memory limit that is no quantity", []string{"certify", "--kubeconfig", "x", "--memory-limit", "lots"}, `--memory-limit "lots": a Kubernetes quantity`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, code := runApp(t, t.TempDir(), append([]string{"conformance"}, tc.args...)...)
+			args := tc.args
+			if args[0] != "observe" && args[0] != "certify" {
+				args = append([]string{"conformance"}, args...)
+			}
+			out, code := runApp(t, t.TempDir(), args...)
 			if code != 1 || !strings.Contains(out, tc.want) || strings.Contains(out, "starting") {
 				t.Errorf("exit %d, want 1 and %q before anything starts:\n%s", code, tc.want, out)
 			}
