@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
@@ -38,6 +39,7 @@ const (
 // docker; otherwise it returns at once. Call it first thing in main (and in TestMain).
 func RunDockerShimIfCalled() {
 	if filepath.Base(os.Args[0]) != "docker" || os.Getenv(envRealDocker) == "" {
+		shimReady.Store(true)
 		return
 	}
 	args := shimArgs(os.Args[1:], strings.Split(os.Getenv(envDropCaps), ","))
@@ -46,6 +48,12 @@ func RunDockerShimIfCalled() {
 	fmt.Fprintf(os.Stderr, "skewcheck docker shim: running %s: %v\n", real, err)
 	os.Exit(127)
 }
+
+// shimReady says this program runs the shim when started as docker: the provider points
+// kind's docker at this executable only then. A program that never called
+// RunDockerShimIfCalled would, started as docker, run as itself (a test binary: every test
+// again, each making clusters that start it again).
+var shimReady atomic.Bool
 
 // shimArgs rewrites the first --privileged of a run or exec (kind puts it among the flags,
 // and never elsewhere).
@@ -121,6 +129,9 @@ func shimEnvironment(ctx context.Context, image, shimDir string) ([]string, erro
 	}
 	if !strings.Contains(out.String(), "apply caps") {
 		return nil, fmt.Errorf("docker run --privileged %s failed: %s", image, strings.TrimSpace(out.String()))
+	}
+	if !shimReady.Load() {
+		return nil, fmt.Errorf("this Docker engine refuses --privileged (%s), so kind's docker commands need skewcheck's shim, which this program does not run: call kind.RunDockerShimIfCalled() first thing in its main (and TestMain)", strings.TrimSpace(out.String()))
 	}
 	missing, err := missingCaps()
 	if err != nil {
