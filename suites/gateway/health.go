@@ -91,6 +91,11 @@ func unhealthy(ctx context.Context, env *framework.Env, how string, bound time.D
 	Expect(problems).To(BeEmpty(), "%s", strings.Join(problems, "\n"))
 	where, _ := landings(ctx, env, repeat(6, listConfigMaps))
 	Expect(count(where)).To(Equal(map[string]int{other.Name: 6}), "with %s %s, requests must all go to %s", how, victim.Name, other.Name)
+	// A gateway may retry a failed read on another server, never a create: only creates show
+	// a dead server still in the rotation of a gateway that retries the reads above.
+	for i := range 6 {
+		Expect(g.Do(ctx, createCM)).To(framework.HaveStatus(201), "create %d of 6 (a dry run) through the gateway with %s %s: a create is not retried, so the server it goes to must be alive", i+1, how, victim.Name)
+	}
 
 	// Restored.
 	if how == "frozen" {
