@@ -67,6 +67,9 @@ type Defects struct {
 	// resource (as empty resourceNames do), so a rule of nonResourceURLs only takes every
 	// resource request too (GW-014).
 	URLRulesMatchResources bool
+	// URLEntriesArePrefixes: a nonResourceURLs entry without a trailing * matches every
+	// path it begins, so "/version" takes "/version/x" (GW-014).
+	URLEntriesArePrefixes bool
 	// LastMatchWins: of the policies that match, the last takes the request, as if later
 	// policies overrode earlier ones (GW-016).
 	LastMatchWins bool
@@ -119,6 +122,7 @@ var defectNames = map[string]func(*Defects){
 	"names-match-lists":               func(d *Defects) { d.NamesMatchLists = true },
 	"ignore-subjects":                 func(d *Defects) { d.IgnoreSubjects = true },
 	"url-rules-match-resources":       func(d *Defects) { d.URLRulesMatchResources = true },
+	"url-entries-are-prefixes":        func(d *Defects) { d.URLEntriesArePrefixes = true },
 	"last-match-wins":                 func(d *Defects) { d.LastMatchWins = true },
 	"ignore-subset":                   func(d *Defects) { d.IgnoreSubset = true },
 	"disabled-chosen":                 func(d *Defects) { d.DisabledChosen = true },

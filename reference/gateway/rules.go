@@ -117,8 +117,8 @@ func resourceEqual(entry, value string) bool {
 type rule struct {
 	verbs, apiGroups, resources, resourceNames, users, userGroups, nonResourceURLs list
 	serviceAccounts                                                                []string // user names
-	// The IgnoreSubresource, NamesMatchLists and IgnoreSubjects defects.
-	ignoreSubresource, namesMatchLists, ignoreSubjects bool
+	// The IgnoreSubresource, NamesMatchLists, IgnoreSubjects and URLEntriesArePrefixes defects.
+	ignoreSubresource, namesMatchLists, ignoreSubjects, urlPrefixes bool
 }
 
 func compileRule(r gwapi.DispatchPolicyRule, d Defects) rule {
@@ -137,6 +137,7 @@ func compileRule(r gwapi.DispatchPolicyRule, d Defects) rule {
 		c.apiGroups, c.resources = list{all: true}, list{all: true}
 	}
 	c.ignoreSubresource, c.namesMatchLists, c.ignoreSubjects = d.IgnoreSubresource, d.NamesMatchLists, d.IgnoreSubjects
+	c.urlPrefixes = d.URLEntriesArePrefixes
 	return c
 }
 
@@ -160,6 +161,11 @@ func (r rule) matches(a attributes) bool {
 		return false
 	}
 	if !a.info.IsResourceRequest {
+		if r.urlPrefixes { // the defect: GW-014 must catch it
+			return r.nonResourceURLs.matchAny([]string{a.info.Path}, func(entry, value string) bool {
+				return strings.HasPrefix(value, strings.TrimSuffix(entry, "*"))
+			})
+		}
 		return r.nonResourceURLs.matchAny([]string{a.info.Path}, prefixOrEqual)
 	}
 	resource := a.info.Resource

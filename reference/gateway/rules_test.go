@@ -152,6 +152,7 @@ func TestRuleDefects(t *testing.T) {
 		{"ignore-subjects", resources(gwapi.DispatchPolicyRule{Users: []string{"bob"}}), "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
 		{"ignore-subjects", resources(gwapi.DispatchPolicyRule{UserGroups: []string{"system:serviceaccounts"}}), "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
 		{"url-rules-match-resources", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/openapi/*"}}, "alice", req("GET", "/api/v1/namespaces/d/configmaps"), false},
+		{"url-entries-are-prefixes", gwapi.DispatchPolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"/version"}}, "alice", req("GET", "/version/x"), false},
 	} {
 		d, err := ParseDefects([]string{tc.defect})
 		if err != nil {

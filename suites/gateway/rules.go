@@ -142,6 +142,7 @@ func nonResourceRule(ctx context.Context, env *framework.Env) {
 	})
 	expectRouting(ctx, env, gwapi.DispatchPolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/version"}}, []row{
 		matchRow("/version exactly", version, true),
+		matchRow("/version without * is no prefix: not /version/x", framework.Request{Path: "/version/x"}, false),
 		matchRow("not /openapi/v3", openapi, false),
 	})
 }
