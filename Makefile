@@ -9,7 +9,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test soak unit docs conformance conformance-kind node-images chaos nightly mutation ranges bench clean
+.PHONY: all build deps binaries test soak unit docs conformance conformance-kind node-images skewcheck-image chaos nightly mutation ranges bench clean
 
 all: build
 
@@ -113,6 +113,14 @@ conformance-three-servers-reference:
 conformance-gateway:
 	@echo "== gateway profile, skewcheck's reference gateway in front of both apiservers"
 	@$(call record,$@,$(SKEWCHECK) conformance --versions $(VERSIONS) --gateway reference --report-dir $(REPORT_DIR)/gateway)
+
+# skewcheck's own image, which runs inside the cluster under test (skewcheck certify,
+# sonobuoy, hydrophone): FROM scratch, the binary built with the tag incluster (only what
+# runs inside: no embedded etcd, kind or Docker client), stripped, under 60 MB.
+SKEWCHECK_IMAGE ?= skewcheck/skewcheck:dev
+skewcheck-image: build
+	CGO_ENABLED=0 $(GO) build -tags incluster -trimpath -ldflags="-s -w" -o bin/skewcheck-incluster ./cmd/skewcheck
+	$(SKEWCHECK) images skewcheck --binary bin/skewcheck-incluster --tag $(SKEWCHECK_IMAGE)
 
 # kind node images of every version, built offline (debootstrap, the Go module proxy): see
 # docs/providers.md (kind clusters, built offline). Needs root and a Docker engine; cached.

@@ -1,3 +1,5 @@
+//go:build !incluster
+
 // Package providers registers every provider skewcheck ships with package clusters, so that
 // package clusters imports none of them. A new provider is its own package with a
 // Registration and one line here.

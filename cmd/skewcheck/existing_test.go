@@ -116,7 +116,11 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	rt := requireDocker(t)
 	image := testImageTag(t, "skewcheck")
 	removeImageWhenDone(t, rt, image)
-	if out, code := run(t, state, "images", "skewcheck", "--binary", staticCLI(t), "--tag", image); code != 0 {
+	bin := inClusterCLI(t)
+	if st, err := os.Stat(bin); err == nil {
+		t.Logf("the in-cluster binary, the image's one file: %.1f MB", float64(st.Size())/1e6)
+	}
+	if out, code := run(t, state, "images", "skewcheck", "--binary", bin, "--tag", image); code != 0 {
 		t.Fatalf("building skewcheck's image: exit %d\n%s", code, out)
 	}
 	if err := kind.LoadImage(context.Background(), rt, name, image); err != nil {
@@ -419,4 +423,17 @@ func runMeasured(t *testing.T, state string, args ...string) (string, int, int64
 		rss = ru.Maxrss << 10 // KiB on Linux
 	}
 	return string(out), cmd.ProcessState.ExitCode(), rss
+}
+
+// inClusterCLI builds the CLI as skewcheck's image holds it (make skewcheck-image): static,
+// with the tag incluster, stripped.
+func inClusterCLI(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "skewcheck-incluster")
+	cmd := exec.Command("go", "build", "-tags", "incluster", "-trimpath", "-ldflags=-s -w", "-o", path, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the in-cluster CLI: %v\n%s", err, out)
+	}
+	return path
 }

@@ -6,15 +6,10 @@ package main
 import (
 	"os"
 
-	"github.com/skewcheck/skewcheck/clusters/dataplane"
-	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/cmd/skewcheck/app"
 )
 
 func main() {
-	// kind's docker commands come back here on hosts that cannot run privileged containers.
-	kind.RunDockerShimIfCalled()
-	// The reference dataplane is this binary, re-executed on a node.
-	dataplane.RunReferenceIfCalled()
+	reexecuted()
 	os.Exit(app.Run(os.Args[1:], app.StdStreams()))
 }

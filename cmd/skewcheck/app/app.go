@@ -41,10 +41,7 @@ func NewCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(newClusterCommand(streams), newConformanceCommand(streams), newChaosCommand(streams), newUpgradeCommand(streams), newObserveCommand(streams),
-		newRacesCommand(streams), newReferenceCommand(streams), newReportCommand(streams), newBinariesCommand(streams),
-		newNightlyCommand(streams), newMutationCommand(streams), newEmulationCommand(streams), newImagesCommand(streams), newEtcdCommand(streams),
-		newInClusterCommand(streams), newCertifyCommand(streams))
+	root.AddCommand(commands(streams)...)
 	flagsFromContractEnv(root)
 	helpOfUnknownTopicToErrOut(root, streams)
 	return root

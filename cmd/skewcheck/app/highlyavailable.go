@@ -1,3 +1,5 @@
+//go:build !incluster
+
 package app
 
 // highlyAvailable is the cluster of an HA control plane mid-upgrade, as conformance flags:
