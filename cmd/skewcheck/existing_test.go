@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -426,14 +427,40 @@ func runMeasured(t *testing.T, state string, args ...string) (string, int, int64
 }
 
 // inClusterCLI builds the CLI as skewcheck's image holds it (make skewcheck-image): static,
-// with the tag incluster, stripped.
+// with the tag incluster, stripped; once per test binary.
 func inClusterCLI(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "skewcheck-incluster")
-	cmd := exec.Command("go", "build", "-tags", "incluster", "-trimpath", "-ldflags=-s -w", "-o", path, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the in-cluster CLI: %v\n%s", err, out)
+	inCluster.Do(func() {
+		inCluster.path = filepath.Join(filepath.Dir(cli), "skewcheck-incluster")
+		cmd := exec.Command("go", "build", "-tags", "incluster", "-trimpath", "-ldflags=-s -w", "-o", inCluster.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			inCluster.err = fmt.Errorf("building the in-cluster CLI: %v\n%s", err, out)
+		}
+	})
+	if inCluster.err != nil {
+		t.Fatal(inCluster.err)
 	}
-	return path
+	return inCluster.path
+}
+
+var inCluster struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// TestInClusterBinary: the CLI built for skewcheck's image starts, has what runs inside a
+// cluster and nothing that makes one.
+func TestInClusterBinary(t *testing.T) {
+	bin := inClusterCLI(t)
+	for _, args := range [][]string{{"--help"}, {"conformance", "--help"}, {"observe", "--help"}, {"in-cluster", "--help"}} {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Errorf("skewcheck %s, as the image holds it: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	out, err := exec.Command(bin, "cluster", "create").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "unknown command") {
+		t.Errorf("skewcheck cluster create, as the image holds it: %v, want an unknown command\n%s", err, out)
+	}
 }
