@@ -27,6 +27,50 @@ const (
 	Registration Capability = "a registrar with renew times"
 )
 
+// capabilityChecks say, for each capability, what a subject would need to have it ("" when
+// it has it): each capability declares its check beside its definition, so a new one
+// touches no list of them.
+var capabilityChecks = map[Capability]func(Subject) string{}
+
+// declareCapability makes c a capability a fault can act on, with the check of a subject.
+func declareCapability(c Capability, lacks func(Subject) string) { capabilityChecks[c] = lacks }
+
+func init() {
+	declareCapability(Process, func(s Subject) string {
+		if s.endpoint == nil || s.endpoint.Node == nil {
+			return "a server skewcheck runs (a local, containers or kind cluster)"
+		}
+		return ""
+	})
+	declareCapability(PeerPath, func(s Subject) string {
+		if s.path == nil {
+			return "a local or containers cluster made with PeerPaths, or for some network faults a kind cluster"
+		}
+		return ""
+	})
+	declareCapability(Entry, func(s Subject) string {
+		if s.load.Entry == nil {
+			return "a load entering by a front skewcheck can dial (chaos.NewRunner gives the route)"
+		}
+		return ""
+	})
+	declareCapability(Registration, func(s Subject) string {
+		if _, ok := s.registrar.(framework.RenewTimes); !ok || s.endpoint == nil {
+			return "the target's registrar (Subject.WithRegistrar) able to rewrite renew times (framework.RenewTimes): upstream's identity leases, or the reference's leases"
+		}
+		return ""
+	})
+	declareCapability(PeerSockets, func(s Subject) string {
+		if s.server == nil || s.peer == nil {
+			return "two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers), the faulted one and the entry of the load; traffic from a proxy inside skewcheck's own process (the reference) cannot be"
+		}
+		return ""
+	})
+	for _, c := range []Capability{ServingCert, ProxyClientCert, PeerCAFile} {
+		declareCapability(c, func(s Subject) string { return s.lacksCerts(c) })
+	}
+}
+
 // PathNode is a node whose peers reach its server through a peer path.
 type PathNode interface {
 	framework.Node

@@ -174,33 +174,15 @@ func ByName(name string, s Subject) (Fault, error) {
 	return nil, &Missing{Fault: name, Capability: k.On, At: s.holder(k.On), Why: why}
 }
 
-// lacks says what the subject would need to have c, or "" when it has it.
+// lacks says what the subject would need to have c, or "" when it has it: the check c
+// was declared with (declareCapability, beside the capability). A capability declared
+// without one is never had, so its faults are Missing rather than made on nothing.
 func (s Subject) lacks(c Capability) string {
-	switch c {
-	case Process:
-		if s.endpoint == nil || s.endpoint.Node == nil {
-			return "a server skewcheck runs (a local, containers or kind cluster)"
-		}
-	case PeerPath:
-		if s.path == nil {
-			return "a local or containers cluster made with PeerPaths, or for some network faults a kind cluster"
-		}
-	case Entry:
-		if s.load.Entry == nil {
-			return "a load entering by a front skewcheck can dial (chaos.NewRunner gives the route)"
-		}
-	case Registration:
-		if _, ok := s.registrar.(framework.RenewTimes); !ok || s.endpoint == nil {
-			return "the target's registrar (Subject.WithRegistrar) able to rewrite renew times (framework.RenewTimes): upstream's identity leases, or the reference's leases"
-		}
-	case ServingCert, ProxyClientCert, PeerCAFile:
-		return s.lacksCerts(c)
-	case PeerSockets:
-		if s.server == nil || s.peer == nil {
-			return "two apiservers skewcheck runs, told apart by cgroup (processes) or network namespace (containers), the faulted one and the entry of the load; traffic from a proxy inside skewcheck's own process (the reference) cannot be"
-		}
+	check, ok := capabilityChecks[c]
+	if !ok {
+		return "a check of whether a subject has it, which nothing declared (faults.declareCapability)"
 	}
-	return ""
+	return check(s)
 }
 
 // netNodeFaults are the faults a NetNode takes.

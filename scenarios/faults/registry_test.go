@@ -199,3 +199,17 @@ func TestPartitionOnADisconnector(t *testing.T) {
 		t.Errorf("partition on a disconnector without peer paths: %v, %v", f, err)
 	}
 }
+
+// TestUndeclaredCapabilityIsNeverHad: a capability nothing declared a check for is lacked
+// by every subject, so a fault on it is Missing, never made on nothing; every capability a
+// kind acts on has its check.
+func TestUndeclaredCapabilityIsNeverHad(t *testing.T) {
+	if why := (Subject{}).lacks(Capability("a capability nothing declared")); why == "" {
+		t.Error("an undeclared capability counts as had")
+	}
+	for _, k := range Kinds() {
+		if _, ok := capabilityChecks[k.On]; !ok {
+			t.Errorf("fault %s acts on %q, which declares no check (declareCapability)", k.Name, k.On)
+		}
+	}
+}
