@@ -18,12 +18,23 @@ import (
 // with referenceEnv set, so tests need no separately built command; RunReferenceIfCalled,
 // called first thing in main and TestMain, is where the re-executed binary becomes the
 // dataplane.
-type Reference struct{ IgnoreIPMode bool }
+type Reference struct {
+	IgnoreIPMode bool
+	// Flaw is one of the reference's deliberate flaws (ipmode.Flaws); none as shipped.
+	Flaw ipmode.Flaw
+}
 
 // ReferenceFlawed lists the reference's deliberately wrong variants, each a dataplane the
 // ipmode profile must fail: the registry --dataplane selects them from by Name, and the
-// mutants of `skewcheck mutation`. A variant added here joins both with no other edit.
-func ReferenceFlawed() []Reference { return []Reference{{IgnoreIPMode: true}} }
+// mutants of `skewcheck mutation`. A variant added here, or a flaw added to ipmode.Flaws,
+// joins both with no other edit.
+func ReferenceFlawed() []Reference {
+	out := []Reference{{IgnoreIPMode: true}}
+	for _, f := range ipmode.Flaws() {
+		out = append(out, Reference{Flaw: f})
+	}
+	return out
+}
 
 const referenceEnv = "SKEWCHECK_REFERENCE_IPMODE"
 
@@ -32,8 +43,11 @@ const referenceEnv = "SKEWCHECK_REFERENCE_IPMODE"
 var referenceHooked bool
 
 func (r Reference) Name() string {
-	if r.IgnoreIPMode {
+	switch {
+	case r.IgnoreIPMode:
 		return "reference-ignoring-ipmode"
+	case r.Flaw != ipmode.NoFlaw:
+		return "reference-" + string(r.Flaw)
 	}
 	return "reference"
 }
@@ -56,7 +70,7 @@ func (r Reference) Process(_ context.Context, n NodeInfo) (Process, error) {
 	if err != nil {
 		return Process{}, fmt.Errorf("finding this binary, to re-execute it as the reference dataplane: %w", err)
 	}
-	cfg, err := json.Marshal(ipmode.Config{Kubeconfig: n.Kubeconfig, NodeName: n.Name, IgnoreIPMode: r.IgnoreIPMode})
+	cfg, err := json.Marshal(ipmode.Config{Kubeconfig: n.Kubeconfig, NodeName: n.Name, IgnoreIPMode: r.IgnoreIPMode, Flaw: r.Flaw})
 	if err != nil {
 		return Process{}, err
 	}

@@ -21,7 +21,7 @@ func TestReferenceNeedsTheReexecHook(t *testing.T) {
 	}
 
 	RunReferenceIfCalled() // referenceEnv is unset: returns at once
-	p, err := (Reference{IgnoreIPMode: true}).Process(context.Background(), node)
+	p, err := (Reference{IgnoreIPMode: true, Flaw: ipmode.FlawCloseNodePort}).Process(context.Background(), node)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestReferenceNeedsTheReexecHook(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(p.Env[0], referenceEnv+"=")), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.NodeName != node.Name || cfg.Kubeconfig != node.Kubeconfig || !cfg.IgnoreIPMode {
-		t.Errorf("config = %+v, want the node's name and kubeconfig, ignoring ipMode", cfg)
+	if cfg.NodeName != node.Name || cfg.Kubeconfig != node.Kubeconfig || !cfg.IgnoreIPMode || cfg.Flaw != ipmode.FlawCloseNodePort {
+		t.Errorf("config = %+v, want the node's name and kubeconfig, ignoring ipMode, with the flaw", cfg)
 	}
 }

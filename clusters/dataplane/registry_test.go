@@ -10,7 +10,8 @@ import (
 // a kind is made from a Choice, says which field it lacks, and an unknown name lists the
 // known ones.
 func TestRegistry(t *testing.T) {
-	want := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode", "exec", "image"}
+	want := []string{"kube-proxy-nftables", "kube-proxy-iptables", "kube-proxy-ipvs", "reference", "reference-ignoring-ipmode",
+		"reference-never-short-circuiting", "reference-closing-nodeport", "reference-resolving-hostnames", "exec", "image"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("names %v, want %v", got, want)
 	}

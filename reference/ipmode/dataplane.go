@@ -24,6 +24,8 @@ type Config struct {
 	NodeName string
 	// IgnoreIPMode short-circuits Proxy ingress IPs too (a dataplane without KEP-1860).
 	IgnoreIPMode bool
+	// Flaw makes the dataplane deliberately wrong, to show the suite catches it (flaw.go).
+	Flaw Flaw
 	// MinSyncPeriod batches bursts of changes into one rewrite (default 100ms).
 	MinSyncPeriod time.Duration
 	Log           io.Writer `json:"-"`
@@ -53,7 +55,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cfg.Log, "reference ipmode dataplane on node %s (%s), ignore ipMode: %v\n", cfg.NodeName, nodeIP, cfg.IgnoreIPMode)
+	fmt.Fprintf(cfg.Log, "reference ipmode dataplane on node %s (%s), ignore ipMode: %v, flaw: %q\n", cfg.NodeName, nodeIP, cfg.IgnoreIPMode, cfg.Flaw)
 
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	services := factory.Core().V1().Services()
@@ -86,7 +88,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return nil
 		case <-changed:
 		}
-		ports, err := collect(services.Lister().List, slices.Lister().List, cfg.IgnoreIPMode)
+		ports, err := collect(services.Lister().List, slices.Lister().List, cfg.IgnoreIPMode, cfg.Flaw)
 		if err != nil {
 			return err
 		}
@@ -107,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 func collect(listServices func(labels.Selector) ([]*corev1.Service, error),
-	listSlices func(labels.Selector) ([]*discoveryv1.EndpointSlice, error), ignoreIPMode bool) ([]ServicePort, error) {
+	listSlices func(labels.Selector) ([]*discoveryv1.EndpointSlice, error), ignoreIPMode bool, flaw Flaw) ([]ServicePort, error) {
 	svcs, err := listServices(labels.Everything())
 	if err != nil {
 		return nil, err
@@ -124,7 +126,7 @@ func collect(listServices func(labels.Selector) ([]*corev1.Service, error),
 	}
 	var ports []ServicePort
 	for _, svc := range svcs {
-		ports = append(ports, Resolve(svc, byService[svc.Namespace+"/"+svc.Name], ignoreIPMode)...)
+		ports = append(ports, flaw.bend(svc, Resolve(svc, byService[svc.Namespace+"/"+svc.Name], ignoreIPMode), lookupIPv4)...)
 	}
 	return ports, nil
 }

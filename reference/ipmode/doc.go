@@ -10,6 +10,7 @@
 //     protocol and health checks.
 //
 // IgnoreIPMode short-circuits every ingress IP, as dataplanes written before KEP-1860 do;
-// it exists to show the ipmode suite failing against a dataplane that lacks the behaviour.
+// it exists to show the ipmode suite failing against a dataplane that lacks the behaviour,
+// as each Flaw (flaw.go) does for one other way of getting it wrong.
 // Cluster IPs, session affinity and traffic policies are out of scope.
 package ipmode

@@ -29,6 +29,8 @@ type ServicePort struct {
 	// ShortCircuit are the ingress IPs the node may send straight to an endpoint.
 	ShortCircuit []string
 	Endpoints    []Endpoint
+	// nodeOnly serves the NodePort to the node's own traffic only (FlawCloseNodePort).
+	nodeOnly bool
 }
 
 // chain names the service port's chain. "/" cannot appear in a namespace, name or port
@@ -70,7 +72,11 @@ func Ruleset(tx *knftables.Transaction, nodeIP string, ports []ServicePort) {
 				Comment: knftables.PtrTo(p.Namespace + "/" + p.Name + " load-balancer IP")})
 		}
 		if p.NodePort != 0 && nodeIP != "" {
-			tx.Add(&knftables.Rule{Chain: "services", Rule: fmt.Sprintf("ip daddr %s tcp dport %d jump %s", nodeIP, p.NodePort, svc),
+			from := ""
+			if p.nodeOnly {
+				from = " fib saddr type local" // sent by the node itself
+			}
+			tx.Add(&knftables.Rule{Chain: "services", Rule: fmt.Sprintf("ip daddr %s tcp dport %d%s jump %s", nodeIP, p.NodePort, from, svc),
 				Comment: knftables.PtrTo(p.Namespace + "/" + p.Name + " NodePort")})
 		}
 		var vmap []string

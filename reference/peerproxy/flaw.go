@@ -86,6 +86,21 @@ const (
 	// apiservers reject as anonymous instead of answering 401, which keeps client-go's
 	// credential plugins from refreshing. MVP-048 must catch it.
 	FlawRejectedTokenAnonymous Flaw = "rejected-token-anonymous"
+	// FlawPeersFirst sends a request for a resource a live peer serves to that peer even
+	// when its own apiserver serves it too: routing that asks the peers before the local
+	// apiserver (or spreads the load over every server that serves it). Upstream serves
+	// locally whatever its apiserver serves. MVP-001 must catch it.
+	FlawPeersFirst Flaw = "peers-first"
+	// FlawNotFoundStatus answers a request for a resource no live server serves with a 404
+	// Status of its own instead of its apiserver's answer: right for an unknown resource
+	// of a served group-version, but for a group-version no server serves an apiserver's
+	// mux answers plain text, `404 page not found`. MVP-020 must catch it.
+	FlawNotFoundStatus Flaw = "not-found-status"
+	// FlawNotFoundText answers a request for a resource no live server serves with the
+	// mux's plain-text `404 page not found` instead of its apiserver's answer: right for a
+	// group-version no server serves, but an unknown resource of a served group-version is
+	// a 404 JSON Status at an apiserver. MVP-021 must catch it.
+	FlawNotFoundText Flaw = "not-found-text"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -93,7 +108,8 @@ const (
 // joins the mutation matrix with no other edit (TestEveryFlawIsRegistered checks that
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
-	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous}
+	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
+	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -153,6 +169,26 @@ func (f Flaw) peerUser(u *authn.User) *authn.User {
 
 // servesRejectedTokens says whether a rejected bearer token is served as anonymous.
 func (f Flaw) servesRejectedTokens() bool { return f == FlawRejectedTokenAnonymous }
+
+// peersFirst says whether a resource the local apiserver serves goes to the peers that
+// serve it too.
+func (f Flaw) peersFirst() bool { return f == FlawPeersFirst }
+
+// answersNotFound says whether a request for a resource no live server serves gets the
+// flaw's own 404 (writeNotFound); the reference leaves that answer to its apiserver, whose
+// shape tells an unknown group-version (plain text) from an unknown resource (a Status).
+func (f Flaw) answersNotFound() bool { return f == FlawNotFoundStatus || f == FlawNotFoundText }
+
+// writeNotFound is that 404: the mux's plain text for FlawNotFoundText, else a Status.
+func (f Flaw) writeNotFound(w http.ResponseWriter, r *http.Request) {
+	if f == FlawNotFoundText {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(statusBody(http.StatusNotFound, "NotFound", "no server serves "+r.URL.Path))
+}
 
 // mergesNopeer says whether /apis with profile=nopeer is merged all the same.
 func (f Flaw) mergesNopeer() bool { return f == FlawMergeNopeer }

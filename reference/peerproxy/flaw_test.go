@@ -1,6 +1,8 @@
 package peerproxy
 
 import (
+	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
@@ -98,6 +102,88 @@ func TestFlawForgets(t *testing.T) {
 	} {
 		if got := tc.flaw.forgets(tc.fetched, now); got != tc.want {
 			t.Errorf("%q, last read %v ago: forgets %v, want %v", tc.flaw, now.Sub(tc.fetched), got, tc.want)
+		}
+	}
+}
+
+// FlawPeersFirst sends what both servers serve to the peer, marked (MVP-001 must catch
+// it); what only the local apiserver serves stays local.
+func TestFlawPeersFirst(t *testing.T) {
+	for _, tc := range []struct {
+		flaw       Flaw
+		path, want string
+	}{
+		{NoFlaw, "/api/v1/namespaces/ns/pods", "local"},
+		{FlawPeersFirst, "/api/v1/namespaces/ns/pods", "peer"},
+		{FlawPeersFirst, "/apis/apps/v1/namespaces/ns/deployments", "local"},
+		{FlawPeersFirst, "/apis/batch/v1/namespaces/ns/jobs", "peer"},
+	} {
+		local, peer := newBackend(t, "local"), newBackend(t, "peer")
+		p := testProxy(t, local.URL, peer.URL)
+		p.cfg.Flaw = tc.flaw
+		r := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		r.Header.Set("Authorization", "Bearer good")
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, r)
+		if w.Body.String() != tc.want {
+			t.Errorf("%q: %s answered by %q, want %s", tc.flaw, tc.path, w.Body, tc.want)
+		}
+		if tc.want == "peer" && peer.requests()[0].Header.Get(headerMarked) == "" {
+			t.Errorf("%q: %s reached the peer unmarked", tc.flaw, tc.path)
+		}
+	}
+}
+
+// FlawNotFoundStatus and FlawNotFoundText answer a resource no live server serves with a
+// 404 of their own, asking no apiserver: a Status (MVP-020 must catch it: an unknown
+// group-version is plain text at an apiserver) or the mux's plain text (MVP-021 must catch
+// it: an unknown resource is a Status). The reference, and a marked request, ask the
+// local apiserver; what some server serves is untouched.
+func TestFlawNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		flaw        Flaw
+		path        string
+		marked      bool
+		wantBackend string // "" when the proxy answers itself
+		wantType    string
+	}{
+		{NoFlaw, "/apis/example.com/v1/widgets", false, "local", ""},
+		{FlawNotFoundStatus, "/apis/example.com/v1/widgets", false, "", "application/json"},
+		{FlawNotFoundStatus, "/apis/apps/v1/nosuchresources", false, "", "application/json"},
+		{FlawNotFoundText, "/apis/example.com/v1/widgets", false, "", "text/plain; charset=utf-8"},
+		{FlawNotFoundText, "/apis/apps/v1/namespaces/ns/nosuchresources", false, "", "text/plain; charset=utf-8"},
+		{FlawNotFoundText, "/apis/example.com/v1/widgets", true, "local", ""},
+		{FlawNotFoundText, "/apis/batch/v1/jobs", false, "peer", ""},
+		{FlawNotFoundStatus, "/apis/apps/v1/deployments", false, "local", ""},
+		{FlawNotFoundStatus, "/apis/example.com/v1", false, "local", ""},
+	} {
+		local, peer := newBackend(t, "local"), newBackend(t, "peer")
+		p := testProxy(t, local.URL, peer.URL)
+		p.cfg.Flaw = tc.flaw
+		r := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		r.Header.Set("Authorization", "Bearer good")
+		if tc.marked {
+			r.Header.Set(headerMarked, "true")
+		}
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, r)
+		what := fmt.Sprintf("%q: %s (marked %v)", tc.flaw, tc.path, tc.marked)
+		if tc.wantBackend != "" {
+			if w.Body.String() != tc.wantBackend {
+				t.Errorf("%s: answered by %q, want %s", what, w.Body, tc.wantBackend)
+			}
+			continue
+		}
+		if n := len(local.requests()) + len(peer.requests()); w.Code != http.StatusNotFound || n != 0 {
+			t.Errorf("%s: answer %d after %d requests to the apiservers, want the flaw's own 404", what, w.Code, n)
+		}
+		if ct := w.Header().Get("Content-Type"); ct != tc.wantType {
+			t.Errorf("%s: Content-Type %q, want %q", what, ct, tc.wantType)
+		}
+		var s metav1.Status
+		isStatus := json.Unmarshal(w.Body.Bytes(), &s) == nil && s.Kind == "Status" && s.Reason == metav1.StatusReasonNotFound && s.Code == 404
+		if isStatus != (tc.flaw == FlawNotFoundStatus) || !isStatus && strings.TrimSpace(w.Body.String()) != "404 page not found" {
+			t.Errorf("%s: body %q, want %s", what, w.Body, map[bool]string{true: "a NotFound Status", false: "404 page not found"}[tc.flaw == FlawNotFoundStatus])
 		}
 	}
 }

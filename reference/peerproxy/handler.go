@@ -56,6 +56,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	peers := p.peersFor(r, marked)
+	if len(peers) == 0 && !marked && p.cfg.Flaw.answersNotFound() && p.servedByNone(r) {
+		p.cfg.Flaw.writeNotFound(w, r)
+		return
+	}
 	if len(peers) == 0 {
 		p.forward(w, r, u, []string{p.cfg.APIServer}, false)
 		return
@@ -67,10 +71,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // not serve, unless a peer already forwarded it (marked); none when it is served locally.
 func (p *Proxy) peersFor(r *http.Request, marked bool) []string {
 	info := parsePath(r.URL.Path)
-	if !info.isResource || marked || p.reg.localServes(info.key()) {
+	if !info.isResource || marked || p.reg.localServes(info.key()) && !p.cfg.Flaw.peersFirst() {
 		return nil
 	}
 	return p.reg.capablePeers(info.key())
+}
+
+// servedByNone says whether r names a resource neither the local apiserver nor a live
+// peer serves (only FlawNotFoundStatus and FlawNotFoundText ask).
+func (p *Proxy) servedByNone(r *http.Request) bool {
+	info := parsePath(r.URL.Path)
+	return info.isResource && !p.reg.localServes(info.key()) && len(p.reg.capablePeers(info.key())) == 0
 }
 
 // forward sends r to the first of targets that answers. Authenticated users travel as
