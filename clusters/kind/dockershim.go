@@ -36,7 +36,8 @@ const (
 
 // RunDockerShimIfCalled is the shim's entry point: when this executable was started as
 // "docker" (through the provider's PATH), it rewrites kind's command and execs the real
-// docker; otherwise it returns at once. Call it first thing in main (and in TestMain).
+// docker; otherwise it returns at once. It is registered with internal/reexec, whose
+// RunIfCalled main (and TestMain) calls first thing.
 func RunDockerShimIfCalled() {
 	if filepath.Base(os.Args[0]) != "docker" || os.Getenv(envRealDocker) == "" {
 		shimReady.Store(true)
@@ -131,7 +132,7 @@ func shimEnvironment(ctx context.Context, image, shimDir string) ([]string, erro
 		return nil, fmt.Errorf("docker run --privileged %s failed: %s", image, strings.TrimSpace(out.String()))
 	}
 	if !shimReady.Load() {
-		return nil, fmt.Errorf("this Docker engine refuses --privileged (%s), so kind's docker commands need skewcheck's shim, which this program does not run: call kind.RunDockerShimIfCalled() first thing in its main (and TestMain)", strings.TrimSpace(out.String()))
+		return nil, fmt.Errorf("this Docker engine refuses --privileged (%s), so kind's docker commands need skewcheck's shim, which this program does not run: call reexec.RunIfCalled() (internal/reexec) or kind.RunDockerShimIfCalled() first thing in its main (and TestMain)", strings.TrimSpace(out.String()))
 	}
 	missing, err := missingCaps()
 	if err != nil {

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skewcheck/skewcheck/clusters/dataplane"
-	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/internal/reexec"
 )
 
 // These tests run the real CLI binary, as users and CI do: exit codes, messages and what is
@@ -22,11 +21,9 @@ var cli string
 
 func TestMain(m *testing.M) {
 	// The in-process runs of the reference dataplane (mutation_test.go) re-execute this
-	// test binary on the node.
-	dataplane.RunReferenceIfCalled()
-	// TestKindClusterAsItRuns makes its kind cluster in this process, whose docker commands
-	// may go through the shim: this binary, started as "docker".
-	kind.RunDockerShimIfCalled()
+	// test binary on the node, and TestKindClusterAsItRuns makes its kind cluster in this
+	// process, whose docker commands may go through the shim: this binary, started as docker.
+	reexec.RunIfCalled()
 	dir, err := os.MkdirTemp("", "skewcheck-cli-")
 	if err != nil {
 		panic(err)

@@ -7,9 +7,12 @@ import (
 	"os"
 
 	"github.com/skewcheck/skewcheck/cmd/skewcheck/app"
+	"github.com/skewcheck/skewcheck/internal/reexec"
 )
 
 func main() {
-	reexecuted()
+	// This binary, started as something else by a package it links (kind's docker shim,
+	// the reference dataplane on a node), runs as that and never returns.
+	reexec.RunIfCalled()
 	os.Exit(app.Run(os.Args[1:], app.StdStreams()))
 }
