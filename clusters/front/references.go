@@ -37,8 +37,13 @@ type Reference struct {
 var references = named.New("reference", func(r Reference) string { return r.Name })
 
 // RegisterReference makes a reference front known by its name; a second registration of
-// a name panics.
-func RegisterReference(r Reference) { references.Register(r) }
+// a name panics. A reference without Variants has none.
+func RegisterReference(r Reference) {
+	if r.Variants == nil {
+		r.Variants = func() []string { return nil }
+	}
+	references.Register(r)
+}
 
 // References are the registered reference fronts, in registration order.
 func References() []Reference { return references.All() }

@@ -24,7 +24,13 @@ var references = named.New("reference gateway", func(r Reference) string { retur
 
 // RegisterReference makes a reference gateway known by its name; a second registration of
 // a name panics. The one skewcheck ships registers beside the command that runs it.
-func RegisterReference(r Reference) { references.Register(r) }
+// A reference without Variants has none.
+func RegisterReference(r Reference) {
+	if r.Variants == nil {
+		r.Variants = func() []string { return nil }
+	}
+	references.Register(r)
+}
 
 // References are the registered reference gateways, in registration order.
 func References() []Reference { return references.All() }
