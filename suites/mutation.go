@@ -17,19 +17,12 @@ const apiserverOnly = "tests the apiserver's validation and defaulting of ipMode
 // in docs/mutation.md.
 var MutationReasons = matrix.MutationReasons{
 	Tests: map[string]string{
-		"MVP-001": lacks("a proxy that forwards a request its own apiserver serves"),
-		"MVP-020": lacks("a proxy that answers a group-version no server serves other than 404 text/plain"),
-		"MVP-021": lacks("a proxy that answers an unknown resource other than a 404 Status"),
 		"IPM-001": apiserverOnly,
 		"IPM-002": apiserverOnly,
 		"IPM-003": apiserverOnly,
 		"IPM-004": apiserverOnly,
 		"IPM-005": apiserverOnly,
 		"IPM-006": apiserverOnly,
-		"IPM-101": lacks("a dataplane that never short-circuits, sending VIP traffic through the load balancer"),
-		"IPM-102": lacks("a dataplane that does not short-circuit an ingress written with only ip"),
-		"IPM-104": lacks("a dataplane whose NodePort does not serve clients outside the node"),
-		"IPM-106": lacks("a dataplane that short-circuits a hostname-only ingress"),
 	},
 	Mutants: map[string]string{
 		// It keeps a crashed peer 5 s, longer than MVP-022 watches one; the profiles that
