@@ -2,10 +2,6 @@ package suites
 
 import "github.com/skewcheck/skewcheck/framework/matrix"
 
-// lacks is the reason of a test only a fault no shipped mutant has can fail: the fault a
-// new flaw of the reference would need for the test to fail.
-func lacks(fault string) string { return "needs a fault the mutants lack: " + fault }
-
 // apiserverOnly is the reason of a test of the apiserver's own API, which no variant of a
 // dataplane touches.
 const apiserverOnly = "tests the apiserver's validation and defaulting of ipMode, which no dataplane changes: only an apiserver could fail it"
