@@ -54,7 +54,9 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	oldV, newV := integration.Versions()
 	// Made through the provider, not `cluster create`: the rolling upgrade below is the
 	// kind provider's own, on the cluster's Members.
-	name := fmt.Sprintf("asitruns%d", os.Getpid()%10000)
+	// Named as a run's own (kind.RunPrefix and this pid): should this test be killed before
+	// its cleanup, the next kind cluster made on this machine deletes it.
+	name := fmt.Sprintf("%s%d-asitruns", kind.RunPrefix, os.Getpid())
 	spec := clusters.Spec{Name: name, Dir: t.TempDir(), Progress: logWriter{t}, Servers: clusters.SpecsFor([]string{oldV, newV})}
 	spec.Servers[0].ExtraFlags = []string{"--runtime-config=batch/v1=false"}
 	spec.Servers[1].ExtraFlags = []string{"--runtime-config=autoscaling/v2=false"}
