@@ -233,18 +233,22 @@ func (w *watcher) converge(ctx context.Context, t float64) float64 {
 	if w.upSince == 0 {
 		w.upSince = t
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	pending, err := framework.Unreached(ctx, w.target)
+	round, cancel := context.WithTimeout(ctx, 2*time.Second)
+	pending, err := framework.Unreached(round, w.target)
 	cancel()
 	converged := err == nil && len(pending) == 0
 	if !converged && t-w.upSince < w.o.Converge.Seconds() {
 		return 0
 	}
+	why := "still 404 through " + strings.Join(pending, "; ")
+	if err != nil {
+		why = err.Error()
+	}
 	for _, i := range back {
 		w.r.Steps[i].End = t
 		if !converged {
-			w.r.Violations = append(w.r.Violations, fmt.Sprintf("%s back at %s at %.1fs: the servers did not reach what the others serve within %s (%v%s)",
-				w.r.Steps[i].Server, w.r.Steps[i].To, w.r.Steps[i].Up, w.o.Converge, err, strings.Join(pending, "; ")))
+			w.r.Violations = append(w.r.Violations, fmt.Sprintf("%s back at %s at %.1fs: the servers did not reach what the others serve within %s (%s)",
+				w.r.Steps[i].Server, w.r.Steps[i].To, w.r.Steps[i].Up, w.o.Converge, why))
 		}
 		w.servers[w.r.Steps[i].Server].step = -1
 	}
