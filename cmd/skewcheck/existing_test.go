@@ -55,8 +55,10 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	// Made through the provider, not `cluster create`: the rolling upgrade below is the
 	// kind provider's own, on the cluster's Members.
 	// Named as a run's own (kind.RunPrefix and this pid): should this test be killed before
-	// its cleanup, the next kind cluster made on this machine deletes it.
-	name := fmt.Sprintf("%s%d-asitruns", kind.RunPrefix, os.Getpid())
+	// its cleanup, the next kind cluster made on this machine deletes it. No suffix: the
+	// load balancer's hostname, skewcheck-kind-<name>-external-load-balancer, must stay
+	// within DNS's 63 characters.
+	name := fmt.Sprintf("%s%d", kind.RunPrefix, os.Getpid())
 	spec := clusters.Spec{Name: name, Dir: t.TempDir(), Progress: logWriter{t}, Servers: clusters.SpecsFor([]string{oldV, newV})}
 	spec.Servers[0].ExtraFlags = []string{"--runtime-config=batch/v1=false"}
 	spec.Servers[1].ExtraFlags = []string{"--runtime-config=autoscaling/v2=false"}
