@@ -100,6 +100,12 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.ConvergeTimeout == 0 {
 		cfg.ConvergeTimeout = 3 * time.Minute
 	}
+	// The nodes reach the load balancer by its container's name: a DNS label, 63 characters
+	// at most, or kubeadm init fails minutes later on a lookup.
+	if lb := loadBalancerContainer(cfg.Name); len(lb) > 63 {
+		return nil, fmt.Errorf("cluster name %q is %d characters too long for kind: its load balancer's hostname %s must be a DNS label of at most 63; give a name of at most %d characters",
+			cfg.Name, len(lb)-63, lb, 63-(len(lb)-len(cfg.Name)))
+	}
 	// A version that does not exist is the user's to fix, whatever the state of Docker.
 	cfg.Versions = slices.Clone(cfg.Versions)
 	for i, v := range cfg.Versions {

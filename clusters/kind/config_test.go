@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -91,5 +92,14 @@ func TestNodeFlags(t *testing.T) {
 		if got := nodeFlags(tc.version, tc.peerProxy); !slices.Equal(got, tc.want) {
 			t.Errorf("%s, proxy %v: %q, want %q", tc.version, tc.peerProxy, got, tc.want)
 		}
+	}
+}
+
+// TestNameTooLongForDNS: a name whose load balancer's hostname passes a DNS label's 63
+// characters is refused before anything is made, saying how long a name may be.
+func TestNameTooLongForDNS(t *testing.T) {
+	_, err := Create(context.Background(), Config{Name: "conformance-1234567-with-a-suffix", Versions: []string{"v1.36.3"}})
+	if err == nil || !strings.Contains(err.Error(), "too long for kind") || !strings.Contains(err.Error(), "at most 25 characters") {
+		t.Errorf("a 33-character name: %v, want it refused, naming the 25 characters a name may have", err)
 	}
 }
