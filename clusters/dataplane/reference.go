@@ -64,7 +64,7 @@ func (r Reference) Unsupported() string {
 
 func (r Reference) Process(_ context.Context, n NodeInfo) (Process, error) {
 	if !referenceHooked {
-		return Process{}, errors.New("this binary cannot run the reference dataplane: it runs by re-executing the binary, whose main (or TestMain, in a test binary) must call dataplane.RunReferenceIfCalled() first")
+		return Process{}, errors.New("this binary cannot run the reference dataplane: it runs by re-executing the binary, whose main (or TestMain, in a test binary) must call reexec.RunIfCalled() (internal/reexec) or dataplane.RunReferenceIfCalled() first")
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -79,8 +79,8 @@ func (r Reference) Process(_ context.Context, n NodeInfo) (Process, error) {
 
 // RunReferenceIfCalled is the reference dataplane's entry point: when this binary was
 // re-executed by Reference.Process, it runs the dataplane until SIGTERM and exits;
-// otherwise it returns at once. Call it first thing in main, and in TestMain of a test
-// binary that may run the reference dataplane (as clusters/kind.RunDockerShimIfCalled).
+// otherwise it returns at once. It is registered with internal/reexec, whose RunIfCalled
+// main, and TestMain of a test binary that may run the reference dataplane, call first.
 func RunReferenceIfCalled() {
 	referenceHooked = true
 	raw := os.Getenv(referenceEnv)

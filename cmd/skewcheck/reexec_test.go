@@ -9,7 +9,7 @@ import (
 
 // The reference dataplane is the running binary re-executed on a node, so both binaries
 // that may run it, the CLI and this test binary, must become the dataplane when re-executed
-// so: main and TestMain call dataplane.RunReferenceIfCalled first. A bad config shows it
+// so: main and TestMain call reexec.RunIfCalled first, which runs the dataplane's hook. A bad config shows it
 // without a cluster: the dataplane refuses it (exit 2) instead of the CLI or the tests
 // running again.
 func TestReexecutedBinaryIsTheReferenceDataplane(t *testing.T) {

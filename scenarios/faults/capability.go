@@ -28,8 +28,8 @@ const (
 )
 
 // capabilityChecks say, for each capability, what a subject would need to have it ("" when
-// it has it): each capability declares its check beside its definition, so a new one
-// touches no list of them.
+// it has it). The capabilities above declare theirs in the init below; a new one declares
+// its own in the file that defines it, touching no list of them.
 var capabilityChecks = map[Capability]func(Subject) string{}
 
 // declareCapability makes c a capability a fault can act on, with the check of a subject.

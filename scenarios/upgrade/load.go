@@ -271,6 +271,9 @@ func (l *load) check(ctx context.Context, r *Result) {
 		}
 	}
 	for i, st := range r.Steps {
+		if st.Unfinished {
+			continue // the watch ended before the server was back: nothing to resume yet
+		}
 		// The resume must come after this restart and before the server's next one.
 		until := r.Duration + 1
 		for _, next := range r.Steps[i+1:] {

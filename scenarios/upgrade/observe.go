@@ -100,6 +100,7 @@ func oldest(t *framework.Target) string {
 // serverState is what the watcher last saw of one apiserver.
 type serverState struct {
 	up      bool
+	misses  int     // failed polls in a row while up
 	lastUp  float64 // when it last answered ready (and was listed)
 	version string
 	step    int // index in r.Steps of its step under way, -1 when none
@@ -158,6 +159,9 @@ func (w *watcher) watch(ctx context.Context) {
 	}
 }
 
+// stepMisses is how many polls in a row a server must fail before it has left.
+const stepMisses = 2
+
 // poll asks every server at once and opens or advances their steps.
 func (w *watcher) poll(ctx context.Context, t float64) {
 	listed := w.listed(ctx)
@@ -165,16 +169,23 @@ func (w *watcher) poll(ctx context.Context, t float64) {
 	var wg sync.WaitGroup
 	for i, e := range w.target.Endpoints {
 		wg.Add(1)
-		go func() { defer wg.Done(); seen[i] = ask(ctx, e, 4*w.o.Poll) }()
+		go func() { defer wg.Done(); seen[i] = ask(ctx, e, max(4*w.o.Poll, 2*time.Second)) }()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return // the watch was cut short: the probes failed for that, not the servers
+	}
 	for i, e := range w.target.Endpoints {
 		s, p := w.servers[e.Name], seen[i]
 		up := p.ready && (listed == nil || listed[e.Name])
 		switch {
 		case s.up && up:
-			s.lastUp = t
+			s.lastUp, s.misses = t, 0
 		case s.up && !up:
+			// One slow or failed answer is no restart: a step opens at the second in a row.
+			if s.misses++; s.misses < stepMisses {
+				continue
+			}
 			// It left after its last good answer: the step starts there, so what its
 			// leaving does to the others (a peer dropped as it deletes its lease) is in
 			// the step's window, not before it.
@@ -270,7 +281,7 @@ func (w *watcher) allUp() bool {
 
 func (w *watcher) allAt(version string) bool {
 	for _, s := range w.servers {
-		if !s.up || s.version != version || s.step >= 0 {
+		if !s.up || !SameRelease(s.version, version) || s.step >= 0 {
 			return false
 		}
 	}
@@ -281,22 +292,37 @@ func (w *watcher) allAt(version string) bool {
 // seen through: a server that left and never came back, no step at all, Until not reached.
 func (w *watcher) finish() {
 	r := w.r
-	var done []Step
-	var notBack []string
-	for _, st := range r.Steps {
-		if st.End == 0 {
+	end := w.l.since()
+	var notBack, unsettled []string
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		switch {
+		case st.Up == 0:
+			// It never came back: its window runs to the end, its version stays.
+			st.To, st.End, st.Unfinished = st.From, end, true
 			notBack = append(notBack, fmt.Sprintf("%s (left at %.1fs)", st.Server, st.Start))
-			continue
+		case st.End == 0:
+			st.End, st.Unfinished = end, true
+			unsettled = append(unsettled, fmt.Sprintf("%s (back at %s at %.1fs)", st.Server, st.To, st.Up))
 		}
-		done = append(done, st)
 	}
-	r.Steps = done
 	r.Path = []string{r.From}
 	for i := range r.Steps {
 		st := &r.Steps[i]
+		if st.Up == 0 && len(r.Hops) > 0 {
+			// Gone for good: part of the hop under way, whose window it keeps open.
+			st.Hop = len(r.Hops)
+			r.Hops[len(r.Hops)-1].End = max(r.Hops[len(r.Hops)-1].End, st.End)
+			continue
+		}
 		if n := len(r.Hops); n == 0 || r.Hops[n-1].To != st.To {
-			r.Hops = append(r.Hops, Hop{From: st.From, To: st.To, Direction: Direction(st.From, st.To), Start: st.Start})
-			r.Path = append(r.Path, st.To)
+			hop := Hop{From: st.From, To: st.To, Direction: Direction(st.From, st.To), Start: st.Start}
+			if st.From == st.To {
+				hop.Direction = Restart // a server restarted at its version: no version to add
+			} else {
+				r.Path = append(r.Path, st.To)
+			}
+			r.Hops = append(r.Hops, hop)
 		}
 		st.Hop = len(r.Hops)
 		r.Hops[len(r.Hops)-1].End = st.End
@@ -306,8 +332,11 @@ func (w *watcher) finish() {
 	if len(notBack) > 0 {
 		why = append(why, "left and did not come back: "+strings.Join(notBack, ", "))
 	}
+	if len(unsettled) > 0 {
+		why = append(why, "back but not converged when the watch ended: "+strings.Join(unsettled, ", "))
+	}
 	if len(r.Steps) == 0 {
-		why = append(why, fmt.Sprintf("no apiserver restarted in %.0fs of watching", w.l.since()))
+		why = append(why, fmt.Sprintf("no apiserver restarted in %.0fs of watching", end))
 	}
 	if w.o.Until != "" && !w.allAt(w.o.Until) {
 		why = append(why, "not every apiserver reached "+w.o.Until+": "+strings.Join(w.versions(), ", "))
@@ -354,4 +383,14 @@ func ask(ctx context.Context, e *framework.Endpoint, bound time.Duration) probe 
 	}
 	p.version = info.GitVersion
 	return p
+}
+
+// SameRelease says whether two versions name one release, major.minor.patch, whatever a
+// distribution adds (v1.30.2-eks-a1b2c3, v1.30.2+k3s1 and v1.30.2 are one).
+func SameRelease(a, b string) bool { return release(a) == release(b) }
+
+func release(v string) string {
+	v, _, _ = strings.Cut(v, "+")
+	v, _, _ = strings.Cut(v, "-")
+	return strings.TrimPrefix(v, "v")
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// Upgrade and Downgrade are the directions of a hop.
+// Upgrade and Downgrade are the directions of a hop; Restart, of a watched hop whose
+// servers restarted at the version they ran (Observe).
 const (
 	Upgrade   = "upgrade"
 	Downgrade = "downgrade"
+	Restart   = "restart"
 )
 
 // ParsePath reads a comma-separated list of versions, the versions a cluster goes through:

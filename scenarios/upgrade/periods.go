@@ -163,7 +163,7 @@ func (r *Result) versionAt(server string, t float64) string {
 		v = first
 	}
 	for _, s := range r.Steps {
-		if s.Server == server && t >= s.Up {
+		if s.Server == server && s.Up > 0 && t >= s.Up {
 			v = s.To
 		}
 	}

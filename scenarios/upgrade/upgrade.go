@@ -67,6 +67,9 @@ type Step struct {
 	Start  float64 `json:"start"`
 	Up     float64 `json:"up"`  // the restarted server answers, at To
 	End    float64 `json:"end"` // converged again
+	// Unfinished, of a watched step: the watch ended before the server came back (Up 0)
+	// or converged; End is the watch's end.
+	Unfinished bool `json:"unfinished,omitempty"`
 }
 
 // Hop is one rolling restart of every server from one version of the path to the next.

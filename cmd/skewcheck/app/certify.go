@@ -119,6 +119,9 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if f.observeUntil, err = wholeVersion("--observe-until", f.observeUntil); err != nil {
 		return err
 	}
+	if f.observe < 0 {
+		return fmt.Errorf("--observe %s: say how long at most to watch, e.g. --observe 30m", f.observe)
+	}
 	if f.observeUntil != "" && f.observe <= 0 {
 		return fmt.Errorf("--observe-until goes with --observe: say how long at most to watch, e.g. --observe 30m")
 	}

@@ -194,6 +194,8 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"a watch of two clusters", []string{"observe", "--kubeconfig", "x", "--in-cluster"}, "--in-cluster reaches the cluster the pod runs in"},
 		{"a watch without an end", []string{"observe", "--kubeconfig", "x", "--for", "0s"}, "--for 0s: say how long at most to watch"},
 		{"a watch until a minor version", []string{"observe", "--kubeconfig", "x", "--until", "1.36"}, `--until "v1.36": the whole version`},
+		{"a watch polling backwards", []string{"observe", "--kubeconfig", "x", "--poll", "-1s"}, "--poll -1s: give a positive duration"},
+		{"a Job watching backwards", []string{"certify", "--kubeconfig", "x", "--observe", "-5m"}, "--observe -5m0s: say how long at most to watch"},
 		{"a Job watching until without watching", []string{"certify", "--kubeconfig", "x", "--observe-until", "v1.36.3"}, "--observe-until goes with --observe"},
 		{"a Job watching and testing", []string{"certify", "--kubeconfig", "x", "--observe", "5m", "--profiles", "mvp"}, "--observe watches an upgrade and runs no profile"},
 		{"a Job with a memory limit that is no quantity", []string{"certify", "--kubeconfig", "x", "--memory-limit", "lots"}, `--memory-limit "lots": a Kubernetes quantity`},

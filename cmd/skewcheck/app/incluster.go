@@ -104,7 +104,7 @@ func runInCluster(cmd *cobra.Command, streams IOStreams) error {
 		}
 	}
 	if code != 0 {
-		return exitError{code: code, err: fmt.Errorf("conformance exited %d (the reports above say why)", code)}
+		return exitError{code: code, err: fmt.Errorf("%s exited %d (the reports above say why)", args[0], code)}
 	}
 	return nil
 }

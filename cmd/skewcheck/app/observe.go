@@ -54,6 +54,11 @@ judged (no server restarted, one never came back, --until not reached).`,
 			if f.o.For <= 0 {
 				return fmt.Errorf("--for %s: say how long at most to watch, e.g. --for 30m", f.o.For)
 			}
+			for flag, d := range map[string]time.Duration{"--poll": f.o.Poll, "--interval": f.o.Interval, "--window": f.o.Window, "--settle": f.o.Settle} {
+				if d < 0 || (d == 0 && flag != "--settle") {
+					return fmt.Errorf("%s %s: give a positive duration", flag, d)
+				}
+			}
 			var err error
 			if f.o.Until, err = wholeVersion("--until", f.o.Until); err != nil {
 				return err
@@ -99,7 +104,7 @@ judged (no server restarted, one never came back, --until not reached).`,
 }
 
 // wholeVersion is v as /version gives it (v1.36.3; "1.36.3" gets its v), "" for "", or an
-// error naming flag.
+// error naming flag. It is compared by release (upgrade.SameRelease).
 func wholeVersion(flag, v string) (string, error) {
 	if v == "" {
 		return "", nil
@@ -107,7 +112,9 @@ func wholeVersion(flag, v string) (string, error) {
 	if !strings.HasPrefix(v, "v") {
 		v = "v" + v
 	}
-	if !semver.IsValid(v) || semver.Canonical(v) != v {
+	// A distribution's suffix (v1.30.2-eks-..., v1.30.2+k3s1) may stay: the release counts.
+	core, _, _ := strings.Cut(strings.SplitN(v, "+", 2)[0], "-")
+	if !semver.IsValid(v) || strings.Count(core, ".") != 2 {
 		return "", fmt.Errorf("%s %q: the whole version the apiservers will answer /version with, such as v1.36.3", flag, v)
 	}
 	return v, nil
