@@ -236,7 +236,13 @@ func (l *load) check(ctx context.Context, r *Result) {
 		sort.Strings(r.ServedBy[gvr])
 	}
 	l.mu.Unlock()
-	list := do(ctx, l.target.Endpoints[0], framework.Request{Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
+	// Through the first server that answers: at the end of a watch, one may be down.
+	var list framework.Response
+	for _, e := range l.target.Endpoints {
+		if list = do(ctx, e, framework.Request{Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)}); list.Status == 200 {
+			break
+		}
+	}
 	have := map[string]bool{}
 	var items struct {
 		Items []struct {
@@ -246,7 +252,7 @@ func (l *load) check(ctx context.Context, r *Result) {
 		} `json:"items"`
 	}
 	if list.Status != 200 || json.Unmarshal(list.Body, &items) != nil {
-		r.Violations = append(r.Violations, fmt.Sprintf("listing the load's configmaps at the end through %s: %d, so no acknowledged write could be found", l.target.Endpoints[0].Name, list.Status))
+		r.Violations = append(r.Violations, fmt.Sprintf("listing the load's configmaps at the end through every server: the last answered %d, so no acknowledged write could be found", list.Status))
 	}
 	for _, i := range items.Items {
 		have[i.Metadata.Name] = true
@@ -294,5 +300,9 @@ func (l *load) check(ctx context.Context, r *Result) {
 			r.violate(st.Start, fmt.Sprintf("the watch through %s did not resume after its restart at %s (hop %d)", st.Server, st.To, st.Hop))
 		}
 	}
-	do(ctx, l.target.Endpoints[0], framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
+	for _, e := range l.target.Endpoints {
+		if do(ctx, e, framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)}).Status == 200 {
+			break
+		}
+	}
 }

@@ -201,7 +201,8 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 		return nil, fmt.Errorf("the provider's clusters cannot have their apiservers restarted at another version (clusters.Upgradable): a rolling upgrade needs a cluster skewcheck makes")
 	}
 	members := up.Members()
-	r := &Result{From: members[0].Version(), Path: []string{members[0].Version()}, Servers: len(members), Seed: o.Seed, Window: o.Window.Seconds(), Started: time.Now()}
+	from := oldest(target) // a cluster caught mid-upgrade starts from its oldest server
+	r := &Result{From: from, Path: []string{from}, Servers: len(members), Seed: o.Seed, Window: o.Window.Seconds(), Started: time.Now()}
 	r.Initial = initial(target)
 	l := newLoad(target, o, r.Started)
 	l.track(ctx)
@@ -227,7 +228,8 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 					return nil, fmt.Errorf("hop %d, preparing %s for %s: %w", h+1, s.Name(), to, err)
 				}
 			}
-			step := Step{Hop: h + 1, Server: s.Name(), From: s.Version(), To: to, Start: l.since()}
+			// Numbered among the hops that happened: one whose every member was there is none.
+			step := Step{Hop: len(r.Hops) + 1, Server: s.Name(), From: s.Version(), To: to, Start: l.since()}
 			var faulted <-chan FaultSpan
 			if o.Fault != "" {
 				victim := members[(i+1)%len(members)]
@@ -260,17 +262,20 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 			hop.End, hop.To = step.End, step.To
 			if err := target.Refresh(ctx); err == nil {
 				l.track(ctx)
-				keep(ctx, r, target.Endpoint(s.Name()), h+1, progress)
+				keep(ctx, r, target.Endpoint(s.Name()), len(r.Hops)+1, progress)
 			}
 			fmt.Fprintf(o.Progress, "hop %d/%d: step %d/%d done in %.1fs\n", h+1, len(o.Path)-1, i+1, len(members), step.End-step.Start)
 			sleep(ctx, o.Settle)
+		}
+		if hop.Start == 0 {
+			continue // every member already ran the hop's version: nothing happened
 		}
 		hop.Direction = Direction(hop.From, hop.To)
 		after := listable(target)
 		hop.Gone, hop.Added = keys(after.Missing(before)), keys(before.Missing(after))
 		r.Hops = append(r.Hops, hop)
 		r.Path = append(r.Path, hop.To)
-		readKept(ctx, r, target, h+1)
+		readKept(ctx, r, target, len(r.Hops))
 	}
 	r.To = r.Path[len(r.Path)-1]
 	halt()
