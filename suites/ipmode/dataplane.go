@@ -195,6 +195,10 @@ func proxyWithLocalPolicy(ctx context.Context, env *framework.Env) {
 	svc, ip := lbService(ctx, d, framework.ExternalTrafficLocal())
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
 	settle(ctx, env)
+	// This Service's own path, within the sync bound, before the steady samples: once in
+	// make test, the marker's NodePort answered while this one's was still refused.
+	waitPath(ctx, d, d.FromNode, ip, svc.Port, true, d.SyncBound,
+		"with externalTrafficPolicy Local and ipMode Proxy, traffic from the node to the load-balancer IP must reach a backend through the load balancer")
 	hops := expectSteady(ctx, d, d.FromNode, ip, svc.Port, true,
 		"with externalTrafficPolicy Local and ipMode Proxy, traffic from the node to the load-balancer IP must go through the load balancer")
 	local, fromNode := 0, 0
