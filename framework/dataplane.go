@@ -16,7 +16,7 @@ var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
 		return t.NoDataplane
 	}
 	if t.Dataplane == nil {
-		return "no service dataplane under test (run with --dataplane kube-proxy-nftables, reference, exec, ...)"
+		return "no service dataplane under test"
 	}
 	return ""
 })

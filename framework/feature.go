@@ -25,6 +25,18 @@ func DeclareFeature(name string, missing func(t *Target) string) Feature {
 	return f
 }
 
+// remedies say, in the words of the program that makes targets (a CLI's flags), how its
+// user gives a target a feature it lacks. A declaration says what is missing in the
+// library's words; the program adds how to get it (SetRemedy), so no package below the
+// program names its flags.
+var remedies = map[Feature]func(*Target) string{}
+
+// SetRemedy makes how(t) the remedy a skip reason for t lacking f ends with, e.g. "run
+// with --gateway reference" ("" for none: the target may lack f although its user asked
+// for it). Call it while the program starts, before any test runs. A reason that says the
+// feature does not apply here (NotHere) gets none: no flag gives it.
+func SetRemedy(f Feature, how func(t *Target) string) { remedies[f] = how }
+
 // missingFeature says why t lacks f, or "" when it has it. A feature no package declares is
 // a test naming something nothing can check, which is the test's error to fix.
 func missingFeature(t *Target, f Feature) string {
@@ -32,5 +44,12 @@ func missingFeature(t *Target, f Feature) string {
 	if !ok {
 		return fmt.Sprintf("no package declares the feature %q (framework.DeclareFeature): the test names a feature nothing can check", f)
 	}
-	return missing(t)
+	why := missing(t)
+	if why == "" || IsNotApplicable(why) || remedies[f] == nil {
+		return why
+	}
+	if how := remedies[f](t); how != "" {
+		why += " (" + how + ")"
+	}
+	return why
 }

@@ -14,7 +14,7 @@ import (
 // (which are then the apiservers behind it), and the suite may change its configuration.
 var FeatureGateway = DeclareFeature("Gateway", func(t *Target) string {
 	if t.Gateway == nil {
-		return "no API gateway under test (run with --gateway reference or --gateway-command)"
+		return "no API gateway under test"
 	}
 	return ""
 })

@@ -93,3 +93,34 @@ func TestRoutesPrintAsGVRs(t *testing.T) {
 		}
 	}
 }
+
+// TestRemedyEndsAReason: a program's remedy ends the reason of a missing feature, not a
+// NotHere one, and a remedy that returns "" adds nothing.
+func TestRemedyEndsAReason(t *testing.T) {
+	probe := DeclareFeature("RemedyProbe", func(t *Target) string {
+		if t.Unowned {
+			return NotHere("never here")
+		}
+		return t.NoDataplane
+	})
+	SetRemedy(probe, func(t *Target) string {
+		if t.NoDataplane == "asked for, cannot run" {
+			return ""
+		}
+		return "run with --probe"
+	})
+	defer delete(remedies, probe)
+	for _, tc := range []struct {
+		target Target
+		want   string
+	}{
+		{Target{NoDataplane: "no probe"}, "missing RemedyProbe: no probe (run with --probe)"},
+		{Target{NoDataplane: "asked for, cannot run"}, "missing RemedyProbe: asked for, cannot run"},
+		{Target{Unowned: true, NoDataplane: "no probe"}, "not applicable: needs RemedyProbe, which never here"},
+		{Target{}, ""},
+	} {
+		if got := (Test{Features: []Feature{probe}}).SkipReason(&tc.target); got != tc.want {
+			t.Errorf("SkipReason = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -6,7 +6,7 @@ var (
 	// FeatureSkew: at least one GVR is served by some endpoints and not by others.
 	FeatureSkew = DeclareFeature("Skew", func(t *Target) string {
 		if len(SkewedGVRs(t)) == 0 {
-			return "every endpoint serves the same GVRs, so nothing is ever proxied (a local cluster gets skew by default; with --server-flag, switch a group-version off on one server, e.g. 1=--runtime-config=batch/v1=false)"
+			return "every endpoint serves the same GVRs, so nothing is ever proxied"
 		}
 		return ""
 	})
@@ -15,7 +15,7 @@ var (
 	FeatureSkewedStatus = DeclareFeature("SkewedStatus", func(t *Target) string {
 		if len(StatusRoutes(t)) == 0 {
 			return "no GVR one endpoint lacks and another serves has a status subresource skewcheck can create an object of (" +
-				describeSkew(t) + "); a local cluster has one by default (batch/v1 off on the first server: jobs/status)"
+				describeSkew(t) + ")"
 		}
 		return ""
 	})
@@ -53,7 +53,7 @@ var (
 	FeatureUnprivileged = DeclareFeature("Unprivileged", func(t *Target) string {
 		for _, e := range t.Endpoints {
 			if e.User == nil {
-				return "no unprivileged identity for " + e.Name + " (give --user-contexts with --contexts)"
+				return "no unprivileged identity for " + e.Name
 			}
 		}
 		return ""

@@ -147,7 +147,7 @@ func TestSkipReasonFeatures(t *testing.T) {
 		{"audit log present", FeatureAuditLog, func(*Target) {}, nil},
 		{"audit log missing", FeatureAuditLog, func(t *Target) { t.Endpoints[2].AuditLog = "" }, []string{"AuditLog", "apiserver-3"}},
 		{"unprivileged present", FeatureUnprivileged, func(*Target) {}, nil},
-		{"unprivileged missing", FeatureUnprivileged, func(t *Target) { t.Endpoints[0].User = nil }, []string{"Unprivileged", "apiserver-1", "--user-contexts"}},
+		{"unprivileged missing", FeatureUnprivileged, func(t *Target) { t.Endpoints[0].User = nil }, []string{"Unprivileged", "apiserver-1"}},
 		{"skew present", FeatureSkew, func(*Target) {}, nil},
 		{"no skew", FeatureSkew, func(t *Target) {
 			for _, e := range t.Endpoints {

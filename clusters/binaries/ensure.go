@@ -69,9 +69,6 @@ type Options struct {
 	// precedence over $SKEWCHECK_BINARIES
 	// ("kube-apiserver@v1.36.3=/p,kube-apiserver@v1.35.4=/q").
 	Paths map[string]string
-	// PathsFrom names where Paths came from (e.g. "--binary"), for errors
-	// about them; default "Options.Paths".
-	PathsFrom string
 	// Source is SourceAuto (default), SourceBuild, SourceDownload or SourceCache.
 	Source string
 	// DownloadBaseURL is where release binaries are; default DefaultDownloadBaseURL.
@@ -151,7 +148,8 @@ func (e ensurer) ensure(ctx context.Context, c Component, version string, opts O
 	}
 	if ok {
 		if err := checkExecutable(explicit.path); err != nil {
-			return "", fmt.Errorf("%s@%s from %s: %v; fix the path, or remove the entry to let skewcheck build or download it", c, v, explicit.origin, err)
+			return "", ErrNamedBinary{Key: string(c) + "@" + v, Path: explicit.path, FromEnv: explicit.fromEnv,
+				Problem: err.Error() + "; fix the path, or remove the entry to let skewcheck build or download it"}
 		}
 		return explicit.path, nil
 	}

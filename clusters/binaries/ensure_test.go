@@ -288,13 +288,13 @@ func TestEnsureExplicitPathErrors(t *testing.T) {
 
 	o := opts
 	o.Paths = map[string]string{"kube-apiserver@v1.36.3": notExec}
-	o.PathsFrom = "--binary"
-	if _, err := e.ensure(ctx, KubeAPIServer, "v1.36.3", o); err == nil || !strings.Contains(err.Error(), "--binary") || !strings.Contains(err.Error(), "chmod +x") {
+	var named ErrNamedBinary
+	if _, err := e.ensure(ctx, KubeAPIServer, "v1.36.3", o); !errors.As(err, &named) || named.FromEnv || named.Key != "kube-apiserver@v1.36.3" ||
+		named.Path != notExec || !strings.Contains(err.Error(), "Options.Paths") || !strings.Contains(named.Problem, "chmod +x") {
 		t.Errorf("not executable: %v", err)
 	}
 	o.Paths = map[string]string{"kube-apiserver@1.36": notExec}
-	o.PathsFrom = ""
-	if _, err := e.ensure(ctx, KubeAPIServer, "v1.36.3", o); err == nil || !strings.Contains(err.Error(), "Options.Paths") {
+	if _, err := e.ensure(ctx, KubeAPIServer, "v1.36.3", o); !errors.As(err, &named) || named.Key != "kube-apiserver@1.36" || !strings.Contains(err.Error(), "Options.Paths") {
 		t.Errorf("inexact key: %v", err)
 	}
 }

@@ -12,9 +12,31 @@ import (
 // locally patched build, or machines that cannot build or download.
 const envBinaries = "SKEWCHECK_BINARIES"
 
-// explicitBinary is a binary the user named, and where they named it (for errors).
+// explicitBinary is a binary the user named, and whether they named it in the environment
+// (for errors).
 type explicitBinary struct {
-	path, origin string
+	path    string
+	fromEnv bool
+}
+
+// ErrNamedBinary is something wrong with a binary named to Ensure (Options.Paths) or in
+// $SKEWCHECK_BINARIES, rather than one skewcheck builds or downloads. A program that fills
+// Options.Paths from its own flags words it with them.
+type ErrNamedBinary struct {
+	// Key and Path are the entry as given: component@version and the binary's path.
+	Key, Path string
+	// FromEnv says the entry is $SKEWCHECK_BINARIES's, else Options.Paths'.
+	FromEnv bool
+	// Problem says what is wrong with it and what to do.
+	Problem string
+}
+
+func (e ErrNamedBinary) Error() string {
+	origin := "Options.Paths"
+	if e.FromEnv {
+		origin = "$" + envBinaries
+	}
+	return fmt.Sprintf("%s entry %s=%s: %s", origin, e.Key, e.Path, e.Problem)
 }
 
 // explicitPath looks up component@version in opts.Paths, then in
@@ -25,23 +47,19 @@ type explicitBinary struct {
 // make skewcheck build something the user meant to replace.
 func explicitPath(c Component, version string, opts Options) (explicitBinary, bool, error) {
 	key := string(c) + "@" + version
-	origin := opts.PathsFrom
-	if origin == "" {
-		origin = "Options.Paths"
-	}
-	fromOpts, err := normaliseBinaries(opts.Paths, origin)
+	fromOpts, err := normaliseBinaries(opts.Paths, false)
 	if err != nil {
 		return explicitBinary{}, false, err
 	}
 	if p, ok := fromOpts[key]; ok {
-		return explicitBinary{p, origin}, true, nil
+		return explicitBinary{p, false}, true, nil
 	}
 	fromEnv, err := parseBinariesEnv(os.Getenv(envBinaries))
 	if err != nil {
 		return explicitBinary{}, false, err
 	}
 	if p, ok := fromEnv[key]; ok {
-		return explicitBinary{p, "$" + envBinaries}, true, nil
+		return explicitBinary{p, true}, true, nil
 	}
 	return explicitBinary{}, false, nil
 }
@@ -60,19 +78,19 @@ func parseBinariesEnv(s string) (map[string]string, error) {
 		}
 		m[strings.TrimSpace(k)] = strings.TrimSpace(p)
 	}
-	return normaliseBinaries(m, "$"+envBinaries)
+	return normaliseBinaries(m, true)
 }
 
 // normaliseBinaries checks keys and canonicalises them to component@vX.Y.Z,
 // and makes paths absolute so they mean the same from any directory.
-func normaliseBinaries(in map[string]string, origin string) (map[string]string, error) {
+func normaliseBinaries(in map[string]string, fromEnv bool) (map[string]string, error) {
 	out := make(map[string]string, len(in))
 	for k, p := range in {
 		c, v, ok := strings.Cut(k, "@")
 		exact, isExact := exactVersion(v)
 		if !ok || !Component(c).known() || !isExact || p == "" {
-			return nil, fmt.Errorf("%s entry %q=%q is not <component>@<exact version>=<path>, e.g. kube-apiserver@v1.36.3=/usr/local/bin/kube-apiserver (components: %s)",
-				origin, k, p, knownComponents())
+			return nil, ErrNamedBinary{Key: k, Path: p, FromEnv: fromEnv, Problem: fmt.Sprintf(
+				"not <component>@<exact version>=<path>, e.g. kube-apiserver@v1.36.3=/usr/local/bin/kube-apiserver (components: %s)", knownComponents())}
 		}
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs

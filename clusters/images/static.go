@@ -15,9 +15,16 @@ func requireStatic(binary string) error {
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("%s is dynamically linked (built with cgo), and a FROM scratch image has no C library: "+
-				"build a static one with `CGO_ENABLED=0 go build -o skewcheck-static ./cmd/skewcheck` and pass it with --binary", binary)
+			return ErrDynamic{Path: binary}
 		}
 	}
 	return nil
+}
+
+// ErrDynamic says an executable meant for a FROM scratch image needs a dynamic loader.
+type ErrDynamic struct{ Path string }
+
+func (e ErrDynamic) Error() string {
+	return fmt.Sprintf("%s is dynamically linked (built with cgo), and a FROM scratch image has no C library: "+
+		"build a static one with `CGO_ENABLED=0 go build -o skewcheck-static ./cmd/skewcheck` and use that", e.Path)
 }

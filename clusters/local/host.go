@@ -77,9 +77,21 @@ func hostCommand(hostname string, cgroup *node.Cgroup, argv []string) *exec.Cmd 
 func CheckPrivilege() error {
 	cmd := hostCommand("skewcheck-probe", nil, []string{"/bin/true"})
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("cannot give an apiserver its own hostname (creating a UTS namespace failed: %v %s): "+
-			"skewcheck's local cluster needs root or CAP_SYS_ADMIN; run it as root (sudo -E), "+
-			"or use an existing cluster with --kubeconfig", err, out)
+		return ErrNoPrivilege{Err: err, Output: string(out)}
 	}
 	return nil
 }
+
+// ErrNoPrivilege says this process cannot create the namespaces a local cluster's servers
+// run in.
+type ErrNoPrivilege struct {
+	Err    error
+	Output string
+}
+
+func (e ErrNoPrivilege) Error() string {
+	return fmt.Sprintf("cannot give an apiserver its own hostname (creating a UTS namespace failed: %v %s): "+
+		"skewcheck's local cluster needs root or CAP_SYS_ADMIN; run it as root (sudo -E), or test a cluster that runs", e.Err, e.Output)
+}
+
+func (e ErrNoPrivilege) Unwrap() error { return e.Err }

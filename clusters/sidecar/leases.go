@@ -26,7 +26,7 @@ type Leases struct {
 // Check says what a declaration lacks.
 func (l *Leases) Check() error {
 	if l.Name == "" || len(l.Labels) == 0 || l.URLAnnotation == "" {
-		return fmt.Errorf("a sidecar's leases need a name, labels and the annotation with the URL peers dial (--sidecar-lease-name, --sidecar-lease-labels, --sidecar-lease-url-annotation); got name %q, labels %v, annotation %q", l.Name, l.Labels, l.URLAnnotation)
+		return fmt.Errorf("a sidecar's leases need a name, labels and the annotation with the URL peers dial; got name %q, labels %v, annotation %q", l.Name, l.Labels, l.URLAnnotation)
 	}
 	return nil
 }

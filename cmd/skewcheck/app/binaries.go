@@ -47,6 +47,5 @@ func newBinariesCommand(streams IOStreams) *cobra.Command {
 func addBinaryFlags(cmd *cobra.Command, opts *binaries.Options) {
 	cmd.Flags().StringVar(&opts.CacheDir, "cache-dir", "", "binary cache (default $SKEWCHECK_CACHE, $XDG_CACHE_HOME/skewcheck or ~/.cache/skewcheck)")
 	cmd.Flags().StringVar(&opts.Source, "source", "auto", "where missing binaries come from: auto (cache, download from dl.k8s.io, build from the Go module proxy), build, download, cache")
-	opts.PathsFrom = "--binary"
 	cmd.Flags().StringToStringVar(&opts.Paths, "binary", nil, "explicit binaries, component@version=path, e.g. kube-apiserver@v1.36.3=/usr/local/bin/kube-apiserver (also $SKEWCHECK_BINARIES)")
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,10 @@ type serverFlags struct {
 	extra         []string
 	peerAdvertise []string
 	port          int
+	// implied are server flags (SERVER=FLAG, as --server-flag takes them) that the command
+	// chose, as its default, before the user's: set by the command, never by a flag, so
+	// what the user typed stays as typed.
+	implied []string
 }
 
 func (f *serverFlags) add(cmd *cobra.Command) {
@@ -46,7 +51,7 @@ func (f *serverFlags) specs() ([]clusters.ServerSpec, error) {
 		}
 		specs[i].DisablePeerProxy = true
 	}
-	for _, kv := range f.extra {
+	for _, kv := range append(slices.Clone(f.implied), f.extra...) {
 		ref, flag, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(flag, "--") {
 			return nil, fmt.Errorf("--server-flag %q: want SERVER=--flag=value, e.g. 2=--runtime-config=batch/v1=false", kv)

@@ -182,10 +182,9 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err := f.applySidecarLeases(); err != nil {
 		return err
 	}
-	if !f.makesCluster() && f.dataplane.name != "" {
+	if !f.makesCluster() && f.dataplane.chosen() != "" {
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
 	}
-	f.run.SkewcheckVersion = version
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := prepareSidecarImage(ctx, f); err != nil {
@@ -204,12 +203,14 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 		return err
 	}
 	defer stopDataplane()
-	if f.run.Implementation.Project == "" && target.Upstream {
-		f.run.Implementation.Project = "kubernetes"
-		f.run.Implementation.URL = "https://github.com/kubernetes/kubernetes"
+	opts := f.run // the flags as typed; what the run adds goes into its copy
+	opts.SkewcheckVersion = version
+	if opts.Implementation.Project == "" && target.Upstream {
+		opts.Implementation.Project = "kubernetes"
+		opts.Implementation.URL = "https://github.com/kubernetes/kubernetes"
 	}
 	env := &framework.Env{Target: target, Timeouts: f.timeouts}
-	rep := framework.Run(failRecorder{}, env, tests, f.run)
+	rep := framework.Run(failRecorder{}, env, tests, opts)
 	files, err := report.Write(f.run.ReportDir, rep)
 	if err != nil {
 		return err
@@ -256,7 +257,7 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 	if f.sidecar.Enabled() || f.gateway.enabled() {
 		caps = append(caps, clusters.VendorFronts)
 	}
-	if f.dataplane.name != "" || f.dataplane.image != "" {
+	if f.dataplane.chosen() != "" {
 		caps = append(caps, clusters.NodeProxiers)
 	}
 	return caps

@@ -22,6 +22,21 @@ import (
 type dataplaneFlags struct {
 	name, command, image, label, version string
 	syncBound                            time.Duration
+	// implied is the dataplane the command chose, as its default, when the user named
+	// none: set by the command, never by a flag.
+	implied string
+}
+
+// chosen is the dataplane the run tests: the one --dataplane names, the image one for
+// --dataplane-image, else the command's default; "" for none.
+func (f *dataplaneFlags) chosen() string {
+	switch {
+	case f.name != "":
+		return f.name
+	case f.image != "":
+		return dataplane.ChosenBy("Image")
+	}
+	return f.implied
 }
 
 func (f *dataplaneFlags) add(cmd *cobra.Command) {
@@ -38,11 +53,7 @@ func (f *dataplaneFlags) add(cmd *cobra.Command) {
 // is in the local engine.
 func (f *dataplaneFlags) validate(ctx context.Context) error {
 	if f.image != "" {
-		byImage := dataplane.ChosenBy("Image")
-		if f.name == "" {
-			f.name = byImage
-		}
-		if f.name != byImage {
+		if byImage := dataplane.ChosenBy("Image"); f.chosen() != byImage {
 			return fmt.Errorf("--dataplane-image runs your dataplane's image: it cannot go with --dataplane %s", f.name)
 		}
 		if f.command != "" {
@@ -57,7 +68,7 @@ func (f *dataplaneFlags) validate(ctx context.Context) error {
 			return err
 		}
 	}
-	if f.name == "" {
+	if f.chosen() == "" {
 		return nil
 	}
 	_, err := f.spec(&framework.Endpoint{}, binaries.Options{})
@@ -67,15 +78,15 @@ func (f *dataplaneFlags) validate(ctx context.Context) error {
 // spec asks the dataplane registry for the chosen dataplane, watching watched, and words
 // what a dataplane lacks as the flag that gives it.
 func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
-	s, err := dataplane.Make(f.name, dataplane.Choice{Version: f.version, WatchedVersion: watched.Version,
+	s, err := dataplane.Make(f.chosen(), dataplane.Choice{Version: f.version, WatchedVersion: watched.Version,
 		Command: f.command, Image: f.image, Label: f.label, Binaries: bin})
 	var needs dataplane.ErrNeeds
 	var unknown dataplane.ErrUnknown
 	switch {
 	case errors.As(err, &needs):
-		return nil, fmt.Errorf("--dataplane %s needs %s: %s", f.name, dataplaneChoiceFlags[needs.Field], needs.Why)
+		return nil, fmt.Errorf("--dataplane %s needs %s: %s", f.chosen(), dataplaneChoiceFlags[needs.Field], needs.Why)
 	case errors.As(err, &unknown):
-		return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.name, strings.Join(unknown.Known, ", "))
+		return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.chosen(), strings.Join(unknown.Known, ", "))
 	}
 	return s, err
 }
@@ -101,7 +112,7 @@ func newest(t *framework.Target) *framework.Endpoint {
 // the admin. On kind it runs on the newest apiserver's node. A dataplane the machine cannot
 // run is not an error: its tests skip with the reason.
 func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *framework.Target, host clusters.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
-	if f.name == "" {
+	if f.chosen() == "" {
 		return func() {}, nil
 	}
 	watched := newest(target)

@@ -19,9 +19,9 @@ import (
 // suites cover, so the same skew suits every pair.
 var defaultSkew = []string{"1=--runtime-config=batch/v1=false", "2=--runtime-config=autoscaling/v2=false"}
 
-// applyDefaultSkew gives the servers defaultSkew when the user chose no skew of their own
-// and there are two servers or more, and returns the line that says so ("" when it did
-// nothing).
+// applyDefaultSkew implies defaultSkew for the servers when the user chose no skew of
+// their own and there are two servers or more, and returns the line that says so (""
+// when it did nothing).
 // An --emulated-version is no choice of skew: a server emulating an older release gets the
 // same default skew as the real older release would, so the two can be compared.
 func (f *serverFlags) applyDefaultSkew() string {
@@ -36,21 +36,21 @@ func (f *serverFlags) applyDefaultSkew() string {
 	if len(f.extra) > 0 {
 		given = "no --server-flag but --emulated-version"
 	}
-	f.extra = append(slices.Clone(defaultSkew), f.extra...)
+	f.implied = slices.Clone(defaultSkew)
 	return given + ": batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
 }
 
-// applyDefaultDataplane names the registry's default dataplane (dataplane.Default) when a selected test needs a dataplane
-// (FeatureDataplane: the ipmode profile's) on a
-// cluster skewcheck makes without a dataplane, and returns the line that says so ("" when
-// it did nothing). A provider that cannot run a dataplane gets none, nor does an existing
-// cluster: its Services would be programmed by its
-// own kube-proxies, so its ipmode tests skip, saying what is missing.
+// applyDefaultDataplane implies the registry's default dataplane (dataplane.Default) when a
+// selected test needs a dataplane (FeatureDataplane: the ipmode profile's) on a cluster
+// skewcheck makes without a dataplane, and returns the line that says so ("" when it did
+// nothing). A provider that cannot run a dataplane gets none, nor does an existing
+// cluster: its Services would be programmed by its own kube-proxies, so its ipmode tests
+// skip, saying what is missing.
 func (f *conformanceFlags) applyDefaultDataplane() string {
-	if !needsFeature(f.run.Profiles, framework.FeatureDataplane) || f.dataplane.name != "" || f.dataplane.image != "" ||
+	if !needsFeature(f.run.Profiles, framework.FeatureDataplane) || f.dataplane.chosen() != "" ||
 		!f.makesCluster() || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}
-	f.dataplane.name = dataplane.Default
+	f.dataplane.implied = dataplane.Default
 	return fmt.Sprintf("--profiles %s without --dataplane: testing skewcheck's %s dataplane (give --dataplane kube-proxy-nftables, exec, ... for another)", strings.Join(f.run.Profiles, ","), dataplane.Default)
 }

@@ -34,14 +34,14 @@ func TestDefaultSkew(t *testing.T) {
 	}
 
 	own := serverFlags{versions: two, extra: []string{"2=--runtime-config=apps/v1=false"}}
-	if line := own.applyDefaultSkew(); line != "" || len(own.extra) != 1 {
-		t.Errorf("a user's --server-flag was overridden: %q %v", line, own.extra)
+	if line := own.applyDefaultSkew(); line != "" || len(own.extra) != 1 || len(own.implied) != 0 {
+		t.Errorf("a user's --server-flag was overridden: %q %v %v", line, own.extra, own.implied)
 	}
 	// Emulating the older release is no skew of one's own: the pair gets the same skew as
 	// the real older release would.
 	emulated := serverFlags{versions: []string{"v1.36.3", "v1.36.3"}, extra: []string{"1=--emulated-version=1.35"}}
-	if line := emulated.applyDefaultSkew(); !strings.HasPrefix(line, "no --server-flag but --emulated-version: batch/v1 is off") {
-		t.Errorf("an --emulated-version alone should still get the default skew: %v", emulated.extra)
+	if line := emulated.applyDefaultSkew(); !strings.HasPrefix(line, "no --server-flag but --emulated-version: batch/v1 is off") || len(emulated.extra) != 1 {
+		t.Errorf("an --emulated-version alone should still get the default skew, the flag left as typed: %v %v", emulated.extra, emulated.implied)
 	}
 	specs, err = emulated.specs()
 	if err != nil {
@@ -55,8 +55,8 @@ func TestDefaultSkew(t *testing.T) {
 		t.Errorf("emulated specs = %+v, want %+v", specs, want)
 	}
 	one := serverFlags{versions: two[1:]}
-	if line := one.applyDefaultSkew(); line != "" || len(one.extra) != 0 {
-		t.Errorf("a single server got a skew: %q %v", line, one.extra)
+	if line := one.applyDefaultSkew(); line != "" || len(one.implied) != 0 {
+		t.Errorf("a single server got a skew: %q %v", line, one.implied)
 	}
 	three := serverFlags{versions: []string{"v1.35.4", "v1.36.3", "v1.36.3"}}
 	three.applyDefaultSkew()
@@ -72,8 +72,8 @@ func TestDefaultDataplane(t *testing.T) {
 	f := conformanceFlags{}
 	f.run.Profiles = []string{"ipmode"}
 	line := f.applyDefaultDataplane()
-	if f.dataplane.name != "reference" || line == "" || strings.Contains(line, "\n") || !strings.Contains(line, "reference") {
-		t.Errorf("dataplane %q, line %q; want the reference, said in one line", f.dataplane.name, line)
+	if f.dataplane.chosen() != "reference" || f.dataplane.name != "" || line == "" || strings.Contains(line, "\n") || !strings.Contains(line, "reference") {
+		t.Errorf("dataplane %q (--dataplane %q), line %q; want the reference, said in one line, the flag left empty", f.dataplane.chosen(), f.dataplane.name, line)
 	}
 	cases := map[string]func(*conformanceFlags){
 		"not asked for ipmode": func(f *conformanceFlags) { f.run.Profiles = []string{"mvp"} },
@@ -87,9 +87,9 @@ func TestDefaultDataplane(t *testing.T) {
 			f := conformanceFlags{}
 			f.run.Profiles = []string{"mvp", "ipmode"}
 			mutate(&f)
-			before := f.dataplane.name
-			if line := f.applyDefaultDataplane(); line != "" || f.dataplane.name != before {
-				t.Errorf("dataplane %q, line %q; want it left alone", f.dataplane.name, line)
+			before := f.dataplane.chosen()
+			if line := f.applyDefaultDataplane(); line != "" || f.dataplane.chosen() != before {
+				t.Errorf("dataplane %q, line %q; want it left alone", f.dataplane.chosen(), line)
 			}
 		})
 	}

@@ -68,7 +68,7 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 		return fmt.Errorf("--gateway-command and --gateway-image need --gateway-apply-command: skewcheck changes the UpstreamCluster documents during the run and must know when your gateway serves by them (see --help)")
 	case g.reference == "" && len(g.defects) > 0:
 		return fmt.Errorf("--gateway-defect applies to the reference gateway only")
-	case !f.makesCluster() || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.name != "":
+	case !f.makesCluster() || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.chosen() != "":
 		return fmt.Errorf("a gateway runs in front of the apiservers of a cluster skewcheck makes, on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
 	}
 	if p := profilesNotAllNeeding(f.run.Profiles, framework.FeatureGateway); len(p) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/clusters/providers"
 	"github.com/skewcheck/skewcheck/clusters/registry"
@@ -98,6 +99,15 @@ func wordError(err error) error {
 	if errors.As(err, &exists) {
 		return fmt.Errorf("%w: delete it with `skewcheck cluster delete --name %s`, or choose another --name", err, exists.Name)
 	}
+	for _, word := range moreWordings {
+		if worded, ok := word(err); ok {
+			return worded
+		}
+	}
+	var named binaries.ErrNamedBinary
+	if errors.As(err, &named) && !named.FromEnv {
+		return fmt.Errorf("--binary %s=%s: %s", named.Key, named.Path, named.Problem)
+	}
 	var unknown clusters.ErrUnknownProvider
 	if errors.As(err, &unknown) {
 		return fmt.Errorf("unknown provider %q: use --provider %s", unknown.Provider, strings.Join(unknown.Known, ", "))
@@ -112,6 +122,10 @@ func wordError(err error) error {
 	}
 	return err
 }
+
+// moreWordings word the typed errors of packages only the full CLI links (not the
+// in-cluster build's): each returns the worded error and true when err is one of its own.
+var moreWordings []func(err error) (error, bool)
 
 // supporting lists the providers that have capability c.
 func supporting(c clusters.Capability) string {

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/clusters/images"
+	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 )
 
@@ -32,6 +35,20 @@ func TestProviderErrorsNameFlags(t *testing.T) {
 	}
 	if err := wordError(registry.ErrExists{Name: "taken", Supervisor: 7}); !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "cluster delete --name taken") {
 		t.Errorf("a taken name: %v", err)
+	}
+	named := fmt.Errorf("ensuring: %w", binaries.ErrNamedBinary{Key: "kube-apiserver@v1.36.3", Path: "/x", Problem: "not executable; chmod +x it"})
+	if err := wordError(named); err.Error() != "--binary kube-apiserver@v1.36.3=/x: not executable; chmod +x it" {
+		t.Errorf("a binary named with --binary: %v", err)
+	}
+	fromEnv := binaries.ErrNamedBinary{Key: "kube-apiserver@v1.36.3", Path: "/x", FromEnv: true, Problem: "missing"}
+	if err := wordError(fromEnv); err.Error() != "$SKEWCHECK_BINARIES entry kube-apiserver@v1.36.3=/x: missing" {
+		t.Errorf("a binary named in the environment: %v", err)
+	}
+	if err := wordError(fmt.Errorf("building: %w", images.ErrDynamic{Path: "/bin/sleep"})); !strings.Contains(err.Error(), "dynamically linked") || !strings.Contains(err.Error(), "--static-binary") {
+		t.Errorf("a dynamic binary: %v, want --static-binary named", err)
+	}
+	if err := wordError(local.ErrNoPrivilege{Err: errors.New("EPERM")}); !strings.HasSuffix(err.Error(), "or test a cluster that runs with --kubeconfig") {
+		t.Errorf("no privilege: %v, want --kubeconfig named", err)
 	}
 	other := errors.New("no Kubernetes v1.99.0")
 	if wordError(other) != other || wordError(nil) != nil {

@@ -13,7 +13,7 @@ func (f *conformanceFlags) applySidecarLeases() error {
 		return fmt.Errorf("--sidecar-lease-* declare how a sidecar registers: give --sidecar-command or --sidecar-image too")
 	}
 	if err := l.Check(); err != nil {
-		return err
+		return fmt.Errorf("%w: give all of --sidecar-lease-name, --sidecar-lease-labels and --sidecar-lease-url-annotation", err)
 	}
 	f.sidecar.Leases = l
 	return nil

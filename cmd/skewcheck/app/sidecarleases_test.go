@@ -15,7 +15,7 @@ func TestSidecarLeaseFlags(t *testing.T) {
 	}{
 		{"none", nil, ""},
 		{"without a sidecar", []string{"--sidecar-lease-name", "acme-$SKEWCHECK_ID"}, "give --sidecar-command or --sidecar-image"},
-		{"no labels", []string{"--sidecar-command", "true", "--sidecar-lease-name", "acme-$SKEWCHECK_ID", "--sidecar-lease-url-annotation", "acme.io/url"}, "need a name, labels and the annotation"},
+		{"no labels", []string{"--sidecar-command", "true", "--sidecar-lease-name", "acme-$SKEWCHECK_ID", "--sidecar-lease-url-annotation", "acme.io/url"}, "labels map[], annotation \"acme.io/url\": give all of --sidecar-lease-name, --sidecar-lease-labels"},
 		{"whole", []string{"--sidecar-command", "true", "--sidecar-lease-name", "acme-$SKEWCHECK_ID", "--sidecar-lease-labels", "acme.io/peer=true", "--sidecar-lease-url-annotation", "acme.io/url"}, ""},
 	} {
 		f := &conformanceFlags{}
