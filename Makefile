@@ -191,10 +191,11 @@ ranges: deps build
 unit:
 	$(GO) test -short ./...
 
-# docs/tests.md, the test catalogue, is written from the suites' own tables; make test
-# (internal/catalogue's TestCatalogueIsCurrent) fails until this has run after a change.
+# docs/tests.md, the test catalogue, and docs/chaos.md's table of fault kinds are written from
+# the suites' own tables and the fault registry; make test (internal/catalogue's
+# TestCatalogueIsCurrent, TestFaultTableIsCurrent) fails until this has run after a change.
 docs:
-	$(GO) run ./internal/catalogue -o docs/tests.md
+	$(GO) run ./internal/catalogue -o docs/tests.md -faults docs/chaos.md
 
 # Integration tests need root (UTS and network namespaces). Three packages run side by side
 # (TEST_P), and within cmd/skewcheck its cluster tests run two at a time (go test's

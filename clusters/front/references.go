@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/internal/named"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
@@ -31,6 +32,9 @@ type Reference struct {
 	Variants func() []string
 	// Make is the front for a choice; an unknown variant is an error naming the known.
 	Make func(ReferenceChoice) (Front, error)
+	// Needs are what it asks of a provider beyond a cluster; a reference registered
+	// without them needs clusters.Fronts, a site to listen at before the apiservers.
+	Needs []clusters.Capability
 }
 
 // references are the registered reference fronts, in registration order.
@@ -41,6 +45,9 @@ var references = named.New("reference", func(r Reference) string { return r.Name
 func RegisterReference(r Reference) {
 	if r.Variants == nil {
 		r.Variants = func() []string { return nil }
+	}
+	if r.Needs == nil {
+		r.Needs = []clusters.Capability{clusters.Fronts}
 	}
 	references.Register(r)
 }

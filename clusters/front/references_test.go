@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
@@ -17,7 +18,8 @@ func TestReferences(t *testing.T) {
 		t.Errorf("references %v", got)
 	}
 	ref, err := LookupReference("peerproxy")
-	if err != nil || !ref.ReplacesPeerProxy || !slices.Contains(ref.Variants(), string(peerproxy.FlawHedgeReads)) {
+	if err != nil || !ref.ReplacesPeerProxy || !slices.Contains(ref.Variants(), string(peerproxy.FlawHedgeReads)) ||
+		!slices.Equal(ref.Needs, []clusters.Capability{clusters.Fronts}) {
 		t.Fatalf("peerproxy: %+v, %v", ref, err)
 	}
 	f, err := ref.Make(ReferenceChoice{PeerTimeout: time.Second, Variant: string(peerproxy.FlawHedgeReads)})

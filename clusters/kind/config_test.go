@@ -3,12 +3,14 @@ package kind
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/images/nodeimage"
 )
 
@@ -101,5 +103,31 @@ func TestNameTooLongForDNS(t *testing.T) {
 	_, err := Create(context.Background(), Config{Name: "conformance-1234567-with-a-suffix", Versions: []string{"v1.36.3"}})
 	if err == nil || !strings.Contains(err.Error(), "too long for kind") || !strings.Contains(err.Error(), "at most 25 characters") {
 		t.Errorf("a 33-character name: %v, want it refused, naming the 25 characters a name may have", err)
+	}
+}
+
+// TestFileConfigMakesNodes: the e2e-framework provider reads the schema every provider
+// reads, a server per node with its flags, and refuses what a kind node cannot be given.
+func TestFileConfigMakesNodes(t *testing.T) {
+	p := &Provider{}
+	fc := clusters.FileConfig{Name: "e2e", Servers: []clusters.ServerSpec{
+		{Version: "v1.35.4", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+		{Version: "v1.36.3", DisablePeerProxy: true}}}
+	if err := p.apply(fc); err != nil {
+		t.Fatal(err)
+	}
+	if p.cfg.Name != "e2e" || !slices.Equal(p.cfg.Versions, []string{"v1.35.4", "v1.36.3"}) ||
+		!slices.Equal(p.cfg.ServerFlags[1], []string{"--runtime-config=batch/v1=false"}) || !p.cfg.NoPeerProxy[2] || p.cfg.NoPeerProxy[1] {
+		t.Errorf("config = %+v", p.cfg)
+	}
+	for name, fc := range map[string]clusters.FileConfig{
+		"a port":           {Port: 7443},
+		"a peer advertise": {Servers: []clusters.ServerSpec{{Version: "v1.36.3", PeerAdvertise: "127.0.0.9:6443"}}},
+		"an emulation":     {Servers: []clusters.ServerSpec{{Version: "v1.36.3", EmulatedVersion: "1.35"}}},
+	} {
+		var ns clusters.ErrNotSupported
+		if err := (&Provider{}).apply(fc); !errors.As(err, &ns) || ns.Provider != "kind" {
+			t.Errorf("%s: %v, want it refused as not supported by kind", name, err)
+		}
 	}
 }

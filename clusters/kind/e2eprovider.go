@@ -11,7 +11,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient"
 	"sigs.k8s.io/e2e-framework/pkg/types"
-	"sigs.k8s.io/yaml"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // Provider makes a skewed kind cluster available to sigs.k8s.io/e2e-framework users, like
@@ -108,31 +109,40 @@ func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 	return c.Kubeconfig, nil
 }
 
-// FileConfig is the YAML CreateWithConfig reads.
-type FileConfig struct {
-	Name     string   `json:"name"`
-	Versions []string `json:"versions"`
-	// ServerFlags are extra kube-apiserver flags, keyed by 1-based node number.
-	ServerFlags map[int][]string `json:"serverFlags"`
+// CreateWithConfig makes the cluster configFile describes (clusters.FileConfig, the
+// schema every provider reads): its name and servers replace the builder's where given.
+func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (string, error) {
+	fc, err := clusters.ReadFileConfig(configFile)
+	if err != nil {
+		return "", err
+	}
+	if err := p.apply(fc); err != nil {
+		return "", fmt.Errorf("cluster config %s: %w", configFile, err)
+	}
+	return p.Create(ctx)
 }
 
-func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (string, error) {
-	b, err := os.ReadFile(configFile)
-	if err != nil {
-		return "", fmt.Errorf("reading cluster config: %w", err)
+// apply takes what fc gives, refusing what a kind cluster cannot be given: its apiservers
+// listen on the nodes' own port, and its nodes have no peer-advertise or emulation knob.
+func (p *Provider) apply(fc clusters.FileConfig) error {
+	if fc.Port != 0 {
+		return clusters.ErrNotSupported{Provider: providerName, Capability: "port"}
 	}
-	var fc FileConfig
-	if err := yaml.UnmarshalStrict(b, &fc); err != nil {
-		return "", fmt.Errorf("cluster config %s: %w", configFile, err)
+	for _, s := range fc.Servers {
+		if s.PeerAdvertise != "" {
+			return clusters.ErrNotSupported{Provider: providerName, Capability: clusters.PeerAdvertise}
+		}
+		if s.EmulatedVersion != "" {
+			return clusters.ErrNotSupported{Provider: providerName, Capability: clusters.EmulatedVersions}
+		}
 	}
 	if fc.Name != "" {
 		p.cfg.Name = fc.Name
 	}
-	if len(fc.Versions) > 0 {
-		p.cfg.Versions = fc.Versions
+	if len(fc.Servers) > 0 {
+		p.cfg.setServers(fc.Servers)
 	}
-	p.cfg.ServerFlags = fc.ServerFlags
-	return p.Create(ctx)
+	return nil
 }
 
 func (p *Provider) GetKubeconfig() string {

@@ -16,13 +16,16 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/registry"
 )
 
+// providerName is the kind provider's name in the registry.
+const providerName = "kind"
+
 // Registration is the kind provider as clusters/providers registers it. A spec with a Dir
 // is a named cluster, kept under that name until `cluster delete`; one without is a run's
 // own, named after the run's pid (RunPrefix) and swept by the next run once that process
 // is gone.
 func Registration() clusters.Provider {
 	return clusters.Provider{
-		Name:        "kind",
+		Name:        providerName,
 		Description: "one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers,
 			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy},
@@ -45,13 +48,8 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 			return nil, err
 		}
 	}
-	cfg := Config{Name: name, Binaries: spec.Binaries, NodeImages: spec.NodeImages, Progress: out,
-		ServerFlags: map[int][]string{}, NoPeerProxy: map[int]bool{}, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
-	for i, s := range spec.Servers {
-		cfg.Versions = append(cfg.Versions, s.Version)
-		cfg.ServerFlags[i+1] = s.ExtraFlags
-		cfg.NoPeerProxy[i+1] = s.DisablePeerProxy
-	}
+	cfg := Config{Name: name, Binaries: spec.Binaries, NodeImages: spec.NodeImages, Progress: out, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
+	cfg.setServers(spec.Servers)
 	c, err := Create(ctx, cfg)
 	if err != nil {
 		if run {
@@ -62,6 +60,16 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 	fmt.Fprintf(out, "kind cluster %s: node images in %v, kind create in %v, every apiserver /readyz at %v, converged at %v after the start\n", KindName(name),
 		c.Timings.Images.Round(time.Second), c.Timings.Create.Round(time.Second), c.Timings.Ready.Round(time.Second), c.Timings.Converged.Round(time.Second))
 	return &adapter{Cluster: c, dir: dir, spec: spec, out: out}, nil
+}
+
+// setServers makes the nodes of servers, in order: node i+1 of servers[i].
+func (c *Config) setServers(servers []clusters.ServerSpec) {
+	c.Versions, c.ServerFlags, c.NoPeerProxy = nil, map[int][]string{}, map[int]bool{}
+	for i, s := range servers {
+		c.Versions = append(c.Versions, s.Version)
+		c.ServerFlags[i+1] = s.ExtraFlags
+		c.NoPeerProxy[i+1] = s.DisablePeerProxy
+	}
 }
 
 // adapter is a kind Cluster as package clusters sees it.

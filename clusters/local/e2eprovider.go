@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient"
 	"sigs.k8s.io/e2e-framework/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/skewcheck/skewcheck/clusters"
 )
@@ -89,22 +87,19 @@ func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 	return c.Kubeconfig, nil
 }
 
-// FileConfig is the YAML CreateWithConfig reads: the same fields as Config's public ones.
-type FileConfig struct {
-	Name    string                `json:"name"`
-	Port    int                   `json:"port"`
-	Servers []clusters.ServerSpec `json:"servers"`
+// CreateWithConfig makes the cluster configFile describes (clusters.FileConfig): its name,
+// port and servers replace the builder's where given.
+func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (string, error) {
+	fc, err := clusters.ReadFileConfig(configFile)
+	if err != nil {
+		return "", err
+	}
+	p.apply(fc)
+	return p.Create(ctx)
 }
 
-func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (string, error) {
-	b, err := os.ReadFile(configFile)
-	if err != nil {
-		return "", fmt.Errorf("reading cluster config: %w", err)
-	}
-	var fc FileConfig
-	if err := yaml.UnmarshalStrict(b, &fc); err != nil {
-		return "", fmt.Errorf("cluster config %s: %w", configFile, err)
-	}
+// apply takes what fc gives.
+func (p *Provider) apply(fc clusters.FileConfig) {
 	if fc.Name != "" {
 		p.cfg.Name = fc.Name
 	}
@@ -114,7 +109,6 @@ func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (str
 	if len(fc.Servers) > 0 {
 		p.cfg.Servers = fc.Servers
 	}
-	return p.Create(ctx)
 }
 
 func (p *Provider) GetKubeconfig() string {

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,14 +12,19 @@ import (
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
-// TestE2EFrameworkProvider drives the provider as sigs.k8s.io/e2e-framework does: create,
-// wait for the control plane, use its rest config, export logs, destroy.
+// TestE2EFrameworkProvider drives the provider as sigs.k8s.io/e2e-framework does: create
+// from a config file (clusters.FileConfig, over what the builder set), wait for the control
+// plane, use its rest config, export logs, destroy.
 func TestE2EFrameworkProvider(t *testing.T) {
 	integration.Require(t)
 	oldV, newV := integration.Versions()
 	ctx := context.Background()
-	p := NewProvider().WithName("e2e").WithVersion(oldV + "," + newV).(*Provider)
-	kubeconfig, err := p.Create(ctx)
+	p := NewProvider().WithName("builder").WithVersion("v1.30.0").(*Provider)
+	file := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(file, []byte("name: e2e\nservers:\n- version: "+oldV+"\n- version: "+newV+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := p.CreateWithConfig(ctx, file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
 	"github.com/skewcheck/skewcheck/suites"
 )
 
@@ -73,5 +74,24 @@ func TestRender(t *testing.T) {
 	}
 	if plain := string(render(tests[:2], nil)); strings.Contains(plain, "## KEP says / code does") {
 		t.Errorf("a catalogue without points has the section:\n%s", plain)
+	}
+}
+
+// TestFaultTableIsCurrent fails while docs/chaos.md's table of fault kinds says something
+// other than the fault registry: a kind added, changed or retired without `make docs`.
+func TestFaultTableIsCurrent(t *testing.T) {
+	got, err := os.ReadFile("../../docs/chaos.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := withFaults(got, faults.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("docs/chaos.md's fault table is not the registry's: run make docs")
+	}
+	if _, err := withFaults([]byte("no markers"), faults.Kinds()); err == nil {
+		t.Error("a page without the markers must be refused")
 	}
 }

@@ -1,8 +1,10 @@
 // Command catalogue writes docs/tests.md, the catalogue of every conformance test, from the
-// suites' own tables (suites.All()): the page can never disagree with what runs. `make docs`
-// runs it; `make test` fails while the page is not current (TestCatalogueIsCurrent).
+// suites' own tables (suites.All()), and docs/chaos.md's table of fault kinds from the fault
+// registry (faults.Kinds()): the pages can never disagree with what runs. `make docs` runs
+// it; `make test` fails while a page is not current (TestCatalogueIsCurrent,
+// TestFaultTableIsCurrent).
 //
-//	go run ./internal/catalogue [-o docs/tests.md]
+//	go run ./internal/catalogue [-o docs/tests.md] [-faults docs/chaos.md]
 package main
 
 import (
@@ -10,14 +12,30 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/skewcheck/skewcheck/scenarios/faults"
 	"github.com/skewcheck/skewcheck/suites"
 )
 
 func main() {
 	out := flag.String("o", "docs/tests.md", "the file to write, from the module's root")
+	chaos := flag.String("faults", "docs/chaos.md", "the page whose fault table to rewrite from the fault registry")
 	flag.Parse()
 	if err := os.WriteFile(*out, render(suites.All(), suites.DefaultProfiles), 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "catalogue: %v (run it from the module's root: make docs)\n", err)
-		os.Exit(1)
+		fail(err)
 	}
+	page, err := os.ReadFile(*chaos)
+	if err == nil {
+		page, err = withFaults(page, faults.Kinds())
+	}
+	if err == nil {
+		err = os.WriteFile(*chaos, page, 0o644)
+	}
+	if err != nil {
+		fail(fmt.Errorf("%s: %w", *chaos, err))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "catalogue: %v (run it from the module's root: make docs)\n", err)
+	os.Exit(1)
 }

@@ -251,8 +251,8 @@ func (f *conformanceFlags) makesCluster() bool { return f.kubeconfig == "" && !f
 // capabilities are what the flags ask of the provider beyond a cluster.
 func (f *conformanceFlags) capabilities() []clusters.Capability {
 	var caps []clusters.Capability
-	if f.reference.name != "" {
-		caps = append(caps, clusters.Fronts)
+	if ref, err := front.LookupReference(f.reference.name); err == nil {
+		caps = append(caps, ref.Needs...)
 	}
 	if f.sidecar.Enabled() || f.gateway.enabled() {
 		caps = append(caps, clusters.VendorFronts)
