@@ -2,7 +2,9 @@
 
 // Package providers registers every provider skewcheck ships with package clusters, so that
 // package clusters imports none of them. A new provider is its own package with a
-// Registration and one line here.
+// Registration and one line here. It is also where a front or a dataplane that lives in a
+// package of its own is imported for its registration (a blank import): cmd and
+// internal/layers' name check import this package, so both see every registered name.
 package providers
 
 import (
