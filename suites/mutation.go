@@ -21,11 +21,6 @@ var MutationReasons = matrix.MutationReasons{
 		"IPM-006": apiserverOnly,
 	},
 	Mutants: map[string]string{
-		// It keeps a crashed peer 5 s, longer than MVP-022 watches one; the profiles that
-		// hold a crash longer are not in the matrix (each would add minutes per mutant).
-		// Every request of mvp and discovery sends its body at once, so none waits its turn.
-		"peerproxy/bodies-in-turn":          "caught by the slow-client chaos fault (scenarios/chaos TestSlowClientOnTheReference, a load stalled for the fault's length), which the matrix does not run: mvp and discovery have no slow client",
-		"peerproxy/forget-unreachable-peer": "caught by RACE-002 (reference/peerproxy TestFlawedReferenceFailsIdentityTests) and the chaos profile's held crashes, whose profiles the matrix does not run: mvp and discovery never keep a peer down 5 s",
 		// It misjudges only a peer whose renew times are skewed, which no profile fakes.
 		"peerproxy/trust-renew-time":         "caught by the chaos table's clock-behind-2h (scenarios/chaos TestLeaseTimeFaults), which the matrix does not run: no profile skews a lease's renew time",
 		"peerproxy/untrusted-peer-not-found": "caught by the chaos table's expired-serving row (scenarios/chaos TestExpiredServingCatchesTheFlawedReference, skewcheck chaos --fault expired-serving), which the matrix does not run: no profile of it replaces a certificate",

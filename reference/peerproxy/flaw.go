@@ -101,6 +101,19 @@ const (
 	// group-version no server serves, but an unknown resource of a served group-version is
 	// a 404 JSON Status at an apiserver. MVP-021 must catch it.
 	FlawNotFoundText Flaw = "not-found-text"
+	// FlawNoPeerTimeout forwards to a peer with no bound of its own (no dial, handshake or
+	// HTTP/2 ping timeout): a frozen or black-holed peer holds each request until the
+	// client gives up, where a bounded proxy answers 503 within the unavailable bound.
+	// CHAOS-002, CHAOS-004 and CHAOS-005 must catch it.
+	FlawNoPeerTimeout Flaw = "no-peer-timeout"
+	// FlawNeverRelearnPeer never takes back a peer it dropped: once a peer's lease is
+	// gone (a graceful stop deletes it), the same peer registering again is ignored, so
+	// what only it serves gets 404 for good. CHAOS-003 and RACE-004 must catch it.
+	FlawNeverRelearnPeer Flaw = "never-relearn-peer"
+	// FlawAllOrNothingSync keeps no peer from a sync that could not read one of them: a
+	// single unreachable registration (a lease naming an address where nothing listens,
+	// or a crashed peer) makes every peer's resources 404. RACE-005 must catch it.
+	FlawAllOrNothingSync Flaw = "all-or-nothing-sync"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -109,7 +122,7 @@ const (
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
 	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
-	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText}
+	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawNeverRelearnPeer, FlawAllOrNothingSync}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -154,6 +167,23 @@ func (f Flaw) notFoundFor(err error) bool {
 	var verify *tls.CertificateVerificationError
 	return f == FlawUnavailableAsNotFound || f == FlawUntrustedPeerNotFound && errors.As(err, &verify)
 }
+
+// peerTimeout is the bound on reaching a peer that forwarding uses: d, or none (0) with
+// FlawNoPeerTimeout.
+func (f Flaw) peerTimeout(d time.Duration) time.Duration {
+	if f == FlawNoPeerTimeout {
+		return 0
+	}
+	return d
+}
+
+// keepsNone says whether a sync that could not read a peer keeps no peer at all (only
+// FlawAllOrNothingSync).
+func (f Flaw) keepsNone(unread bool) bool { return f == FlawAllOrNothingSync && unread }
+
+// relearns says whether a peer dropped once may be taken back (all but
+// FlawNeverRelearnPeer).
+func (f Flaw) relearns() bool { return f != FlawNeverRelearnPeer }
 
 // ignoresMarker says whether x-kubernetes-peer-proxied is disregarded.
 func (f Flaw) ignoresMarker() bool { return f == FlawIgnoreMarker }

@@ -187,3 +187,47 @@ func TestFlawNotFound(t *testing.T) {
 		}
 	}
 }
+
+// FlawNeverRelearnPeer keeps out a peer once a sync dropped it, even when its lease comes
+// back; the peers it never dropped stay. Only it does: the reference takes a peer back.
+func TestFlawNeverRelearnPeer(t *testing.T) {
+	r := &registry{flaw: FlawNeverRelearnPeer}
+	a, b := view{}, view{}
+	old := map[string]view{"a": a, "b": b}
+	peers := map[string]view{"b": b} // a's lease is gone
+	r.forgetDropped(old, peers)
+	if len(peers) != 1 || !r.dropped["a"] {
+		t.Fatalf("after a left: peers %v, dropped %v", peers, r.dropped)
+	}
+	back := map[string]view{"a": a, "b": b} // a registered again
+	r.forgetDropped(peers, back)
+	if _, ok := back["a"]; ok || len(back) != 1 {
+		t.Errorf("a was taken back: %v", back)
+	}
+	if !NoFlaw.relearns() || FlawNeverRelearnPeer.relearns() {
+		t.Error("only FlawNeverRelearnPeer must never relearn")
+	}
+}
+
+// FlawNoPeerTimeout forwards with no bound at all (the transport's zero timeouts); the
+// reference keeps its own.
+func TestFlawNoPeerTimeout(t *testing.T) {
+	if got := FlawNoPeerTimeout.peerTimeout(2 * time.Second); got != 0 {
+		t.Errorf("FlawNoPeerTimeout: %v, want no bound", got)
+	}
+	if got := NoFlaw.peerTimeout(2 * time.Second); got != 2*time.Second {
+		t.Errorf("the reference: %v, want its 2 s", got)
+	}
+	tr := transport(nil, "x", nil, FlawNoPeerTimeout.peerTimeout(2*time.Second), false)
+	if tr.TLSHandshakeTimeout != 0 || tr.HTTP2.PingTimeout != 0 || tr.HTTP2.SendPingTimeout != 0 {
+		t.Errorf("a transport without a bound still has one: %+v %+v", tr, tr.HTTP2)
+	}
+}
+
+// FlawAllOrNothingSync keeps no peer when one could not be read; the reference, and the
+// flaw when every peer was read, keep them.
+func TestFlawAllOrNothingSync(t *testing.T) {
+	if !FlawAllOrNothingSync.keepsNone(true) || FlawAllOrNothingSync.keepsNone(false) || NoFlaw.keepsNone(true) {
+		t.Error("only FlawAllOrNothingSync, and only after a peer it could not read, keeps none")
+	}
+}

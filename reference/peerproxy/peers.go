@@ -3,6 +3,7 @@ package peerproxy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -46,6 +47,9 @@ type registry struct {
 	peerLeaseClients    map[string]kubernetes.Interface
 	syncEvery           time.Duration
 	flaw                Flaw // NoFlaw but in the suites' evidence (flaw.go)
+	// dropped are the peers a sync dropped, which FlawNeverRelearnPeer never takes back;
+	// written and read by sync only.
+	dropped map[string]bool
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
@@ -143,6 +147,12 @@ func (r *registry) sync(ctx context.Context) {
 		}
 		peers[l.name] = v
 	}
+	if !r.flaw.relearns() {
+		r.forgetDropped(old, peers)
+	}
+	if r.flaw.keepsNone(slices.ContainsFunc(errs, func(err error) bool { return err != nil })) {
+		peers = map[string]view{}
+	}
 	// After the peers' views are read, so an extension a peer's view lists was already
 	// made when the extensions are listed, and is among them.
 	if !r.stripExtensions(ctx, peers) {
@@ -152,6 +162,24 @@ func (r *registry) sync(ctx context.Context) {
 	r.peers = peers
 	r.mu.Unlock()
 	r.onSync(ok)
+}
+
+// forgetDropped is FlawNeverRelearnPeer: it removes from peers every peer an earlier sync
+// dropped, and remembers those this one drops (in old, not in peers).
+func (r *registry) forgetDropped(old, peers map[string]view) {
+	if r.dropped == nil {
+		r.dropped = map[string]bool{}
+	}
+	for name := range peers {
+		if r.dropped[name] {
+			delete(peers, name)
+		}
+	}
+	for name := range old {
+		if _, kept := peers[name]; !kept {
+			r.dropped[name] = true
+		}
+	}
 }
 
 // peerLease is a live lease of another proxy, at a URL it may be reached at.

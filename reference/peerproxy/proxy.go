@@ -132,11 +132,12 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	forwardTimeout := cfg.Flaw.peerTimeout(cfg.PeerTimeout)
 	p := &Proxy{cfg: cfg, auth: newAuthenticator(c.reviews), metrics: newMetrics(), done: make(chan struct{}),
-		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, cfg.PeerTimeout, false)},
-		anon:            httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, false)},
-		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, cfg.PeerTimeout, true)},
-		anonUpgrade:     httpsOnly{transport(serverCAs, cfg.ServerName, nil, cfg.PeerTimeout, true)}}
+		identity:        httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, forwardTimeout, false)},
+		anon:            httpsOnly{transport(serverCAs, cfg.ServerName, nil, forwardTimeout, false)},
+		identityUpgrade: httpsOnly{transport(serverCAs, cfg.ServerName, frontProxy, forwardTimeout, true)},
+		anonUpgrade:     httpsOnly{transport(serverCAs, cfg.ServerName, nil, forwardTimeout, true)}}
 	if cfg.Flaw == FlawForwardAsItself {
 		control, err := loadKeyPair(cfg.ControlCert, cfg.ControlKey)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -36,6 +37,7 @@ type mutationOptions struct {
 	reportDir string
 	list      bool
 	rebuild   bool
+	jobs      int
 	bin       binaries.Options
 }
 
@@ -46,7 +48,7 @@ func newMutationCommand(streams IOStreams) *cobra.Command {
 		Short: "The mutation matrix: every deliberately flawed reference against its profiles, to show every test can fail",
 		Long: `Runs each reference implementation as shipped (its baseline), then each of its
 deliberately wrong variants (a mutant), through the profiles that must catch them, each
-as its own 'skewcheck conformance' on a local cluster of its own:
+as its own 'skewcheck conformance' on a local cluster of its own, --jobs at a time:
   peerproxy  the reference peer proxy's flaws (--reference-flaw), profiles mvp and discovery,
              on three servers (the older, the newer twice) so a second hop has somewhere to go;
   gateway    the reference gateway's defects (--gateway-defect), profile gateway;
@@ -85,6 +87,7 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 	f.StringVar(&o.focus, "focus", "", "passed on to every run: only tests whose \"[ID] description\" matches; the matrix then holds only those")
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the matrix, so it can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/mutation", "where mutation.json, mutation.md and every run's report go")
+	f.IntVar(&o.jobs, "jobs", 3, "runs at a time, each on a cluster of its own (they mostly wait on apiservers and held faults: 3 suit 2 cores, as make conformance's)")
 	f.BoolVar(&o.list, "list", false, "list the runs the matrix would make, with their flags, and exit")
 	f.BoolVar(&o.rebuild, "rebuild", false, "run nothing: build the matrix again from the runs' reports in --report-dir (after an edit of the reasons table)")
 	addBinaryFlags(cmd, &o.bin)
@@ -144,9 +147,11 @@ func printMutationPlan(out io.Writer, runs []matrix.MutationRun) {
 	w.Flush()
 }
 
-// runMutation runs every planned run, one at a time, each a child skewcheck (ginkgo runs
-// once per process, and one run's crash must not end the matrix), then builds and writes
-// the matrix.
+// runMutation runs every planned run, o.jobs at a time, each a child skewcheck (ginkgo
+// runs once per process, and one run's crash must not end the matrix) on a cluster of its
+// own (its own loopback block, namespaces and ports, as make conformance's runs side by
+// side), then builds and writes the matrix. The matrix is written again after every run,
+// so a killed matrix still has its table.
 func runMutation(ctx context.Context, streams IOStreams, o mutationOptions, runs []matrix.MutationRun) error {
 	start := time.Now()
 	o.seed = framework.SeedOrClock(o.seed)
@@ -158,41 +163,83 @@ func runMutation(ctx context.Context, streams IOStreams, o mutationOptions, runs
 		return err
 	}
 	m := &matrix.Mutation{Date: start, Versions: o.versions, Seed: o.seed, Focus: o.focus, Runs: runs}
+	streams.ErrOut = &lineWriter{w: streams.ErrOut} // the runs' lines, whole, one at a time
+	var (
+		mu       sync.Mutex // guards m and writeErr
+		writeErr error
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, max(o.jobs, 1))
+	)
 	for i := range m.Runs {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
 		if ctx.Err() != nil {
 			break
 		}
-		r := &m.Runs[i]
+		mu.Lock()
+		r := m.Runs[i]
+		mu.Unlock()
 		fmt.Fprintf(streams.ErrOut, "== mutation: run %d of %d: %s\n", i+1, len(m.Runs), r.Name)
-		began := time.Now()
-		dir := filepath.Join(o.reportDir, r.Dir)
-		os.RemoveAll(dir) // a report left by an earlier matrix must not stand in for this run's
-		args := append([]string{"conformance"}, r.Args...)
-		args = append(args, "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir)
-		if o.focus != "" {
-			args = append(args, "--focus", o.focus)
-		}
-		// The child fails whenever a test does, as a mutant's run is meant to: only a
-		// missing report is an error of the run.
-		_, runErr := runChild(ctx, streams.ErrOut, self, "["+r.Name+"] ", nil, append(args, childBinaryFlags(o.bin)...))
-		r.Seconds = time.Since(began).Seconds()
-		if ctx.Err() != nil {
-			// An interrupted run's report has its tests failed as interrupted: no evidence.
-			r.Error = "interrupted"
-		} else if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err == nil {
-			r.Report = c
-		} else {
-			r.Error = fmt.Sprintf("%v; %v", runErr, err)
-		}
-		m.Duration = time.Since(start).Seconds()
-		if err := writeMutation(o.reportDir, m); err != nil { // after every run: a killed matrix still has its table
-			return err
-		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			mutantRun(ctx, streams, o, self, &r)
+			mu.Lock()
+			defer mu.Unlock()
+			m.Runs[i] = r
+			m.Duration = time.Since(start).Seconds()
+			if err := writeMutation(o.reportDir, m); err != nil && writeErr == nil {
+				writeErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	if writeErr != nil {
+		return writeErr
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return concludeMutation(streams.Out, o.reportDir, m)
+}
+
+// lineWriter passes each Write on whole while writers of several goroutines share it.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// mutantRun runs r as a child `skewcheck conformance` and records its report, or why it
+// left none.
+func mutantRun(ctx context.Context, streams IOStreams, o mutationOptions, self string, r *matrix.MutationRun) {
+	began := time.Now()
+	dir := filepath.Join(o.reportDir, r.Dir)
+	os.RemoveAll(dir) // a report left by an earlier matrix must not stand in for this run's
+	args := append([]string{"conformance"}, r.Args...)
+	args = append(args, "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir)
+	if o.focus != "" {
+		args = append(args, "--focus", o.focus)
+	}
+	// The child fails whenever a test does, as a mutant's run is meant to: only a
+	// missing report is an error of the run.
+	_, runErr := runChild(ctx, streams.ErrOut, self, "["+r.Name+"] ", nil, append(args, childBinaryFlags(o.bin)...))
+	r.Seconds = time.Since(began).Seconds()
+	if ctx.Err() != nil {
+		// An interrupted run's report has its tests failed as interrupted: no evidence.
+		r.Error = "interrupted"
+	} else if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err == nil {
+		r.Report = c
+	} else {
+		r.Error = fmt.Sprintf("%v; %v", runErr, err)
+	}
 }
 
 // concludeMutation prints the closing line and fails on the matrix's problems.
