@@ -114,6 +114,11 @@ const (
 	// single unreachable registration (a lease naming an address where nothing listens,
 	// or a crashed peer) makes every peer's resources 404. RACE-005 must catch it.
 	FlawAllOrNothingSync Flaw = "all-or-nothing-sync"
+	// FlawCircuitBreaker stops trying a peer that failed a request for breakerOpen,
+	// answering 503 for it without a try: a circuit breaker whose open time outlasts a
+	// restart, so a peer back at once (a restart with the same identity) stays
+	// unavailable well past the converge bound. RACE-003 must catch it.
+	FlawCircuitBreaker Flaw = "circuit-breaker"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -122,7 +127,8 @@ const (
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
 	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
-	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawNeverRelearnPeer, FlawAllOrNothingSync}
+	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawNeverRelearnPeer, FlawAllOrNothingSync,
+	FlawCircuitBreaker}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -180,6 +186,44 @@ func (f Flaw) peerTimeout(d time.Duration) time.Duration {
 // keepsNone says whether a sync that could not read a peer keeps no peer at all (only
 // FlawAllOrNothingSync).
 func (f Flaw) keepsNone(unread bool) bool { return f == FlawAllOrNothingSync && unread }
+
+// breakerOpen is how long FlawCircuitBreaker leaves a failed peer alone: past the suites'
+// converge bound (90 s), so a peer that came back is still refused when it must be used.
+const breakerOpen = 2 * time.Minute
+
+// breaker is FlawCircuitBreaker's memory: when each peer last failed a request.
+type breaker struct {
+	mu     sync.Mutex
+	failed map[string]time.Time
+}
+
+// trip records that a request to targets failed at now.
+func (b *breaker) trip(targets []string, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.failed == nil {
+		b.failed = map[string]time.Time{}
+	}
+	for _, t := range targets {
+		b.failed[t] = now
+	}
+}
+
+// open says whether every one of targets failed within breakerOpen of now, so that
+// FlawCircuitBreaker tries none of them.
+func (b *breaker) open(targets []string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, t := range targets {
+		if at, ok := b.failed[t]; !ok || now.Sub(at) > breakerOpen {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
+// breaks says whether failed peers are left alone for a while (only FlawCircuitBreaker).
+func (f Flaw) breaks() bool { return f == FlawCircuitBreaker }
 
 // relearns says whether a peer dropped once may be taken back (all but
 // FlawNeverRelearnPeer).

@@ -231,3 +231,27 @@ func TestFlawAllOrNothingSync(t *testing.T) {
 		t.Error("only FlawAllOrNothingSync, and only after a peer it could not read, keeps none")
 	}
 }
+
+// FlawCircuitBreaker leaves peers that failed alone for breakerOpen, and only when every
+// peer a request could go to failed; a peer that never failed, or failed long ago, is
+// tried.
+func TestFlawCircuitBreaker(t *testing.T) {
+	var b breaker
+	now := time.Now()
+	if b.open([]string{"https://a"}, now) {
+		t.Error("a peer that never failed is refused")
+	}
+	b.trip([]string{"https://a"}, now)
+	if !b.open([]string{"https://a"}, now.Add(breakerOpen-time.Second)) {
+		t.Error("a peer that just failed is tried")
+	}
+	if b.open([]string{"https://a", "https://b"}, now) {
+		t.Error("a request with a peer that never failed is refused")
+	}
+	if b.open([]string{"https://a"}, now.Add(breakerOpen+time.Second)) {
+		t.Error("a peer that failed long ago is still refused")
+	}
+	if !FlawCircuitBreaker.breaks() || NoFlaw.breaks() {
+		t.Error("only FlawCircuitBreaker breaks")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -96,6 +97,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, t
 // forwardThen is forward with edit, when not nil, applied to the answer before the client
 // gets it (legacymerge.go).
 func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool, edit func(*http.Response) error) {
+	breaks := toPeer && p.cfg.Flaw.breaks()
+	if breaks && p.breaker.open(targets, time.Now()) {
+		p.metrics.route("unavailable")
+		p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable", "the peers that serve "+r.URL.Path+" failed recently and are not tried")
+		return
+	}
 	first, _ := url.Parse(targets[0])
 	served := "local"
 	if toPeer {
@@ -133,6 +140,9 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			count("unavailable")
+			if breaks {
+				p.breaker.trip(targets, time.Now())
+			}
 			if toPeer && p.cfg.Flaw.notFoundFor(err) {
 				p.fail(w, http.StatusNotFound, "NotFound", fmt.Sprintf("no peer that can be trusted serves %s: %v", r.URL.Path, err))
 				return

@@ -96,6 +96,8 @@ type Proxy struct {
 	conns *connTracker
 	// turn is the lock FlawBodiesInTurn reads every request body under.
 	turn sync.Mutex
+	// breaker is when each peer last failed, which FlawCircuitBreaker acts on.
+	breaker breaker
 }
 
 // Start checks the configuration, registers the proxy and starts serving.
