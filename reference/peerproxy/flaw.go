@@ -106,10 +106,13 @@ const (
 	// client gives up, where a bounded proxy answers 503 within the unavailable bound.
 	// CHAOS-002, CHAOS-004 and CHAOS-005 must catch it.
 	FlawNoPeerTimeout Flaw = "no-peer-timeout"
-	// FlawNeverRelearnPeer never takes back a peer it dropped: once a peer's lease is
-	// gone (a graceful stop deletes it), the same peer registering again is ignored, so
-	// what only it serves gets 404 for good. CHAOS-003 and RACE-004 must catch it.
-	FlawNeverRelearnPeer Flaw = "never-relearn-peer"
+	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter later: a
+	// negative cache of departed peers. Once a peer's lease is gone (a graceful stop
+	// deletes it), the same peer registering again stays unused past the converge bound,
+	// and what only it serves gets 404. RACE-001 must catch it. (A proxy that never takes
+	// a peer back would be caught the same way, but would leave every later test of a run
+	// waiting on a cluster that never converges.)
+	FlawSlowRelearnPeer Flaw = "slow-relearn-peer"
 	// FlawAllOrNothingSync keeps no peer from a sync that could not read one of them: a
 	// single unreachable registration (a lease naming an address where nothing listens,
 	// or a crashed peer) makes every peer's resources 404. RACE-005 must catch it.
@@ -127,7 +130,7 @@ const (
 // each constant above is listed).
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
 	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
-	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawNeverRelearnPeer, FlawAllOrNothingSync,
+	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawSlowRelearnPeer, FlawAllOrNothingSync,
 	FlawCircuitBreaker}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
@@ -188,8 +191,9 @@ func (f Flaw) peerTimeout(d time.Duration) time.Duration {
 func (f Flaw) keepsNone(unread bool) bool { return f == FlawAllOrNothingSync && unread }
 
 // breakerOpen is how long FlawCircuitBreaker leaves a failed peer alone: past the suites'
-// converge bound (90 s), so a peer that came back is still refused when it must be used.
-const breakerOpen = 2 * time.Minute
+// converge bound (90 s), so a peer that came back is still refused when it must be used,
+// and short enough that the next test meets a converged cluster again.
+const breakerOpen = 100 * time.Second
 
 // breaker is FlawCircuitBreaker's memory: when each peer last failed a request.
 type breaker struct {
@@ -225,9 +229,14 @@ func (b *breaker) open(targets []string, now time.Time) bool {
 // breaks says whether failed peers are left alone for a while (only FlawCircuitBreaker).
 func (f Flaw) breaks() bool { return f == FlawCircuitBreaker }
 
-// relearns says whether a peer dropped once may be taken back (all but
-// FlawNeverRelearnPeer).
-func (f Flaw) relearns() bool { return f != FlawNeverRelearnPeer }
+// relearnAfter is how long FlawSlowRelearnPeer keeps out a peer it dropped: past the
+// suites' converge bound (90 s), short enough that the next test meets a converged
+// cluster again.
+const relearnAfter = 100 * time.Second
+
+// relearnsAtOnce says whether a peer dropped once is taken back as soon as it registers
+// again (all but FlawSlowRelearnPeer).
+func (f Flaw) relearnsAtOnce() bool { return f != FlawSlowRelearnPeer }
 
 // ignoresMarker says whether x-kubernetes-peer-proxied is disregarded.
 func (f Flaw) ignoresMarker() bool { return f == FlawIgnoreMarker }

@@ -188,24 +188,31 @@ func TestFlawNotFound(t *testing.T) {
 	}
 }
 
-// FlawNeverRelearnPeer keeps out a peer once a sync dropped it, even when its lease comes
-// back; the peers it never dropped stay. Only it does: the reference takes a peer back.
-func TestFlawNeverRelearnPeer(t *testing.T) {
-	r := &registry{flaw: FlawNeverRelearnPeer}
+// FlawSlowRelearnPeer keeps out a peer a sync dropped for relearnAfter, even when its
+// lease comes back, and then takes it back; the peers it never dropped stay. Only it
+// does: the reference takes a peer back at once.
+func TestFlawSlowRelearnPeer(t *testing.T) {
+	r := &registry{flaw: FlawSlowRelearnPeer}
 	a, b := view{}, view{}
+	now := time.Now()
 	old := map[string]view{"a": a, "b": b}
 	peers := map[string]view{"b": b} // a's lease is gone
-	r.forgetDropped(old, peers)
-	if len(peers) != 1 || !r.dropped["a"] {
+	r.keepOutDropped(old, peers, now)
+	if len(peers) != 1 || r.dropped["a"] != now {
 		t.Fatalf("after a left: peers %v, dropped %v", peers, r.dropped)
 	}
 	back := map[string]view{"a": a, "b": b} // a registered again
-	r.forgetDropped(peers, back)
+	r.keepOutDropped(peers, back, now.Add(relearnAfter-time.Second))
 	if _, ok := back["a"]; ok || len(back) != 1 {
-		t.Errorf("a was taken back: %v", back)
+		t.Errorf("a was taken back before relearnAfter: %v", back)
 	}
-	if !NoFlaw.relearns() || FlawNeverRelearnPeer.relearns() {
-		t.Error("only FlawNeverRelearnPeer must never relearn")
+	later := map[string]view{"a": a, "b": b}
+	r.keepOutDropped(back, later, now.Add(relearnAfter+time.Second))
+	if len(later) != 2 {
+		t.Errorf("a was not taken back after relearnAfter: %v", later)
+	}
+	if !NoFlaw.relearnsAtOnce() || FlawSlowRelearnPeer.relearnsAtOnce() {
+		t.Error("only FlawSlowRelearnPeer must relearn late")
 	}
 }
 

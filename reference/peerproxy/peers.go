@@ -47,9 +47,9 @@ type registry struct {
 	peerLeaseClients    map[string]kubernetes.Interface
 	syncEvery           time.Duration
 	flaw                Flaw // NoFlaw but in the suites' evidence (flaw.go)
-	// dropped are the peers a sync dropped, which FlawNeverRelearnPeer never takes back;
-	// written and read by sync only.
-	dropped map[string]bool
+	// dropped are when a sync dropped each peer, which FlawSlowRelearnPeer keeps out for
+	// relearnAfter; written and read by sync only.
+	dropped map[string]time.Time
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
@@ -147,8 +147,8 @@ func (r *registry) sync(ctx context.Context) {
 		}
 		peers[l.name] = v
 	}
-	if !r.flaw.relearns() {
-		r.forgetDropped(old, peers)
+	if !r.flaw.relearnsAtOnce() {
+		r.keepOutDropped(old, peers, time.Now())
 	}
 	if r.flaw.keepsNone(slices.ContainsFunc(errs, func(err error) bool { return err != nil })) {
 		peers = map[string]view{}
@@ -164,20 +164,21 @@ func (r *registry) sync(ctx context.Context) {
 	r.onSync(ok)
 }
 
-// forgetDropped is FlawNeverRelearnPeer: it removes from peers every peer an earlier sync
-// dropped, and remembers those this one drops (in old, not in peers).
-func (r *registry) forgetDropped(old, peers map[string]view) {
+// keepOutDropped is FlawSlowRelearnPeer: it removes from peers every peer a sync dropped
+// less than relearnAfter before now, and remembers when this one drops a peer (in old, not
+// in peers).
+func (r *registry) keepOutDropped(old, peers map[string]view, now time.Time) {
 	if r.dropped == nil {
-		r.dropped = map[string]bool{}
+		r.dropped = map[string]time.Time{}
 	}
 	for name := range peers {
-		if r.dropped[name] {
+		if at, ok := r.dropped[name]; ok && now.Sub(at) < relearnAfter {
 			delete(peers, name)
 		}
 	}
 	for name := range old {
 		if _, kept := peers[name]; !kept {
-			r.dropped[name] = true
+			r.dropped[name] = now
 		}
 	}
 }
