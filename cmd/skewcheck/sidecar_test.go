@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,12 +37,13 @@ func referenceAsSidecar() string {
 }
 
 // runReferenceAsSidecar runs the default profiles (mvp, discovery) against the reference
-// as a sidecar in front of the cluster args make (batch/v1 off on the first server), and
-// checks that every test ran and passed and that no sidecar outlives the run.
+// as a sidecar in front of the cluster args make (with the default skew, both ways), and
+// checks that every test ran and passed, that each sidecar's log is in the report
+// directory, and that no sidecar outlives the run.
 func runReferenceAsSidecar(t *testing.T, args ...string) {
 	t.Helper()
 	dir := t.TempDir()
-	args = append([]string{"conformance", "--server-flag", "1=--runtime-config=batch/v1=false",
+	args = append([]string{"conformance",
 		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", referenceAsSidecar(), "--report-dir", dir}, args...)
 	out, code := run(t, t.TempDir(), args...)
 	for _, p := range markedProcesses(t) {
@@ -48,6 +51,11 @@ func runReferenceAsSidecar(t *testing.T, args ...string) {
 	}
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\nfailed: %s", code, tail(out, 40), failedTests(dir))
+	}
+	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
+		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
+			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
+		}
 	}
 	rep := readReport(t, dir, out)
 	want, _ := framework.Select(suites.All(), suites.DefaultProfiles)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -103,7 +104,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
-	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); its environment:\n"+sidecar.Env)
+	fl.StringVar(&f.sidecar.Shell, "sidecar-command", "", "your proxy, as a shell command run in front of every apiserver of the local cluster (the apiservers' own proxy off); logs in <report-dir>/sidecar/; its environment:\n"+sidecar.Env)
 	fl.StringVar(&f.sidecar.Image, "sidecar-image", "", "your proxy, as an image in the local Docker engine (never pulled) run in front of every apiserver of the local cluster, on the host's network, with the environment of --sidecar-command and its files mounted read-only; logs in <report-dir>/sidecar/")
 	fl.StringVar(&f.sidecar.Name, "sidecar-name", "sidecar", "with --sidecar-command or --sidecar-image: your proxy's name in the report")
 	fl.StringVar(&f.sidecarLeases.Name, "sidecar-lease-name", "", "with --sidecar-command or --sidecar-image: your proxies register with a Lease each, named this (its environment expanded: 'acme-$SKEWCHECK_ID'), so the races profile runs through them (with --sidecar-lease-labels and --sidecar-lease-url-annotation)")
@@ -334,8 +335,14 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 	case f.gateway.enabled():
 		f0, err = f.gateway.front(streams, f.run.ReportDir)
 	case f.sidecar.Enabled():
-		f.sidecar.Progress = streams.ErrOut
-		f0 = f.sidecar
+		cfg := f.sidecar // the flags as typed; what the run adds goes into its copy
+		cfg.Progress = streams.ErrOut
+		// The sidecars' logs go with the report, which outlives the cluster's directory
+		// and a container's output: a vendor whose proxy failed reads why there.
+		cfg.Dir = filepath.Join(f.run.ReportDir, "sidecar")
+		if err = os.MkdirAll(cfg.Dir, 0o755); err == nil {
+			f0 = cfg
+		}
 	case f.reference.name != "":
 		fmt.Fprintf(streams.ErrOut, "starting the reference %s in front of every apiserver\n", f.reference.name)
 		f0 = f.reference.front()
