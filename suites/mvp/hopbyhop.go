@@ -31,7 +31,7 @@ var identityHopByHop = []string{
 func hopByHopIdentity(ctx context.Context, env *framework.Env, r framework.Route) {
 	entry := framework.OverHTTP1(r.Entry)
 	path := r.GVR.CollectionPath(testNamespace())
-	obj := []byte(`{"metadata":{"name":"skewcheck-hop-by-hop"}}`)
+	obj := refusedWrite(r, "skewcheck-hop-by-hop")
 	for _, named := range identityHopByHop {
 		hop := map[string][]string{"Connection": {named}}
 		resp := entry.Do(ctx, framework.Request{Path: path, As: framework.AsUser, Header: hop})

@@ -89,7 +89,7 @@ func spoofedHeaders(ctx context.Context, env *framework.Env) {
 		grantRead(ctx, env, r)
 		resp := r.Entry.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser, Header: spoof})
 		Expect(resp).To(framework.HaveStatus(200))
-		obj := []byte(`{"metadata":{"name":"skewcheck-spoofed"}}`)
+		obj := refusedWrite(r, "skewcheck-spoofed")
 		Expect(r.Entry.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace()), Body: obj, As: framework.AsUser, Header: spoof})).
 			To(framework.HaveStatus(403), "a write with spoofed identity headers through %s", r.Entry.Name)
 		if r.PeerAuditLogs() {
@@ -165,7 +165,8 @@ func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
 		body, _ := json.Marshal(o.obj)
 		Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: o.path, Body: body})).To(framework.HaveStatus(201))
 		ginkgo.DeferCleanup(func(ctx context.Context) {
-			r.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name})
+			resp := r.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name})
+			Expect(resp.Status).To(BeElementOf(200, 202, 404), "deleting %s/%s through %s, which would leave it in the cluster: %s", o.path, name, r.Peer.Name, resp)
 		})
 	}
 	for _, e := range []*framework.Endpoint{r.Peer, r.Entry} {

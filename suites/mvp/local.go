@@ -13,7 +13,7 @@ import (
 // own audit log and in no other server's.
 func servedLocally(ctx context.Context, env *framework.Env) {
 	for _, e := range env.Target.Endpoints {
-		resp := e.Do(ctx, framework.Request{Path: "/api/v1/namespaces/default/configmaps?limit=1"})
+		resp := e.Do(ctx, framework.Request{Path: "/api/v1/namespaces/" + testNamespace() + "/configmaps?limit=1"})
 		Expect(resp).To(framework.HaveStatus(200))
 		own, err := e.AuditEvents(ctx, resp.AuditID, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())

@@ -40,10 +40,24 @@ func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GV
 	return decode(resp)
 }
 
+// cleanupObject deletes name of g through owner when the test ends. A DELETE that neither
+// deletes it nor finds it gone fails the test: the object would be left in the cluster.
 func cleanupObject(owner *framework.Endpoint, g discovery.GVR, name string) {
 	ginkgo.DeferCleanup(func(ctx context.Context) {
-		owner.Do(ctx, framework.Request{Method: "DELETE", Path: objectPath(g, testNamespace(), name)})
+		resp := owner.Do(ctx, framework.Request{Method: "DELETE", Path: objectPath(g, testNamespace(), name)})
+		Expect(resp.Status).To(BeElementOf(200, 202, 404), "deleting %s %s through %s, which would leave it in the cluster: %s", g.Key(), name, owner.Name, resp)
 	})
+}
+
+// refusedWrite is the body of a create the test expects refused: labelled as every object
+// a test makes, and deleted through the peers when the test ends, should the proxy let it
+// through (the test then fails, and the cluster keeps nothing of it).
+func refusedWrite(r framework.Route, name string) []byte {
+	for _, p := range r.Peers {
+		cleanupObject(p, r.GVR, name)
+	}
+	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": name, "labels": framework.RunLabels()}})
+	return body
 }
 
 func decode(r framework.Response) map[string]any {
