@@ -25,7 +25,7 @@
 #
 # As written it runs skewcheck's reference gateway from a store of its own, one file per
 # UpstreamCluster named after it (make test runs it so, with the reference in --host-routing
-# mode: GATEWAY_RELOAD='skewcheck reference gateway wait --config-dir "$GATEWAY_STORE"').
+# mode: GATEWAY_RELOAD='bin/skewcheck reference gateway wait --config-dir "$GATEWAY_STORE"').
 # For your gateway, replace translate_one (and, if your store is not a directory, store):
 # for instance, turn the document into your own resource with yq and kubectl apply it to
 # your gateway's control plane.
