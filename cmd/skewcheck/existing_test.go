@@ -457,6 +457,7 @@ var inCluster struct {
 // TestInClusterBinary: the CLI built for skewcheck's image starts, has what runs inside a
 // cluster and nothing that makes one.
 func TestInClusterBinary(t *testing.T) {
+	t.Parallel() // its static build takes minutes on a cold Go build cache: never alone
 	bin := inClusterCLI(t)
 	for _, args := range [][]string{{"--help"}, {"conformance", "--help"}, {"observe", "--help"}, {"in-cluster", "--help"}} {
 		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
