@@ -109,18 +109,20 @@ const (
 	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter later: a
 	// negative cache of departed peers. Once a peer's lease is gone (a graceful stop
 	// deletes it), the same peer registering again stays unused past the converge bound,
-	// and what only it serves gets 404. RACE-001 must catch it. (A proxy that never takes
+	// and what only it serves gets 404. RACE-001 and RACE-004 must catch it. (A proxy that never takes
 	// a peer back would be caught the same way, but would leave every later test of a run
 	// waiting on a cluster that never converges.)
 	FlawSlowRelearnPeer Flaw = "slow-relearn-peer"
 	// FlawAllOrNothingSync keeps no peer from a sync that could not read one of them: a
 	// single unreachable registration (a lease naming an address where nothing listens,
-	// or a crashed peer) makes every peer's resources 404. RACE-005 must catch it.
+	// or a crashed peer) makes every peer's resources 404. RACE-005 and RACE-003 must
+	// catch it.
 	FlawAllOrNothingSync Flaw = "all-or-nothing-sync"
 	// FlawCircuitBreaker stops trying a peer that failed a request for breakerOpen,
 	// answering 503 for it without a try: a circuit breaker whose open time outlasts a
 	// restart, so a peer back at once (a restart with the same identity) stays
-	// unavailable well past the converge bound. RACE-003 must catch it.
+	// unavailable well past the converge bound. CHAOS-003 (requests succeed again once
+	// the stopped peer is back) must catch it.
 	FlawCircuitBreaker Flaw = "circuit-breaker"
 )
 
