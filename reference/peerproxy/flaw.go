@@ -109,9 +109,9 @@ const (
 	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter later: a
 	// negative cache of departed peers. Once a peer's lease is gone (a graceful stop
 	// deletes it), the same peer registering again stays unused past the converge bound,
-	// and what only it serves gets 404. RACE-001 and RACE-004 must catch it. (A proxy that never takes
-	// a peer back would be caught the same way, but would leave every later test of a run
-	// waiting on a cluster that never converges.)
+	// and what only it serves gets 404. RACE-001 and RACE-004 must catch it. (A proxy
+	// that never takes a peer back would be caught the same way, but would leave every
+	// later test of a run waiting on a cluster that never converges.)
 	FlawSlowRelearnPeer Flaw = "slow-relearn-peer"
 	// FlawAllOrNothingSync keeps no peer from a sync that could not read one of them: a
 	// single unreachable registration (a lease naming an address where nothing listens,
