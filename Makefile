@@ -198,9 +198,10 @@ docs:
 	$(GO) run ./internal/catalogue -o docs/tests.md -faults docs/chaos.md
 
 # Integration tests need root (UTS and network namespaces). Three packages run side by side
-# (TEST_P), and within a package its cluster tests run TEST_PARALLEL at a time: most of
-# their time is waiting (faults held, partitions timing out, kind nodes booting), so the
-# cores were idle two thirds of a one-at-a-time run.
+# (TEST_P), and within cmd/skewcheck its cluster tests run two at a time (go test's
+# -parallel default on 2 cores; ginkgo refuses a -parallel given to go test, so it cannot
+# be raised here): most of their time is waiting (faults held, partitions timing out, kind
+# nodes booting), so the cores were idle two thirds of a one-at-a-time run.
 # Clusters take their own loopback /24, images and binaries are built under machine-wide
 # locks, and each test looks for what it left behind by its own marks (owner pids, its
 # environment mark), never by name, so side by side is safe. -count=1: a cached result
@@ -217,14 +218,13 @@ docs:
 TESTSUMMARY := bin/testsummary
 TEST_JSON ?= $(REPORT_DIR)/make-test.json
 TEST_P ?= 3
-TEST_PARALLEL ?= 2
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	@mkdir -p $(dir $(TEST_JSON))
-	$(GO) test -json -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
+	$(GO) test -json -count=1 -p $(TEST_P) -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)
 
 # The long holds, which make test keeps shorter: the integration tests that hold a silent
 # fault or a stale lease (the conformance runs of upstream and of the reference, and the
