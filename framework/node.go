@@ -21,28 +21,6 @@ type Node interface {
 	Start(ctx context.Context) error  // after Stop or Kill
 }
 
-// FeaturePeerPath: the network path from the other servers into each server passes a point
-// where the suite can fault it (a local or containers cluster made with peer paths; a kind
-// cluster, in its nodes' network namespaces).
-var FeaturePeerPath = DeclareFeature("PeerPath", func(t *Target) string {
-	if t.Unowned {
-		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never faults its network")
-	}
-	for _, e := range t.Endpoints {
-		if n, ok := e.Node.(PeerPathNode); !ok || !n.HasPeerPath() {
-			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"
-		}
-	}
-	return ""
-})
-
-// PeerPathNode is a Node whose incoming traffic from the other servers passes a point the
-// suite can fault (scenarios/faults finds it), so network faults hit that traffic only.
-type PeerPathNode interface {
-	Node
-	HasPeerPath() bool
-}
-
 // NetNode is a Node whose server is in a network namespace of its own that its peers dial
 // at an address of that namespace, from namespaces of their own: a kind node's
 // kube-apiserver (host network, in the node's container). Network faults on it are

@@ -128,10 +128,6 @@ func (n *nodeServer) waitGone(timeout time.Duration) error {
 // Name is the node's name, for the faults' descriptions.
 func (n *nodeServer) Name() string { return n.node.String() }
 
-// HasPeerPath: the traffic from the other nodes into this node's apiserver can be faulted,
-// by nftables rules in the nodes' network namespaces (framework.NetNode).
-func (n *nodeServer) HasPeerPath() bool { return true }
-
 // NetNS is the node's network namespace, by its container's process: the apiserver and
 // every other component of the node run in it (host network).
 func (n *nodeServer) NetNS() (string, error) {

@@ -18,9 +18,6 @@ func NewFronted(s *Server, sidecar clusters.Sidecar) *Fronted {
 	return &Fronted{FrontedNode: clusters.FrontedNode{Server: s, Sidecar: sidecar, Down: func() bool { return s.State() == Stopped }}, server: s}
 }
 
-// HasPeerPath: peers reach the fronted server through its peer path when it has one.
-func (f *Fronted) HasPeerPath() bool { return f.server.HasPeerPath() }
-
 // IncomingPeerPath is the fronted server's peer path. A Fronted is no PeerDialer: its
 // peer traffic is the sidecar's, which an exact partition cannot tell apart.
 func (f *Fronted) IncomingPeerPath() *node.PeerPath { return f.server.PeerPath }

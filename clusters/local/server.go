@@ -64,9 +64,6 @@ func (s *Server) Log() string { return filepath.Join(s.Dir, "kube-apiserver.log"
 // AuditLog is the path of the server's audit log (JSON lines, Metadata level).
 func (s *Server) AuditLog() string { return filepath.Join(s.Dir, "audit.log") }
 
-// HasPeerPath says whether peers reach this server through a forwarder faults can act on.
-func (s *Server) HasPeerPath() bool { return s.PeerPath != nil }
-
 // IncomingPeerPath is the forwarder peers reach this server through, or nil: the
 // capability network faults on the path act on (scenarios/faults).
 func (s *Server) IncomingPeerPath() *node.PeerPath { return s.PeerPath }

@@ -71,6 +71,23 @@ func init() {
 	}
 }
 
+// FeaturePeerPath: the network path from the other servers into each server passes a point
+// the faults can act on: a peer path (PathNode: local and containers clusters made with
+// peer paths) or the node's own network namespace (framework.NetNode: kind). It is the
+// tests' name for what the network faults need, declared here beside the nodes'
+// interfaces so that the two cannot disagree.
+var FeaturePeerPath = framework.DeclareFeature("PeerPath", func(t *framework.Target) string {
+	if t.Unowned {
+		return framework.NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never faults its network")
+	}
+	for _, e := range t.Endpoints {
+		if _, net := e.Node.(framework.NetNode); PeerPathOf(e) == nil && !net {
+			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"
+		}
+	}
+	return ""
+})
+
 // PathNode is a node whose peers reach its server through a peer path.
 type PathNode interface {
 	framework.Node

@@ -22,6 +22,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/scenarios/faults"
 	"github.com/skewcheck/skewcheck/suites"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
@@ -318,7 +319,7 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 	// Tests of network faults act on forwarders in front of each peer address: the
 	// cluster gets them when a selected test needs them (FeaturePeerPath), whatever its
 	// profile is called.
-	peerPaths := needsFeature(f.run.Profiles, framework.FeaturePeerPath)
+	peerPaths := needsFeature(f.run.Profiles, faults.FeaturePeerPath)
 	c, err := f.provider.newCluster(ctx, clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
 	if err != nil {
