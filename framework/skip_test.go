@@ -94,15 +94,18 @@ func TestRoutesPrintAsGVRs(t *testing.T) {
 	}
 }
 
+// remedyProbe is a feature of TestRemedyEndsAReason's own, declared once per test binary.
+var remedyProbe = DeclareFeature("RemedyProbe", func(t *Target) string {
+	if t.Unowned {
+		return NotHere("never here")
+	}
+	return t.NoDataplane
+})
+
 // TestRemedyEndsAReason: a program's remedy ends the reason of a missing feature, not a
 // NotHere one, and a remedy that returns "" adds nothing.
 func TestRemedyEndsAReason(t *testing.T) {
-	probe := DeclareFeature("RemedyProbe", func(t *Target) string {
-		if t.Unowned {
-			return NotHere("never here")
-		}
-		return t.NoDataplane
-	})
+	probe := remedyProbe
 	SetRemedy(probe, func(t *Target) string {
 		if t.NoDataplane == "asked for, cannot run" {
 			return ""

@@ -126,7 +126,7 @@ func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (str
 // listen on the nodes' own port, and its nodes have no peer-advertise or emulation knob.
 func (p *Provider) apply(fc clusters.FileConfig) error {
 	if fc.Port != 0 {
-		return clusters.ErrNotSupported{Provider: providerName, Capability: "port"}
+		return fmt.Errorf("port %d: a kind cluster's apiservers listen on their nodes' own port 6443; leave port out of the file", fc.Port)
 	}
 	for _, s := range fc.Servers {
 		if s.PeerAdvertise != "" {

@@ -101,9 +101,10 @@ const (
 	// group-version no server serves, but an unknown resource of a served group-version is
 	// a 404 JSON Status at an apiserver. MVP-021 must catch it.
 	FlawNotFoundText Flaw = "not-found-text"
-	// FlawNoPeerTimeout forwards to a peer with no bound of its own (no dial, handshake or
-	// HTTP/2 ping timeout): a frozen or black-holed peer holds each request until the
-	// client gives up, where a bounded proxy answers 503 within the unavailable bound.
+	// FlawNoPeerTimeout forwards with no bound of its own (no dial, handshake or HTTP/2
+	// ping timeout), to a peer and to its own apiserver alike (one set of transports
+	// serves both): a frozen or black-holed peer holds each request until the client
+	// gives up, where a bounded proxy answers 503 within the unavailable bound.
 	// CHAOS-002, CHAOS-004 and CHAOS-005 must catch it.
 	FlawNoPeerTimeout Flaw = "no-peer-timeout"
 	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter later: a

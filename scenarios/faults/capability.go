@@ -82,7 +82,7 @@ var FeaturePeerPath = framework.DeclareFeature("PeerPath", func(t *framework.Tar
 	}
 	for _, e := range t.Endpoints {
 		if _, net := e.Node.(framework.NetNode); PeerPathOf(e) == nil && !net {
-			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can: skewcheck chaos, or conformance with the chaos profile)"
+			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can)"
 		}
 	}
 	return ""

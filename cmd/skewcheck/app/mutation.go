@@ -65,6 +65,9 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 			"  skewcheck mutation --mutants '^peerproxy/drop-impersonation$' --focus 'MVP-042'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.jobs < 1 {
+				return fmt.Errorf("--jobs %d: give how many runs go at a time, 1 or more", o.jobs)
+			}
 			plan, err := planMutation(o)
 			if err != nil {
 				return err
@@ -168,7 +171,7 @@ func runMutation(ctx context.Context, streams IOStreams, o mutationOptions, runs
 		mu       sync.Mutex // guards m and writeErr
 		writeErr error
 		wg       sync.WaitGroup
-		slots    = make(chan struct{}, max(o.jobs, 1))
+		slots    = make(chan struct{}, o.jobs)
 	)
 	for i := range m.Runs {
 		select {

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -102,5 +103,15 @@ func TestMutationPlanFilter(t *testing.T) {
 	}
 	if _, err := planMutation(mutationOptions{versions: []string{"v1.36.3"}}); err == nil {
 		t.Error("one version should be refused: a run needs the older and the newer")
+	}
+}
+
+// --jobs below 1 is refused before anything runs, saying what it wants.
+func TestMutationJobs(t *testing.T) {
+	cmd := newMutationCommand(IOStreams{Out: io.Discard, ErrOut: io.Discard})
+	cmd.SetArgs([]string{"--jobs", "0", "--list"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--jobs 0: give how many runs go at a time") {
+		t.Errorf("--jobs 0: %v", err)
 	}
 }

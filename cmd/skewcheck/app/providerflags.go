@@ -106,7 +106,9 @@ func wordError(err error) error {
 	}
 	var named binaries.ErrNamedBinary
 	if errors.As(err, &named) && !named.FromEnv {
-		return fmt.Errorf("--binary %s=%s: %s", named.Key, named.Path, named.Problem)
+		// The entry in the flag's words, in place of the library's, keeping what the caller
+		// said around it (which server was being started).
+		return errors.New(strings.Replace(err.Error(), named.Error(), fmt.Sprintf("--binary %s=%s: %s", named.Key, named.Path, named.Problem), 1))
 	}
 	var unknown clusters.ErrUnknownProvider
 	if errors.As(err, &unknown) {

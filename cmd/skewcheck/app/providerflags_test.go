@@ -37,7 +37,7 @@ func TestProviderErrorsNameFlags(t *testing.T) {
 		t.Errorf("a taken name: %v", err)
 	}
 	named := fmt.Errorf("ensuring: %w", binaries.ErrNamedBinary{Key: "kube-apiserver@v1.36.3", Path: "/x", Problem: "not executable; chmod +x it"})
-	if err := wordError(named); err.Error() != "--binary kube-apiserver@v1.36.3=/x: not executable; chmod +x it" {
+	if err := wordError(named); err.Error() != "ensuring: --binary kube-apiserver@v1.36.3=/x: not executable; chmod +x it" {
 		t.Errorf("a binary named with --binary: %v", err)
 	}
 	fromEnv := binaries.ErrNamedBinary{Key: "kube-apiserver@v1.36.3", Path: "/x", FromEnv: true, Problem: "missing"}
