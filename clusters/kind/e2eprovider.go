@@ -123,17 +123,17 @@ func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (str
 }
 
 // apply takes what fc gives, refusing what a kind cluster cannot be given: its apiservers
-// listen on the nodes' own port, and its nodes have no peer-advertise or emulation knob.
+// listen on the nodes' own port, and what its registration does not offer.
 func (p *Provider) apply(fc clusters.FileConfig) error {
 	if fc.Port != 0 {
 		return fmt.Errorf("port %d: a kind cluster's apiservers listen on their nodes' own port 6443; leave port out of the file", fc.Port)
 	}
-	for _, s := range fc.Servers {
-		if s.PeerAdvertise != "" {
-			return clusters.ErrNotSupported{Provider: providerName, Capability: clusters.PeerAdvertise}
-		}
-		if s.EmulatedVersion != "" {
-			return clusters.ErrNotSupported{Provider: providerName, Capability: clusters.EmulatedVersions}
+	// What the servers ask of a provider, against what kind's registration offers: the
+	// check clusters.New makes for every provider.
+	kind := Registration()
+	for _, c := range (clusters.Spec{Servers: fc.Servers}).Needs() {
+		if !kind.Supports(c) {
+			return clusters.ErrNotSupported{Provider: providerName, Capability: c}
 		}
 	}
 	if fc.Name != "" {

@@ -219,6 +219,18 @@ func do(ctx context.Context, e *framework.Endpoint, req framework.Request) frame
 	return e.Do(ctx, req)
 }
 
+// doAny sends req to each of t's servers in turn and returns the first 200, or the last
+// answer when none gave one: at the end of a watch, one server may be down.
+func doAny(ctx context.Context, t *framework.Target, req framework.Request) framework.Response {
+	var resp framework.Response
+	for _, e := range t.Endpoints {
+		if resp = do(ctx, e, req); resp.Status == 200 {
+			break
+		}
+	}
+	return resp
+}
+
 // check fills the result: writes acknowledged but missing at the end, events classified
 // against the steps and counted in every period, and watches that never came back after
 // their server's restart.
@@ -236,13 +248,7 @@ func (l *load) check(ctx context.Context, r *Result) {
 		sort.Strings(r.ServedBy[gvr])
 	}
 	l.mu.Unlock()
-	// Through the first server that answers: at the end of a watch, one may be down.
-	var list framework.Response
-	for _, e := range l.target.Endpoints {
-		if list = do(ctx, e, framework.Request{Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)}); list.Status == 200 {
-			break
-		}
-	}
+	list := doAny(ctx, l.target, framework.Request{Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
 	have := map[string]bool{}
 	var items struct {
 		Items []struct {
@@ -300,9 +306,5 @@ func (l *load) check(ctx context.Context, r *Result) {
 			r.violate(st.Start, fmt.Sprintf("the watch through %s did not resume after its restart at %s (hop %d)", st.Server, st.To, st.Hop))
 		}
 	}
-	for _, e := range l.target.Endpoints {
-		if do(ctx, e, framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)}).Status == 200 {
-			break
-		}
-	}
+	doAny(ctx, l.target, framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
 }

@@ -387,9 +387,11 @@ func ask(ctx context.Context, e *framework.Endpoint, bound time.Duration) probe 
 
 // SameRelease says whether two versions name one release, major.minor.patch, whatever a
 // distribution adds (v1.30.2-eks-a1b2c3, v1.30.2+k3s1 and v1.30.2 are one).
-func SameRelease(a, b string) bool { return release(a) == release(b) }
+func SameRelease(a, b string) bool { return Release(a) == Release(b) }
 
-func release(v string) string {
+// Release is the release v names, major.minor.patch without the v, whatever a
+// distribution adds: v1.30.2-eks-a1b2c3 and v1.30.2+k3s1 are 1.30.2.
+func Release(v string) string {
 	v, _, _ = strings.Cut(v, "+")
 	v, _, _ = strings.Cut(v, "-")
 	return strings.TrimPrefix(v, "v")

@@ -113,8 +113,7 @@ func wholeVersion(flag, v string) (string, error) {
 		v = "v" + v
 	}
 	// A distribution's suffix (v1.30.2-eks-..., v1.30.2+k3s1) may stay: the release counts.
-	core, _, _ := strings.Cut(strings.SplitN(v, "+", 2)[0], "-")
-	if !semver.IsValid(v) || strings.Count(core, ".") != 2 {
+	if !semver.IsValid(v) || strings.Count(upgrade.Release(v), ".") != 2 {
 		return "", fmt.Errorf("%s %q: the whole version the apiservers will answer /version with, such as v1.36.3", flag, v)
 	}
 	return v, nil
