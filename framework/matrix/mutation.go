@@ -61,8 +61,12 @@ type MutationTest struct {
 	Description string `json:"description"`
 	// Cells hold the test's result in every run, by run name.
 	Cells map[string]Cell `json:"cells"`
-	// FailedBy lists the mutants that make it fail while it passes against their baseline.
+	// FailedBy lists the mutants that make it fail, as they claim to, while it passes
+	// against their baseline.
 	FailedBy []string `json:"failedBy,omitempty"`
+	// Incidental lists the other mutants that make it fail while it passes against their
+	// baseline: unclaimed, or for another reason than the claim's. They count for nothing.
+	Incidental []Incidental `json:"incidental,omitempty"`
 	// Reason says why no mutant fails it (when FailedBy is empty); Explained is true when
 	// it comes from the reasons table.
 	Reason    string `json:"reason,omitempty"`
@@ -75,6 +79,14 @@ type MutationReasons struct {
 	Tests   map[string]string
 	Mutants map[string]string
 }
+
+// Catches are the flaws' claims: for each mutant (by run name, "gateway/go-transport"),
+// the tests its flaw must make fail, each with a fragment of the failure that flaw causes
+// (the reason, as report.MissedFailures checks it). A mutant fails a test, and is caught
+// by it, only where its claim holds: a failure it does not claim, or one for another
+// reason, is incidental (noise near a bound, a state an earlier test left), shown but
+// never counted, so the table is the same from run to run.
+type Catches map[string]map[string]string
 
 // Mutation is the matrix of tests against mutants: the evidence that every test can
 // fail, and that every deliberate flaw of the references is caught.
@@ -89,23 +101,29 @@ type Mutation struct {
 	// Stale lists reasons of the table given for a test a mutant now fails, or a mutant a
 	// test now catches: the table must say only what is true.
 	Stale []string `json:"stale,omitempty"`
+	// Unmet lists the claims that did not hold: a test a mutant must fail that passed,
+	// skipped, failed for another reason, or failed against the baseline too; and mutants
+	// that claim nothing.
+	Unmet []string `json:"unmet,omitempty"`
 }
 
 // Build fills the matrix from the runs' reports: a cell per test and run, and for each
 // test the mutants that fail it, for each mutant the tests that catch it, with reasons
-// where there are none. A mutant's failure counts only where its baseline passed: a test
-// that fails the reference as shipped tells nothing about a flaw. With a focus, tests no
-// run ran are left out of the matrix.
-func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons) {
+// where there are none. A mutant's failure counts only where its baseline passed (a test
+// that fails the reference as shipped tells nothing about a flaw) and its claim holds:
+// the test is claimed for the mutant and fails saying what the claim says. Any other
+// failure of a mutant is incidental. A claim that did not hold is a problem. With a
+// focus, tests no run ran are left out of the matrix.
+func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims Catches) {
 	baselines := map[string]*MutationRun{}
 	for i := range m.Runs {
 		if m.Runs[i].Baseline() {
 			baselines[m.Runs[i].Family] = &m.Runs[i]
 		}
 	}
-	m.Tests, m.Stale = nil, nil
+	m.Tests, m.Stale, m.Unmet = nil, nil, nil
 	for _, t := range tests {
-		t.Cells, t.FailedBy = map[string]Cell{}, nil
+		t.Cells, t.FailedBy, t.Incidental = map[string]Cell{}, nil, nil
 		ran := false
 		for _, r := range m.Runs {
 			t.Cells[r.Name] = cellOf(&r, t.ID, t.Profile)
@@ -115,8 +133,22 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons) {
 			continue
 		}
 		for _, r := range m.Runs {
-			if b := baselines[r.Family]; !r.Baseline() && b != nil && t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed {
+			b := baselines[r.Family]
+			if r.Baseline() || b == nil || r.Report == nil {
+				continue
+			}
+			want, claimed := claims[r.Name][t.ID]
+			got := failureOf(&r, t.ID)
+			switch {
+			case t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed && claimed && strings.Contains(got, want):
 				t.FailedBy = append(t.FailedBy, r.Name)
+			case t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed:
+				t.Incidental = append(t.Incidental, Incidental{Mutant: r.Name, Failure: firstLine(got)})
+				if claimed {
+					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s saying %q; it failed saying %q", r.Name, t.ID, want, firstLine(got)))
+				}
+			case claimed && t.Cells[r.Name] != CellNotRun:
+				m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s saying %q; it %s", r.Name, t.ID, want, unmetBecause(t.Cells[r.Name], t.Cells[b.Name])))
 			}
 		}
 		t.Reason, t.Explained = "", false
@@ -144,6 +176,9 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons) {
 			}
 		}
 		why, known := reasons.Mutants[r.Name]
+		if len(claims[r.Name]) == 0 && !known {
+			m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s claims no test: say in the claims which tests its flaw must fail, and saying what", r.Name))
+		}
 		switch {
 		case len(r.CaughtBy) > 0 && known:
 			m.Stale = append(m.Stale, fmt.Sprintf("mutant %s: the reasons table says %q, but %s catches it", r.Name, why, strings.Join(r.CaughtBy, ", ")))
@@ -158,6 +193,36 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons) {
 			r.Reason = "every test it runs passes or skips, or fails against the baseline too"
 		}
 	}
+}
+
+// Incidental is a failure of a test against a mutant that no claim of the mutant's covers.
+type Incidental struct {
+	Mutant  string `json:"mutant"`
+	Failure string `json:"failure"`
+}
+
+// failureOf is the failure the run's report gives the test, "" when it did not fail.
+func failureOf(r *MutationRun, id string) string {
+	if r.Report == nil {
+		return ""
+	}
+	for _, t := range r.Report.Tests {
+		if t.ID == id && t.Result == report.Failed {
+			return t.Failure
+		}
+	}
+	return ""
+}
+
+// unmetBecause says why a claimed test did not fail for the claim, from its cells.
+func unmetBecause(mutant, baseline Cell) string {
+	switch {
+	case mutant == CellFailed && baseline != CellPassed:
+		return "failed, but against the baseline too (" + string(baseline) + ")"
+	case mutant == CellSkipped:
+		return "skipped"
+	}
+	return string(mutant)
 }
 
 // cellOf is the test's result in one run.
@@ -236,6 +301,7 @@ func (m *Mutation) Problems() []string {
 			out = append(out, fmt.Sprintf("mutant %s: no test catches it (%s); add a test that does, or give the reason in the table", r.Name, r.Reason))
 		}
 	}
+	out = append(out, m.Unmet...)
 	return append(out, m.Stale...)
 }
 
@@ -366,6 +432,20 @@ func (m *Mutation) Markdown() string {
 	if none {
 		b.WriteString("None: every mutant is caught by at least one test.\n")
 	}
+	b.WriteString("\n## Incidental failures\n\nFailures of a test against a mutant that no claim of the mutant covers (unclaimed, or another reason than the claim's): shown, never counted.\n\n")
+	none = true
+	for _, t := range m.Tests {
+		for _, i := range t.Incidental {
+			if none {
+				b.WriteString("| test | mutant | failure |\n|---|---|---|\n")
+				none = false
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", t.ID, i.Mutant, mdEscape(clip(i.Failure, 200)))
+		}
+	}
+	if none {
+		b.WriteString("None.\n")
+	}
 	b.WriteString("\n## Runs\n\n| column | run | profiles | caught by | time | report |\n|---|---|---|---|---|---|\n")
 	for i, r := range m.Runs {
 		caught := strings.Join(r.CaughtBy, ", ")
@@ -403,6 +483,14 @@ func source(explained bool) string {
 
 func mdEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+}
+
+// clip shortens s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func firstLine(s string) string {

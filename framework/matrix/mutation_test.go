@@ -14,8 +14,11 @@ func results(profile string, byID map[string]report.Result, skipReason string) *
 	for _, id := range []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6", "G-1"} {
 		if r, ok := byID[id]; ok {
 			t := report.Test{ID: id, Profile: profile, Result: r}
-			if r == report.Skipped {
+			switch r {
+			case report.Skipped:
 				t.SkipReason = skipReason
+			case report.Failed:
+				t.Failure = id + " failed as the flaw makes it\nmore"
 			}
 			c.Tests = append(c.Tests, t)
 		}
@@ -48,9 +51,12 @@ func matrix() *Mutation {
 	}}
 }
 
+// claims are the fixture mutants' claims: each claims what it fails for its flaw.
+var claims = Catches{"a/m1": {"T-1": "as the flaw"}, "a/m2": {"T-1": "as the flaw", "T-6": "as the flaw"}, "b/m4": {"G-1": "x"}}
+
 func TestMutationCellsAndKills(t *testing.T) {
 	m := matrix()
-	m.Build(matrixTests(), MutationReasons{})
+	m.Build(matrixTests(), MutationReasons{}, claims)
 	row := func(id string) MutationTest {
 		for _, tc := range m.Tests {
 			if tc.ID == id {
@@ -106,7 +112,7 @@ func TestMutationCellsAndKills(t *testing.T) {
 // reason for what is caught now is stale.
 func TestMutationProblemsAndReasons(t *testing.T) {
 	m := matrix()
-	m.Build(matrixTests(), MutationReasons{})
+	m.Build(matrixTests(), MutationReasons{}, claims)
 	problems := strings.Join(m.Problems(), "\n")
 	for _, want := range []string{
 		"run b/m4 left no report: exit status 1",
@@ -116,6 +122,7 @@ func TestMutationProblemsAndReasons(t *testing.T) {
 		"test G-1: no mutant fails it",
 		"mutant a/m3: no test catches it (every test it runs passes or skips",
 		"mutant b/m4: no test catches it (its run left no report)",
+		"mutant a/m3 claims no test",
 	} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("problems lack %q:\n%s", want, problems)
@@ -128,7 +135,7 @@ func TestMutationProblemsAndReasons(t *testing.T) {
 	m.Build(matrixTests(), MutationReasons{
 		Tests:   map[string]string{"T-4": "needs a dataplane the matrix lacks", "T-5": "measurement only", "G-1": "needs a fault the mutants lack", "T-1": "was never failed"},
 		Mutants: map[string]string{"a/m3": "equivalent: changes nothing the profile promises", "b/m4": "x", "a/m1": "never caught"},
-	})
+	}, claims)
 	problems = strings.Join(m.Problems(), "\n")
 	for _, gone := range []string{"T-4", "T-5", "G-1: no mutant", "mutant a/m3"} {
 		if strings.Contains(problems, gone) {
@@ -162,7 +169,7 @@ func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
 		{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Passed, "T-2": report.Skipped}, report.NotSelected)},
 		{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Failed, "T-2": report.Skipped}, report.NotSelected)},
 	}}
-	m.Build(matrixTests(), MutationReasons{})
+	m.Build(matrixTests(), MutationReasons{}, claims)
 	if len(m.Tests) != 1 || m.Tests[0].ID != "T-1" || len(m.Problems()) != 0 {
 		t.Errorf("tests %+v, problems %v; want T-1 alone, failed by a/m1, and no problem", m.Tests, m.Problems())
 	}
@@ -172,7 +179,7 @@ func TestMutationFocusLeavesOutWhatNoRunRan(t *testing.T) {
 // line starts with it, mutation.md puts it under the title, the nightly page above all.
 func TestMutationBaselineFailureLeads(t *testing.T) {
 	m := matrix()
-	m.Build(matrixTests(), MutationReasons{})
+	m.Build(matrixTests(), MutationReasons{}, claims)
 	want := "BASELINE FAILS: a, the reference as shipped, fails T-3"
 	if b := m.BaselineFailures(); len(b) != 1 || !strings.HasPrefix(b[0], want) {
 		t.Errorf("baseline failures %q, want one line starting %q", b, want)
@@ -194,8 +201,44 @@ func TestMutationBaselineFailureLeads(t *testing.T) {
 	}
 
 	healthy := &Mutation{Runs: []MutationRun{{Name: "b", Family: "b", Profiles: []string{"g"}, Report: results("g", map[string]report.Result{"G-1": report.Passed}, "")}}}
-	healthy.Build(matrixTests(), MutationReasons{})
+	healthy.Build(matrixTests(), MutationReasons{}, claims)
 	if b := healthy.BaselineFailures(); b != nil || strings.Contains(healthy.Summary(), "BASELINE") {
 		t.Errorf("a passing baseline reported as failing: %q", b)
+	}
+}
+
+// A failure counts only where the mutant claims it, for the claim's reason: an unclaimed
+// failure, or one for another reason, is incidental and counts for nothing; a claim that
+// does not hold (the test passed, or failed saying something else) is a problem.
+func TestMutationCountsOnlyClaims(t *testing.T) {
+	m := matrix()
+	m.Build(matrixTests(), MutationReasons{}, Catches{
+		"a/m1": {"T-1": "some other reason", "T-2": "as the flaw"},
+		"a/m2": {"T-6": "as the flaw"},
+		"a/m3": {"T-5": "x"},
+	})
+	row := map[string]MutationTest{}
+	for _, tc := range m.Tests {
+		row[tc.ID] = tc
+	}
+	if got := row["T-1"]; got.FailedBy != nil || len(got.Incidental) != 2 || got.Incidental[0].Mutant != "a/m1" || got.Incidental[0].Failure != "T-1 failed as the flaw makes it" {
+		t.Errorf("T-1: failed by %v, incidental %+v; want no catch, and a/m1 and a/m2 incidental with the failure's first line", got.FailedBy, got.Incidental)
+	}
+	if got := row["T-6"]; !slices.Equal(got.FailedBy, []string{"a/m2"}) || got.Incidental != nil {
+		t.Errorf("T-6: failed by %v, incidental %v; want a/m2, as it claims", got.FailedBy, got.Incidental)
+	}
+	problems := strings.Join(m.Problems(), "\n")
+	for _, want := range []string{
+		`mutant a/m1 must fail T-1 saying "some other reason"; it failed saying "T-1 failed as the flaw makes it"`,
+		`mutant a/m1 must fail T-2 saying "as the flaw"; it passed`,
+		`mutant a/m3 must fail T-5 saying "x"; it passed`,
+		"mutant a/m1: no test catches it",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems lack %q:\n%s", want, problems)
+		}
+	}
+	if md := m.Markdown(); !strings.Contains(md, "| T-1 | a/m1 | T-1 failed as the flaw makes it |") {
+		t.Errorf("mutation.md does not list the incidental failure:\n%s", md)
 	}
 }

@@ -104,6 +104,11 @@ type Defects struct {
 	// a client whose body trickles in holds up every other client, reads included
 	// (GW-090).
 	BodiesInTurn bool
+	// HostRoutesSNIAuthenticates: the cluster is chosen by the Host, and a Host that names
+	// another cluster than the TLS server name is not refused: the client certificate,
+	// verified at the handshake against the server name's cluster's client CA, is trusted
+	// for the Host's cluster, so one cluster's clients get into the other (GW-072).
+	HostRoutesSNIAuthenticates bool
 }
 
 var defectNames = map[string]func(*Defects){
@@ -133,6 +138,7 @@ var defectNames = map[string]func(*Defects){
 	"keep-killed-upstream":            func(d *Defects) { d.KeepKilledUpstream = true },
 	"apply-invalid":                   func(d *Defects) { d.ApplyInvalid = true },
 	"bodies-in-turn":                  func(d *Defects) { d.BodiesInTurn = true },
+	"host-routes-sni-authenticates":   func(d *Defects) { d.HostRoutesSNIAuthenticates = true },
 }
 
 // DefectNames lists what ParseDefects accepts.

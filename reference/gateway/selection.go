@@ -49,6 +49,9 @@ func (g *Gateway) clusterFor(r *http.Request) (c *cluster, name, misdirected str
 		return st.clusters[0], sni, ""
 	}
 	bySNI, byHost := st.bySNI[sni], st.bySNI[host]
+	if g.cfg.Defects.HostRoutesSNIAuthenticates && byHost != nil {
+		return byHost, host, ""
+	}
 	if g.cfg.RouteByHost {
 		c, name = byHost, host
 		if c != nil && bySNI != c {

@@ -42,3 +42,23 @@ func TestClusterFor(t *testing.T) {
 		}
 	}
 }
+
+// The host-routes-sni-authenticates defect serves a request whose Host names another
+// cluster than its TLS server name on the Host's cluster, unrefused; names that agree, or
+// a Host that names no cluster, select as without it.
+func TestHostRoutesSNIAuthenticates(t *testing.T) {
+	a, b := &cluster{name: "a"}, &cluster{name: "b"}
+	g := &Gateway{cfg: Config{DefaultServerName: "a.test", Defects: Defects{HostRoutesSNIAuthenticates: true}}}
+	g.state.Store(&state{clusters: []*cluster{a, b}, bySNI: map[string]*cluster{"a.test": a, "b.test": b}})
+	for _, tc := range []struct {
+		sni, host string
+		want      *cluster
+	}{{"a.test", "b.test:443", b}, {"b.test", "a.test", a}, {"b.test", "127.0.0.1:443", b}} {
+		r := httptest.NewRequest("GET", "/version", nil)
+		r.Host = tc.host
+		r.TLS = &tls.ConnectionState{ServerName: tc.sni}
+		if c, _, misdirected := g.clusterFor(r); c != tc.want || misdirected != "" {
+			t.Errorf("SNI %q, Host %q: cluster %v, misdirected %q; want %v, served", tc.sni, tc.host, c, misdirected, tc.want)
+		}
+	}
+}

@@ -23,10 +23,10 @@ func noPeer(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept
 // the nopeer profile, so it is local whether the apiserver merges itself (1.35+ with the
 // proxy on), ignores the profile, or predates it.
 func (p *Proxy) serveDiscovery(w http.ResponseWriter, merged bool) {
-	local, peers := p.reg.views()
+	local, peers := p.reg.discoveryViews()
 	lists := []*apidiscoveryv2.APIGroupDiscoveryList{local.apis}
 	for _, v := range peers {
-		if merged {
+		if merged && p.cfg.Flaw.mergesPeers() {
 			lists = append(lists, v.apis)
 		}
 	}

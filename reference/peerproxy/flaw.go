@@ -125,6 +125,16 @@ const (
 	// unavailable well past the converge bound. CHAOS-003 (requests succeed again once
 	// the stopped peer is back) must catch it.
 	FlawCircuitBreaker Flaw = "circuit-breaker"
+	// FlawUnmergedDiscovery routes to the peers but leaves them out of merged /apis: it
+	// answers the local apiserver's own view, as a proxy written before peer-aggregated
+	// discovery does, so clients never learn of what only a peer serves. DISC-001 must
+	// catch it.
+	FlawUnmergedDiscovery Flaw = "unmerged-discovery"
+	// FlawLingerInDiscovery keeps a peer that left (its lease gone, as at a graceful
+	// stop) in merged /apis for lingerFor, while routing drops it at once: a discovery
+	// cache with a lifetime of its own, so clients are told of resources nobody serves.
+	// DISC-004 must catch it.
+	FlawLingerInDiscovery Flaw = "linger-in-discovery"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -134,7 +144,7 @@ const (
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
 	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
 	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawSlowRelearnPeer, FlawAllOrNothingSync,
-	FlawCircuitBreaker}
+	FlawCircuitBreaker, FlawUnmergedDiscovery, FlawLingerInDiscovery}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -231,6 +241,21 @@ func (b *breaker) open(targets []string, now time.Time) bool {
 
 // breaks says whether failed peers are left alone for a while (only FlawCircuitBreaker).
 func (f Flaw) breaks() bool { return f == FlawCircuitBreaker }
+
+// mergesPeers says whether merged /apis lists the peers' resources (all but
+// FlawUnmergedDiscovery).
+func (f Flaw) mergesPeers() bool { return f != FlawUnmergedDiscovery }
+
+// lingerFor is how long FlawLingerInDiscovery lists a departed peer: past the suites'
+// discovery-leave bound, short enough that the peer's restart (which brings it back in
+// anyway) and the next test meet a true view.
+const lingerFor = 100 * time.Second
+
+// lingers says whether a peer that left at departed is still listed in merged /apis at
+// now (only FlawLingerInDiscovery).
+func (f Flaw) lingers(departed, now time.Time) bool {
+	return f == FlawLingerInDiscovery && now.Sub(departed) < lingerFor
+}
 
 // relearnAfter is how long FlawSlowRelearnPeer keeps out a peer it dropped: past the
 // suites' converge bound (90 s), short enough that the next test meets a converged
@@ -330,4 +355,31 @@ func (f Flaw) apply(r *http.Request, u *authn.User) *authn.User {
 		}
 	}
 	return u
+}
+
+// departure is a peer that left, as FlawLingerInDiscovery remembers it.
+type departure struct {
+	view
+	at time.Time
+}
+
+// stillListed is the departed peers FlawLingerInDiscovery lists after a sync that went
+// from old to peers at now: those that left now join, those back or past lingerFor go.
+// Without the flaw it is always empty.
+func (f Flaw) stillListed(departed map[string]departure, old, peers map[string]view, now time.Time) map[string]departure {
+	if f != FlawLingerInDiscovery {
+		return nil
+	}
+	out := map[string]departure{}
+	for name, d := range departed {
+		if _, back := peers[name]; !back && f.lingers(d.at, now) {
+			out[name] = d
+		}
+	}
+	for name, v := range old {
+		if _, kept := peers[name]; !kept {
+			out[name] = departure{view: v, at: now}
+		}
+	}
+	return out
 }

@@ -262,3 +262,34 @@ func TestFlawCircuitBreaker(t *testing.T) {
 		t.Error("only FlawCircuitBreaker breaks")
 	}
 }
+
+// FlawLingerInDiscovery lists a peer that left for lingerFor after the sync that dropped
+// it, unless it is back; without the flaw nothing lingers.
+func TestFlawLingerInDiscovery(t *testing.T) {
+	now := time.Now()
+	a := view{id: "a"}
+	old, peers := map[string]view{"a": a, "b": {id: "b"}}, map[string]view{"b": {id: "b"}}
+	if got := NoFlaw.stillListed(nil, old, peers, now); len(got) != 0 {
+		t.Errorf("without the flaw, %v lingers", got)
+	}
+	got := FlawLingerInDiscovery.stillListed(nil, old, peers, now)
+	if d, ok := got["a"]; !ok || d.id != "a" || len(got) != 1 {
+		t.Fatalf("the peer that left is not listed alone: %v", got)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor-time.Second)); len(kept) != 1 {
+		t.Errorf("the peer that left is gone before lingerFor: %v", kept)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor+time.Second)); len(kept) != 0 {
+		t.Errorf("the peer that left is still listed past lingerFor: %v", kept)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, map[string]view{"a": a, "b": {id: "b"}}, now); len(kept) != 0 {
+		t.Errorf("a peer that is back is listed as departed too: %v", kept)
+	}
+}
+
+// FlawUnmergedDiscovery alone leaves the peers out of merged /apis.
+func TestFlawUnmergedDiscovery(t *testing.T) {
+	if FlawUnmergedDiscovery.mergesPeers() || !NoFlaw.mergesPeers() || !FlawMergeNopeer.mergesPeers() {
+		t.Error("only FlawUnmergedDiscovery leaves the peers out of merged /apis")
+	}
+}

@@ -50,6 +50,9 @@ type registry struct {
 	// dropped are when a sync dropped each peer, which FlawSlowRelearnPeer keeps out for
 	// relearnAfter; written and read by sync only.
 	dropped map[string]time.Time
+	// departed are the peers FlawLingerInDiscovery still lists in merged /apis, with when
+	// they left; guarded by mu.
+	departed map[string]departure
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
@@ -159,6 +162,7 @@ func (r *registry) sync(ctx context.Context) {
 		ok = false
 	}
 	r.mu.Lock()
+	r.departed = r.flaw.stillListed(r.departed, old, peers, time.Now())
 	r.peers = peers
 	r.mu.Unlock()
 	r.onSync(ok)
@@ -292,6 +296,18 @@ func (r *registry) views() (view, []view) {
 	}
 	sort.Slice(peers, func(i, j int) bool { return peers[i].id < peers[j].id })
 	return r.local, peers
+}
+
+// discoveryViews are the views merged /apis is made of: views(), and with
+// FlawLingerInDiscovery the peers that left less than lingerFor ago.
+func (r *registry) discoveryViews() (view, []view) {
+	local, peers := r.views()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, d := range r.departed {
+		peers = append(peers, d.view)
+	}
+	return local, peers
 }
 
 // ready reports whether the local view has been read at least once.

@@ -83,6 +83,40 @@ var Tests = []framework.Test{
 	{ID: "CHAOS-006", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureOwnedCluster},
 		Description: "while 8 slow-loris connections of each kind (headers, a create's body, a watch read, a byte a second) are held to the entry for 10 s, the load through it on connections of its own does not notice: every read 200 and write 201, none slower than 5 s, no write lost",
 		Run:         slowClients},
+	{ID: "CHAOS-007", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureRegistration},
+		Description: "while the only server serving a GVR renews its registration as by a clock 2 h behind (each renew time past the lease's duration), requests for it through another server go unnoticed: every read 200 and write 201, none slower than 5 s, no write lost (a proxy judges its peers' leases by its own clock)",
+		Run:         unnoticed("clock-behind-2h")},
+	{ID: "CHAOS-008", Profile: Profile, Since: "1.28", Features: needs,
+		Description: "while the only server serving a GVR presents an expired serving certificate (its peers made to handshake again), requests for it through another server get 503 within the unavailable bound, never 404 (a registered peer the proxy cannot trust is unavailable, not absent), and succeed again once its certificate is valid",
+		Deviation:   droppedOnSync, Run: untrusted},
+}
+
+// unnoticedFor is how long a fault that clients must not notice is held: a proxy that
+// misjudges it does so at its first look (a sync, a handshake), within seconds.
+const unnoticedFor = 6 * time.Second
+
+// unnoticed: the named fault must go unnoticed by the load, the verdict the chaos table
+// gives such a fault (scenario.Violations, faults.Unnoticed): no failed answer, no stalled
+// request, no lost write, no 404.
+func unnoticed(name string) func(context.Context, *framework.Env) {
+	return func(ctx context.Context, env *framework.Env) {
+		o, f, _ := measure(ctx, env, soleRoute(env.Target), name, scenario.Options{For: unnoticedFor})
+		Expect(scenario.Violations([]scenario.Outcome{o})).To(BeEmpty(), "%s must go unnoticed (answers by status: %v)", f.Description(), o.Statuses)
+	}
+}
+
+// untrustedFor is how long an expired certificate is served past the first 503: a proxy
+// that takes a peer it cannot verify for one that serves nothing answers 404 at the first
+// request after the handshake fails.
+const untrustedFor = 5 * time.Second
+
+// untrusted: an expired serving certificate makes the peer unavailable to the proxies
+// that must handshake with it again: 503 within bound, never 404, and recovery.
+func untrusted(ctx context.Context, env *framework.Env) {
+	bound := env.Timeouts.Unavailable
+	o, f, entry := measure(ctx, env, soleRoute(env.Target), "expired-serving", scenario.Options{For: bound + untrustedFor, EndAfter503: untrustedFor})
+	assertRecoveredUnlessDropped(ctx, env, o, f, entry)
+	assertRegistered(env, o, f, entry, bound)
 }
 
 // crashed: the peer's connections are refused at once, so a 503 is due at once. The crash

@@ -19,18 +19,21 @@ import (
 // its own to the gateway, send convergenceRequests GETs each, all at once. kube-apiserver
 // allows 100 concurrent streams on one HTTP/2 connection, and RoundRobin sends every
 // other request to each upstream, but the requests wait longest at the slower one, so up
-// to all 200 can be in flight there: 2 connections, 3 with a health check on top. The
-// bound allows more for what the gateway holds anyway (a connection for watches, one left
-// idle by an earlier test, one dialled while a full one drains): the reference, which
-// converges, peaked at 4 to 6 in the mutation matrix's runs (2026-11-25), so a bound of 6
-// failed it by chance; 10 keeps a margin above that and far below the defects. A gateway with upstream connections per client holds
-// about 100 per upstream; Go's default Transport, which dials for every request that finds
-// the connection full, held up to 26 (the reference before it spread requests over lanes),
-// in the runs where more than 100 requests waited at one upstream.
+// to all 200 can be in flight there: 2 connections, 3 with a health check on top.
+//
+// The peak a converging gateway reaches depends on the machine's load (a connection
+// dialled while a full one drains, one left idle by an earlier test): the reference peaked
+// at 4 to 11 in the mutation matrix's runs (2026-11-25 to 28), and a Go http.Transport with
+// HTTP/2 (the go-transport defect) at 3 to 26, by how many requests found the streams full.
+// So the bound is not how few a gateway can get by with but what only a gateway that does
+// not share its upstream connections between clients reaches: one connection per client
+// holds about 100 per upstream (connection-per-client: 214 in all). At 50 the verdict is
+// the same in every run for both (issue 37 measured 10 of each); a gateway that dials
+// whenever streams run short is left to the measurement, which the report keeps.
 const (
 	convergenceClients  = 200
 	convergenceRequests = 10
-	connectionsBound    = 10
+	connectionsBound    = 50
 	sampleEvery         = 20 * time.Millisecond
 )
 
@@ -91,7 +94,7 @@ func http2Converges(ctx context.Context, env *framework.Env) {
 	ginkgo.AddReportEntry("note", fmt.Sprintf("%d clients x %d GETs in %v; gateway connections to %v", convergenceClients, convergenceRequests, elapsed.Round(time.Millisecond), summary))
 	for _, h := range hosts {
 		Expect(peak[h]).To(BeNumerically("<=", connectionsBound),
-			"the gateway held %d TCP connections to %s while %d clients sent requests (%v): many clients must converge on a few HTTP/2 connections per upstream (at most %d)",
+			"the gateway held %d TCP connections to %s while %d clients sent requests (%v): many clients must converge on a few HTTP/2 connections per upstream, not one each (at most %d)",
 			peak[h], addrs[h], convergenceClients, summary, connectionsBound)
 	}
 	// After the bound: a gateway that opens a connection per client may also fail requests

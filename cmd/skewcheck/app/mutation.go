@@ -287,7 +287,7 @@ func rebuildMutation(streams IOStreams, o mutationOptions, runs []matrix.Mutatio
 
 // writeMutation builds the matrix from the runs so far and writes it.
 func writeMutation(dir string, m *matrix.Mutation) error {
-	m.Build(mutationTests(m.Runs), suites.MutationReasons)
+	m.Build(mutationTests(m.Runs), suites.MutationReasons, suites.MutantCatches)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -81,6 +81,37 @@ func TestMutationReasonsNameWhatExists(t *testing.T) {
 	}
 }
 
+// Every mutant of every registry claims the tests its flaw must fail, each a test of its
+// family's profiles with a fragment to look for; no claim names a mutant or a test that
+// does not exist.
+func TestMutantClaims(t *testing.T) {
+	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profileOf := map[string]string{}
+	for _, tc := range mutationTests(runs) {
+		profileOf[tc.ID] = tc.Profile
+	}
+	for _, r := range runs {
+		if !r.Baseline() && len(suites.MutantCatches[r.Name]) == 0 {
+			t.Errorf("mutant %s claims no test: add its claims to suites/mutation_%s.go", r.Name, r.Family)
+		}
+	}
+	for name, tests := range suites.MutantCatches {
+		i := slices.IndexFunc(runs, func(r matrix.MutationRun) bool { return r.Name == name && !r.Baseline() })
+		if i < 0 {
+			t.Errorf("a claim names mutant %s, which no reference's registry has", name)
+			continue
+		}
+		for id, fragment := range tests {
+			if p, ok := profileOf[id]; !ok || !slices.Contains(runs[i].Profiles, p) || strings.TrimSpace(fragment) == "" {
+				t.Errorf("mutant %s claims test %s (saying %q), which its profiles %v lack, or with nothing to look for", name, id, fragment, runs[i].Profiles)
+			}
+		}
+	}
+}
+
 // --mutants keeps the matching mutants and their families' baselines, no other family.
 func TestMutationPlanFilter(t *testing.T) {
 	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}, mutants: "^peerproxy/drop-impersonation$"})

@@ -1,0 +1,168 @@
+package suites
+
+import "github.com/skewcheck/skewcheck/framework/matrix"
+
+// Fragments several gateway claims share.
+const (
+	// gatewayMisrouted is expectRouting's assertion (suites/gateway/rules.go), the only one
+	// of GW-010 to GW-015 a routing defect can trip: a row landed on the other server.
+	gatewayMisrouted = "requests it matches must go to its policy's server"
+	// gatewayNotFirst is firstMatch's first assertion (GW-016): the first of two matching
+	// policies did not take configmaps.
+	gatewayNotFirst = "two policies match configmaps; the first"
+	// gatewayRestoredIgnored is unhealthy's restore loop (GW-050, GW-051): the server back
+	// gets no request within restoreBound.
+	gatewayRestoredIgnored = "but the gateway sends it nothing"
+	// gatewayNeverEvicted is unhealthy's first problem (GW-050, GW-051): never ten 200s
+	// within answerBound in a row after the failure (a string fmt.Sprintf writes, joined
+	// into the assertion's "%s").
+	gatewayNeverEvicted = "requests through the gateway never answered 200 within"
+	// gatewayHung is unhealthy's third problem (GW-051): requests that waited on the
+	// frozen server until the test's own 15 s deadline (a string fmt.Sprintf writes,
+	// joined into the assertion's "%s").
+	gatewayHung = "not hold a request on a dead upstream"
+	// gatewayUpgradeAsGateway is upgradesKeepUser's second assertion (GW-032): an exec as
+	// a user RBAC grants nothing is not 403, since it ran with the gateway's rights.
+	gatewayUpgradeAsGateway = "must authorize the user, not the gateway"
+)
+
+// gatewayCatches are the claims of the reference gateway's defects
+// (reference/gateway/defects.go, run with --gateway reference --gateway-defect NAME on
+// the gateway profile): the tests each must fail, measured in docs/mutation.md and
+// cmd/skewcheck/gateway_test.go, with a fragment of that failure. GW-080's failures
+// near its bound (go-transport, last-match-wins, upgrade-as-itself and others whose
+// defect has nothing to do with connections) are noise and claimed by none but
+// connection-per-client.
+var gatewayCatches = matrix.Catches{
+	// Negated entries OR-ed (["-pods","-deployments"] takes pods): the negation table's rows land on the rule's server.
+	"gateway/negation-or": {
+		"GW-015": gatewayMisrouted,
+	},
+	// Requests reach the upstreams as the gateway itself: the identity checks see the gateway, not the client.
+	"gateway/no-impersonation": {
+		"GW-030": "user name the upstream sees through the gateway", // sameIdentity's first assertion, the certificate user
+		"GW-031": "sent by a client changed who the upstream sees",  // spoofedHeaders' first assertion (X-Remote-User)
+		"GW-032": gatewayUpgradeAsGateway,                           // the admin's exec passes (404): the gateway may exec too
+	},
+	// Any server of the policy takes any request: a GVR only the other server serves is answered 404.
+	"gateway/ignore-discovery": {
+		"GW-001": "it must be answered, never 404",
+	},
+	// The default server name's cluster serves every request: the second name, an unknown one and a disagreeing Host reach it.
+	"gateway/ignore-sni": {
+		"GW-070": "selects the UpstreamCluster of", // the second name's requests land on the first cluster
+		"GW-071": "which no UpstreamCluster lists", // the unknown name is answered 200, not 503
+	},
+	// The Host routes, the TLS server name's client CA authenticates: a certificate only the
+	// first cluster accepts reaches the second. (ignore-sni sends every request to one
+	// cluster and authenticates there: wrong by GW-070, consistent by GW-072.)
+	"gateway/host-routes-sni-authenticates": {"GW-072": "routed by one name and authenticated by the other"},
+	// Upgrades reach the apiservers as the gateway: the exec of a user RBAC grants nothing is not refused 403.
+	"gateway/upgrade-as-itself": {
+		"GW-032": gatewayUpgradeAsGateway,
+	},
+	// Go Transports per client connection: ~100 connections per upstream under GW-080, and no HTTP/2 ping, so requests hang on a frozen one.
+	"gateway/connection-per-client": {
+		"GW-051": gatewayHung,
+		"GW-080": "converge on a few HTTP/2 connections", // http2Converges' bound on the peak
+	},
+	// One Go Transport with no HTTP/2 ping: requests on its connection to the frozen server hang (GW-080, crossed in some runs only: unclaimed).
+	"gateway/go-transport": {
+		"GW-051": gatewayHung,
+	},
+	// Impersonation set before the headers Connection names are removed: naming Impersonate-* there sends the request as the gateway.
+	"gateway/impersonation-before-hop-by-hop": {
+		"GW-031": "and the upstream ran the request as", // hopByHopIdentity's SelfSubjectReview, the first naming
+	},
+	// A request no policy matches is answered 500 instead of 403: GW-060 wants no 5xx.
+	"gateway/no-policy-500": {
+		"GW-060": "answered with a server error",
+	},
+	// No Impersonate-Uid: a service account's token runs upstream without its UID.
+	"gateway/drop-uid": {
+		"GW-030": "UID the upstream sees through the gateway", // sameIdentity for the token (the certificate user has no UID)
+	},
+	// A rule's verbs are not looked at: the verbs rule and the negated verbs row take every verb.
+	"gateway/ignore-verbs": {
+		"GW-010": gatewayMisrouted,
+		"GW-015": gatewayMisrouted,
+	},
+	// A request is matched by its resource alone: pods/log and */status match nothing, pods takes pods/status.
+	"gateway/ignore-subresource": {
+		"GW-011": gatewayMisrouted,
+	},
+	// resourceNames let a list through: the rule for one ConfigMap takes the list of them.
+	"gateway/names-match-lists": {
+		"GW-012": gatewayMisrouted,
+	},
+	// users, serviceAccounts and userGroups are not looked at: a rule for one user takes everybody, negated subjects too.
+	"gateway/ignore-subjects": {
+		"GW-013": gatewayMisrouted,
+		"GW-015": gatewayMisrouted,
+	},
+	// Empty apiGroups and resources match everything: the nonResourceURLs rule takes a list of configmaps.
+	"gateway/url-rules-match-resources": {
+		"GW-014": gatewayMisrouted,
+	},
+	// A nonResourceURLs entry without * is taken as a prefix: /version takes /version/x.
+	"gateway/url-entries-are-prefixes": {
+		"GW-014": gatewayMisrouted,
+	},
+	// The last matching policy wins: the catch-all after each rule test's rule takes everything, GW-016's second policy configmaps.
+	"gateway/last-match-wins": {
+		"GW-010": gatewayMisrouted,
+		"GW-011": gatewayMisrouted,
+		"GW-012": gatewayMisrouted,
+		"GW-013": gatewayMisrouted,
+		"GW-014": gatewayMisrouted,
+		"GW-015": gatewayMisrouted,
+		"GW-016": gatewayNotFirst,
+	},
+	// upstreamSubset disregarded: each policy round-robins over every enabled server, so requests land where it names none.
+	"gateway/ignore-subset": {
+		"GW-010": gatewayMisrouted,
+		"GW-011": gatewayMisrouted,
+		"GW-012": gatewayMisrouted,
+		"GW-013": gatewayMisrouted,
+		"GW-014": gatewayMisrouted,
+		"GW-015": gatewayMisrouted,
+		"GW-016": gatewayNotFirst,
+		"GW-020": "where 10 requests landed",                  // upstreamSubset's count of the 10 landings
+		"GW-021": "the only server of the policy is disabled", // the second assertion: the first passes (the enabled server is in that subset)
+	},
+	// Disabled servers stay in the subsets that name them: the disabled one takes its share.
+	"gateway/disabled-chosen": {
+		"GW-021": "is disabled: where 10 requests landed", // disabledNeverChosen's first assertion
+	},
+	// Every request to the first server, the others only on failure: no rotation, and the restored second server gets nothing.
+	"gateway/first-server-only": {
+		"GW-022": "RoundRobin over", // roundRobinFair's one assertion: all its format's literal text is this short
+		"GW-050": gatewayRestoredIgnored,
+		"GW-051": gatewayRestoredIgnored,
+	},
+	// Watches take MaxRequestsInflight slots: the third of GW-040's watches, max 2, is refused 429.
+	"gateway/inflight-counts-watches": {
+		"GW-040": "long-running requests are not limited by max-inflight",
+	},
+	// A TokenBucket admits everything: 4 s of back-to-back requests are never refused.
+	"gateway/no-token-bucket": {
+		"GW-041": "no request was refused in",
+	},
+	// An Exempt schema is a MaxRequestsInflight of 0: every request is refused 429.
+	"gateway/refuse-exempt": {
+		"GW-042": "of 50 at once through an Exempt policy",
+	},
+	// No health tracking nor retry: the dead server keeps every other request, which fails, so never ten 200s in a row.
+	"gateway/keep-killed-upstream": {
+		"GW-050": gatewayNeverEvicted,
+		"GW-051": gatewayNeverEvicted,
+	},
+	// Validation problems are logged and the configuration applied: an invalid document's apply succeeds.
+	"gateway/apply-invalid": {
+		"GW-061": "was applied; it must be refused",
+	},
+	// Every request body is read whole under one lock: a trickling body holds up the other clients' lists and creates.
+	"gateway/bodies-in-turn": {
+		"GW-090": "must not be noticed by other clients of the gateway",
+	},
+}

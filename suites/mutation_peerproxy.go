@@ -1,0 +1,97 @@
+package suites
+
+import "github.com/skewcheck/skewcheck/framework/matrix"
+
+// Fragments several claims of the peer proxy's flaws share.
+const (
+	// assertRegistered (suites/chaos): a 404 while the faulted server is registered.
+	stillRegistered404 = "although the only server serving the GVR is still registered"
+	// assertRegistered: no 503 within the fault's bound.
+	no503Within = "no 503 within"
+	// the chaos and races scenarios: the path never answered 200 again within the bound.
+	no200Within = "no 200 within"
+)
+
+// peerproxyCatches are the claims of the reference peer proxy's flaws
+// (reference/peerproxy/flaw.go), run on three servers through mvp, discovery, chaos and
+// races.
+var peerproxyCatches = matrix.Catches{
+	// The user's identity is left behind: the peer authorizes the proxy, an admin, so the
+	// ungranted user and anonymous get in, the audit log names the proxy, and an ungranted
+	// user may impersonate.
+	"peerproxy/forward-as-itself": {
+		"MVP-040": "the unprivileged user must be denied",
+		"MVP-043": "user at the peer",
+		"MVP-044": "identity headers sent by the client changed who it is at",
+		"MVP-045": "a websocket watch as the ungranted user",
+		"MVP-046": "anonymous directly at",
+		"MVP-047": "Impersonate headers from",
+		"MVP-049": "as a user RBAC grants nothing",
+	},
+	// The admin impersonating the user stays the admin.
+	"peerproxy/drop-impersonation": {"MVP-042": "the admin impersonating"},
+	// X-Remote-Group: system:masters from the client makes it an admin.
+	"peerproxy/trust-client-identity": {"MVP-044": "identity headers sent by the client changed who it is at"},
+	// A watch's events come only when the watch ends.
+	"peerproxy/buffer-responses": {"MVP-012": "ended without the peer's ADDED event"},
+	// A read one peer answered goes to the other peer that serves it too.
+	"peerproxy/hedge-reads": {"MVP-014": "should reach exactly one other server, once"},
+	// Legacy group-version documents are left to each apiserver: what only a peer serves
+	// is missing from them.
+	"peerproxy/local-legacy-discovery": {"DISC-005": "GVRs some server serves not listed"},
+	// A crashed, frozen or cut-off peer is forgotten after 5 s while its lease stands.
+	"peerproxy/forget-unreachable-peer": {
+		"RACE-002":  "200s while the peer was down",
+		"CHAOS-001": stillRegistered404, "CHAOS-002": stillRegistered404, "CHAOS-004": stillRegistered404, "CHAOS-005": stillRegistered404,
+	},
+	// A client whose body trickles in holds up every other client.
+	"peerproxy/bodies-in-turn": {"CHAOS-006": "other clients noticed"},
+	// A peer whose clock is behind looks expired at every renewal: its resources get 404.
+	"peerproxy/trust-renew-time": {"CHAOS-007": "must go unnoticed"},
+	// A peer whose certificate cannot be verified is taken for one that serves nothing.
+	"peerproxy/untrusted-peer-not-found": {"CHAOS-008": stillRegistered404},
+	// A CRD or aggregated API made after start is taken for the peer's that lists it.
+	"peerproxy/proxy-custom-resources": {
+		"MVP-050": "was proxied to a peer", "MVP-051": "serves it itself", "MVP-052": "was proxied to a peer",
+		"MVP-053": "was proxied to a peer", "DISC-006": "an extension listed as a peer's", "DISC-007": "an extension listed as a peer's",
+	},
+	// A request a peer already forwarded is forwarded again, and documents asked as a
+	// peer asks them are answered for the control plane.
+	"peerproxy/ignore-marker": {
+		"MVP-030": "forwarded a request already marked as proxied", "MVP-031": "asked as already proxied",
+		"DISC-002": "asked with the request marked proxied", "DISC-003": "(asked as already proxied) lists",
+	},
+	// A crashed peer's resources get 404, not 503.
+	"peerproxy/unavailable-as-not-found": {"MVP-022": "should answer 503 for"},
+	// The nopeer view lists the peers' resources too.
+	"peerproxy/merge-nopeer": {"DISC-002": "nopeer /apis lists"},
+	// Users reach the peers as anonymous: what RBAC grants them is denied there, the
+	// admin's reads and writes included.
+	"peerproxy/forward-as-anonymous": {
+		"MVP-041": "get as the allowed user through", "MVP-010": "which does not serve it",
+		"MVP-011": "create ", "MVP-013": "/status through",
+	},
+	// A rejected token is served as anonymous (403) instead of answered 401.
+	"peerproxy/rejected-token-anonymous": {"MVP-048": "must be answered as"},
+	// What the entry's own apiserver serves goes to a peer: the entry never audits it.
+	"peerproxy/peers-first": {"MVP-001": "should have audited request"},
+	// A group-version nobody serves gets a JSON Status, not the mux's plain text.
+	"peerproxy/not-found-status": {"MVP-020": "a group-version no server serves"},
+	// An unknown resource of a served group-version gets plain text, not a Status.
+	"peerproxy/not-found-text": {"MVP-021": "an unknown resource in apps/v1"},
+	// No bound on reaching a peer: a silent peer holds requests until the client gives up.
+	"peerproxy/no-peer-timeout": {"CHAOS-002": no503Within, "CHAOS-004": no503Within, "CHAOS-005": no503Within},
+	// A peer dropped once is taken back only after 100 s.
+	"peerproxy/slow-relearn-peer": {"RACE-001": no200Within, "RACE-004": no200Within},
+	// One unreadable peer empties the peer set: every peer's resources get 404.
+	"peerproxy/all-or-nothing-sync": {
+		"CHAOS-001": stillRegistered404, "CHAOS-002": stillRegistered404, "CHAOS-004": stillRegistered404, "CHAOS-005": stillRegistered404,
+		"RACE-003": "404s while the crashed peer's lease stood", "RACE-005": "answers other than 200",
+	},
+	// A peer that failed is left alone 100 s: back after a graceful stop, it stays 503.
+	"peerproxy/circuit-breaker": {"CHAOS-003": no200Within},
+	// Merged /apis is the local apiserver's own view.
+	"peerproxy/unmerged-discovery": {"DISC-001": "GVRs some server serves that"},
+	// A peer that left stays in merged /apis 100 s.
+	"peerproxy/linger-in-discovery": {"DISC-004": "still lists what only it served"},
+}
