@@ -28,6 +28,9 @@ so it is never out of date: ` + "`make test`" + ` fails until ` + "`make docs`" 
 - **Known upstream deviation**: where upstream Kubernetes is known to get the test wrong,
   and in which versions; only an upstream target in those versions is let through, and
   the report says so ([deviations.md](deviations.md)).
+- **Failed by (mutants)**: the deliberately flawed references whose flaw makes the test
+  fail, as each claims (suites/mutation_*.go) and ` + "`skewcheck mutation`" + ` checks, or why
+  none can be ([mutation.md](mutation.md)).
 - **KEP says / code does**: where KEP-4020's text and upstream's code disagree about what
   a test checks, the test asserts what the code does; both sides, with the KEP section
   and the code line, are in [the table at the end](#kep-says--code-does) and in

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // column is one column of a profile's table: its header, and what a test shows in it. A
-// column is one entry here; the mutants that fail each test (the references' deliberately
-// flawed variants) become one more, once the references declare them as data.
+// column is one entry here.
 type column struct {
 	header string
 	cell   func(framework.Test) string
@@ -32,6 +33,25 @@ var columns = []column{
 		}
 		return versions(t.Deviation.Since, t.Deviation.Until) + ": " + t.Deviation.Summary
 	}},
+	{"Failed by (mutants)", func(t framework.Test) string {
+		if why, ok := suites.MutationReasons.Tests[t.ID]; ok {
+			return "none can be: " + why
+		}
+		return strings.Join(claimants(t.ID), ", ")
+	}},
+}
+
+// claimants are the mutants whose claims (suites.MutantCatches) say they fail the test,
+// which `skewcheck mutation` checks they do.
+func claimants(id string) []string {
+	var out []string
+	for mutant, tests := range suites.MutantCatches {
+		if _, ok := tests[id]; ok {
+			out = append(out, mutant)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // orOpen shows an open end of a range.

@@ -94,7 +94,7 @@ func hostAndSNIDisagree(ctx context.Context, env *framework.Env) {
 	second := "second." + g.ServerDomain
 	clusters := twoClusters(env, second)
 	ca := newClientAuthority("skewcheck GW-072: " + second + "'s own client CA")
-	clusters[1].Spec.SecureServing.ClientCAData = ca.PEM
+	clusters[1].Spec.SecureServing.ClientCAData, clusters[1].Spec.SecureServing.ClientCAFile = ca.PEM, ""
 	apply(ctx, env, clusters...)
 	// Each credential and the one cluster whose client CA accepts it: the admin's
 	// certificate is of the gateway's own client CA, the first cluster's; the other is of
