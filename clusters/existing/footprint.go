@@ -78,9 +78,8 @@ func (f Footprint) Make(ctx context.Context, admin *rest.Config) (*rest.Config, 
 	if err != nil {
 		return nil, err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.Namespace(), Labels: map[string]string{framework.RunLabel: f.Run}}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return nil, f.wordForbidden(err, "create namespace "+f.Namespace())
+	if err := f.makeNamespace(ctx, cs); err != nil {
+		return nil, err
 	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: userAccount, Labels: map[string]string{framework.RunLabel: f.Run}}}
 	if _, err := cs.CoreV1().ServiceAccounts(f.Namespace()).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
@@ -95,6 +94,24 @@ func (f Footprint) Make(ctx context.Context, admin *rest.Config) (*rest.Config, 
 	user := rest.AnonymousClientConfig(admin)
 	user.BearerToken = tr.Status.Token
 	return user, nil
+}
+
+// MakeNamespace creates the run's namespace alone: for endpoints named by hand
+// (--contexts), whose users the caller brings, the tests need only a place of their own.
+func (f Footprint) MakeNamespace(ctx context.Context, admin *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	return f.makeNamespace(ctx, cs)
+}
+
+func (f Footprint) makeNamespace(ctx context.Context, cs kubernetes.Interface) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.Namespace(), Labels: map[string]string{framework.RunLabel: f.Run}}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return f.wordForbidden(err, "create namespace "+f.Namespace())
+	}
+	return nil
 }
 
 func (f Footprint) wordForbidden(err error, what string) error {

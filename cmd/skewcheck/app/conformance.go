@@ -301,7 +301,22 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
 			err = attachAuditLogs(t, f.auditLogs)
 		}
-		return t, nil, func() {}, err
+		if err != nil {
+			return t, nil, func() {}, err
+		}
+		// A namespace and a label of the run's own, as on a cluster the kubeconfig's context
+		// reaches: what the tests make is found by its label and removed on every exit.
+		fp, admin := existing.NewFootprint(time.Now()), t.Endpoints[0].Admin
+		if err := fp.MakeNamespace(ctx, admin); err != nil {
+			return nil, nil, nil, fmt.Errorf("through context %s: %w", f.contexts[0], err)
+		}
+		t.Namespace, t.Run = fp.Namespace(), fp.Run
+		fmt.Fprintf(streams.ErrOut, "%s: made through context %s, removed at the end\n", fp, f.contexts[0])
+		return t, nil, func() {
+			if err := fp.Remove(context.Background(), admin); err != nil {
+				fmt.Fprintln(streams.ErrOut, "warning: removing what the run made:", err)
+			}
+		}, nil
 	}
 	specs, err := f.servers.specs()
 	if err != nil {
