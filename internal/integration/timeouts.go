@@ -31,3 +31,7 @@ func Hold() time.Duration {
 	}
 	return d
 }
+
+// Soak reports whether this is `make soak` (HoldEnv set): the run that also takes the full
+// tables make test keeps one instance of (each test says which instance guards it).
+func Soak() bool { return os.Getenv(HoldEnv) != "" }
