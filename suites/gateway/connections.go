@@ -23,13 +23,15 @@ import (
 //
 // The peak a converging gateway reaches depends on the machine's load (a connection
 // dialled while a full one drains, one left idle by an earlier test): the reference peaked
-// at 4 to 11 in the mutation matrix's runs (2026-11-25 to 28), and a Go http.Transport with
-// HTTP/2 (the go-transport defect) at 3 to 26, by how many requests found the streams full.
-// So the bound is not how few a gateway can get by with but what only a gateway that does
-// not share its upstream connections between clients reaches: one connection per client
-// holds about 100 per upstream (connection-per-client: 214 in all). At 50 the verdict is
-// the same in every run for both (issue 37 measured 10 of each); a gateway that dials
-// whenever streams run short is left to the measurement, which the report keeps.
+// at 4 to 11 in the mutation matrix's runs of 2026-11-25 to 27, and a Go http.Transport
+// with HTTP/2 (the go-transport defect) at 3 to 26, by how many requests found the streams
+// full. So the bound is not how few a gateway can get by with but what only a gateway that
+// does not share its upstream connections between clients reaches: one connection per
+// client holds about 100 per upstream. In the gateway family's matrix run of 2026-11-28
+// (seed 7, on a machine also building kind node images) the 25 runs whose connections are
+// the reference's peaked at 3 or 4, go-transport at 28 and connection-per-client at 204:
+// at 50 a gateway that dials whenever streams run short is left to the measurement, which
+// the report keeps, and only one connection per client fails.
 const (
 	convergenceClients  = 200
 	convergenceRequests = 10
