@@ -1,6 +1,10 @@
 package suites
 
-import "github.com/skewcheck/skewcheck/framework/matrix"
+import (
+	"maps"
+
+	"github.com/skewcheck/skewcheck/framework/matrix"
+)
 
 // Fragments several gateway claims share.
 const (
@@ -114,27 +118,12 @@ var gatewayCatches = matrix.Catches{
 		"GW-014": gatewayMisrouted,
 	},
 	// The last matching policy wins: the catch-all after each rule test's rule takes everything, GW-016's second policy configmaps.
-	"gateway/last-match-wins": {
-		"GW-010": gatewayMisrouted,
-		"GW-011": gatewayMisrouted,
-		"GW-012": gatewayMisrouted,
-		"GW-013": gatewayMisrouted,
-		"GW-014": gatewayMisrouted,
-		"GW-015": gatewayMisrouted,
-		"GW-016": gatewayNotFirst,
-	},
+	"gateway/last-match-wins": everyRuleTest(nil),
 	// upstreamSubset disregarded: each policy round-robins over every enabled server, so requests land where it names none.
-	"gateway/ignore-subset": {
-		"GW-010": gatewayMisrouted,
-		"GW-011": gatewayMisrouted,
-		"GW-012": gatewayMisrouted,
-		"GW-013": gatewayMisrouted,
-		"GW-014": gatewayMisrouted,
-		"GW-015": gatewayMisrouted,
-		"GW-016": gatewayNotFirst,
+	"gateway/ignore-subset": everyRuleTest(map[string]string{
 		"GW-020": "where 10 requests landed",                  // upstreamSubset's count of the 10 landings
 		"GW-021": "the only server of the policy is disabled", // the second assertion: the first passes (the enabled server is in that subset)
-	},
+	}),
 	// Disabled servers stay in the subsets that name them: the disabled one takes its share.
 	"gateway/disabled-chosen": {
 		"GW-021": "is disabled: where 10 requests landed", // disabledNeverChosen's first assertion
@@ -170,4 +159,16 @@ var gatewayCatches = matrix.Catches{
 	"gateway/bodies-in-turn": {
 		"GW-090": "must not be noticed by other clients of the gateway",
 	},
+}
+
+// everyRuleTest claims GW-010 to GW-016, which each put their rule's policy before a
+// catch-all (GW-016 two matching policies): a defect in which policy takes a request fails
+// every one of them, and more besides.
+func everyRuleTest(more map[string]string) map[string]string {
+	out := map[string]string{"GW-016": gatewayNotFirst}
+	for _, id := range []string{"GW-010", "GW-011", "GW-012", "GW-013", "GW-014", "GW-015"} {
+		out[id] = gatewayMisrouted
+	}
+	maps.Copy(out, more)
+	return out
 }
