@@ -51,9 +51,11 @@ var peerproxyCatches = matrix.Catches{
 	// A peer whose certificate cannot be verified is taken for one that serves nothing:
 	// 404 where 503 is due, so no 503 comes within the bound.
 	"peerproxy/untrusted-peer-not-found": {"CHAOS-008": no503Within},
-	// A CRD or aggregated API made after start is taken for the peer's that lists it.
+	// A CRD or aggregated API made after start is taken for the peer's that lists it: once
+	// the server it was made through is down, its resources get 503 through the others
+	// (MVP-051's list, get and create each say "... is down").
 	"peerproxy/proxy-custom-resources": {
-		"MVP-050": "was proxied to a peer", "MVP-051": "serves it itself", "MVP-052": "was proxied to a peer",
+		"MVP-050": "was proxied to a peer", "MVP-051": "is down", "MVP-052": "was proxied to a peer",
 		"MVP-053": "was proxied to a peer", "DISC-006": "an extension listed as a peer's", "DISC-007": "an extension listed as a peer's",
 	},
 	// A request a peer already forwarded is forwarded again, and documents asked as a

@@ -95,11 +95,11 @@ func crdOriginDown(ctx context.Context, env *framework.Env) {
 		// Named per surviving endpoint too: with three servers or more, each creates its own.
 		for i, e := range env.Target.Endpoints[1:] {
 			Expect(e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"})).To(framework.HaveStatus(200),
-				"list %s through %s %.1f s after %s (where its CRD was created) was killed: %s serves it itself", g.Key(), e.Name, time.Since(killed).Seconds(), origin.Name, e.Name)
+				"list %s through %s %.1f s after %s (where its CRD was created) was killed, while it is down: %s serves it itself", g.Key(), e.Name, time.Since(killed).Seconds(), origin.Name, e.Name)
 			Expect(e.Do(ctx, framework.Request{Path: objectPath(g, testNamespace(), before)})).To(framework.HaveStatus(200),
-				"get the %s created through %s, through %s, while %s is down", g.Kind, origin.Name, e.Name, origin.Name)
+				"get the %s created through %s, through %s, while %s is down: %s serves it itself", g.Kind, origin.Name, e.Name, origin.Name, e.Name)
 			Expect(e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, fmt.Sprintf("down-%d-%d", i+1, n))})).To(framework.HaveStatus(201),
-				"create a %s through %s while %s is down", g.Kind, e.Name, origin.Name)
+				"create a %s through %s while %s is down: %s serves it itself", g.Kind, e.Name, origin.Name, e.Name)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
