@@ -49,8 +49,8 @@ var peerproxyCatches = matrix.Catches{
 	// A peer whose clock is behind looks expired at every renewal: its resources get 404.
 	"peerproxy/trust-renew-time": {"CHAOS-007": "must go unnoticed"},
 	// A peer whose certificate cannot be verified is taken for one that serves nothing:
-	// 404 where 503 is due, so no 503 comes within the bound.
-	"peerproxy/untrusted-peer-not-found": {"CHAOS-008": no503Within},
+	// 404 where 503 is due.
+	"peerproxy/untrusted-peer-not-found": {"CHAOS-008": stillRegistered404},
 	// A CRD or aggregated API made after start is taken for the peer's that lists it: once
 	// the server it was made through is down, its resources get 503 through the others
 	// (MVP-051's list, get and create each say "... is down").
