@@ -121,9 +121,25 @@ func (f Footprint) wordForbidden(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// removeTimeout bounds Remove: a cluster that stopped answering must not hold the exit.
+const removeTimeout = time.Minute
+
 // Remove deletes the namespace and every cluster-scoped object labelled with the run, and
-// says what it could not delete. It does not wait for the namespace to finish terminating.
-func (f Footprint) Remove(ctx context.Context, admin *rest.Config) error {
+// says what it could not delete and how to delete it by hand. It runs with a deadline of
+// its own, never the run's context: it runs on every exit, an interrupted one included,
+// when the run's context is already cancelled. It does not wait for the namespace to
+// finish terminating.
+func (f Footprint) Remove(admin *rest.Config) error {
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
+	defer cancel()
+	if err := f.remove(ctx, admin); err != nil {
+		return fmt.Errorf("%w (remove it with kubectl delete ns %s and kubectl delete crd,clusterrole,clusterrolebinding -l %s=%s)",
+			err, f.Namespace(), framework.RunLabel, f.Run)
+	}
+	return nil
+}
+
+func (f Footprint) remove(ctx context.Context, admin *rest.Config) error {
 	cs, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		return err

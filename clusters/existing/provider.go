@@ -126,17 +126,10 @@ func (c *cluster) Listed(ctx context.Context) (names, joined []string, err error
 // each server serves was read from it.
 func (c *cluster) WaitConverged(context.Context) error { return nil }
 
-// Delete removes the run's footprint, never the cluster, with a context of its own (the
-// run's may be cancelled by an interrupt).
+// Delete removes the run's footprint, never the cluster.
 func (c *cluster) Delete() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	fmt.Fprintf(c.out, "removing %s\n", c.fp)
-	if err := c.fp.Remove(ctx, c.admin); err != nil {
-		return fmt.Errorf("%w (remove it with kubectl delete ns %s and kubectl delete crd,clusterrole,clusterrolebinding -l %s=%s)",
-			err, c.fp.Namespace(), framework.RunLabel, c.fp.Run)
-	}
-	return nil
+	return c.fp.Remove(c.admin)
 }
 
 // print lists the servers found, with what each is and the skew they make.

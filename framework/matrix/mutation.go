@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -203,15 +204,21 @@ type Incidental struct {
 
 // failureOf is the failure the run's report gives the test, "" when it did not fail.
 func failureOf(r *MutationRun, id string) string {
-	if r.Report == nil {
-		return ""
-	}
-	for _, t := range r.Report.Tests {
-		if t.ID == id && t.Result == report.Failed {
-			return t.Failure
-		}
+	if t := selectedTest(r, id); t != nil && t.Result == report.Failed {
+		return t.Failure
 	}
 	return ""
+}
+
+// selectedTest is the test's entry in the run's report, nil when the run did not select it.
+func selectedTest(r *MutationRun, id string) *report.Test {
+	if r.Report == nil {
+		return nil
+	}
+	if t := testOf(r.Report, id); t != nil && t.SkipReason != report.NotSelected {
+		return t
+	}
+	return nil
 }
 
 // unmetBecause says why a claimed test did not fail for the claim, from its cells.
@@ -227,20 +234,17 @@ func unmetBecause(mutant, baseline Cell) string {
 
 // cellOf is the test's result in one run.
 func cellOf(r *MutationRun, id, profile string) Cell {
-	if r.Report == nil || !slices.Contains(r.Profiles, profile) {
+	t := selectedTest(r, id)
+	if t == nil || !slices.Contains(r.Profiles, profile) {
 		return CellNotRun
 	}
-	for _, t := range r.Report.Tests {
-		if t.ID == id && t.SkipReason != report.NotSelected {
-			switch t.Result {
-			case report.Failed:
-				return CellFailed
-			case report.Passed:
-				return CellPassed
-			case report.Skipped:
-				return CellSkipped
-			}
-		}
+	switch t.Result {
+	case report.Failed:
+		return CellFailed
+	case report.Passed:
+		return CellPassed
+	case report.Skipped:
+		return CellSkipped
 	}
 	return CellNotRun
 }
@@ -489,6 +493,10 @@ func mdEscape(s string) string {
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	// back to the start of a rune, so the cut never splits a character
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

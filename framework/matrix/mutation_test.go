@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -240,5 +241,21 @@ func TestMutationCountsOnlyClaims(t *testing.T) {
 	}
 	if md := m.Markdown(); !strings.Contains(md, "| T-1 | a/m1 | T-1 failed as the flaw makes it |") {
 		t.Errorf("mutation.md does not list the incidental failure:\n%s", md)
+	}
+}
+
+// A failure's text is clipped for mutation.md at a character, never inside one: a
+// split UTF-8 sequence renders as a replacement character.
+func TestClipKeepsCharactersWhole(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"four", "four"},
+		{"abcdef", "abcd…"},
+		{"ab→cd", "ab…"},  // the arrow's 3 bytes start at 2: cut before it
+		{"abc→d", "abc…"}, // the cut at 4 falls inside the arrow: back to 3
+		{"→→→→", "→…"},    // 3 is the start of the second arrow
+	} {
+		if got := clip(c.in, 4); got != c.want || !utf8.ValidString(got) {
+			t.Errorf("clip(%q, 4) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -110,9 +110,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 
 // claimsIn are the mutant's claims on the tests whose "[ID]" the focus matches.
 func claimsIn(mutant, focus string) map[string]string {
-	out := map[string]string{}
+	out, re := map[string]string{}, regexp.MustCompile(focus)
 	for id, fragment := range suites.MutantCatches[mutant] {
-		if regexp.MustCompile(focus).MatchString("[" + id + "]") {
+		if re.MatchString("[" + id + "]") {
 			out[id] = fragment
 		}
 	}

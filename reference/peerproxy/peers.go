@@ -290,24 +290,30 @@ func (r *registry) capablePeers(key string) []string {
 func (r *registry) views() (view, []view) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	return r.local, r.peerViews()
+}
+
+// discoveryViews are the views merged /apis is made of: views(), and with
+// FlawLingerInDiscovery the peers that left less than lingerFor ago, read under one lock
+// so a peer leaving meanwhile is in one list or the other, never both.
+func (r *registry) discoveryViews() (view, []view) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	peers := r.peerViews()
+	for _, d := range r.departed {
+		peers = append(peers, d.view)
+	}
+	return r.local, peers
+}
+
+// peerViews are the current peers' views by id; r.mu must be held.
+func (r *registry) peerViews() []view {
 	var peers []view
 	for _, p := range r.peers {
 		peers = append(peers, p)
 	}
 	sort.Slice(peers, func(i, j int) bool { return peers[i].id < peers[j].id })
-	return r.local, peers
-}
-
-// discoveryViews are the views merged /apis is made of: views(), and with
-// FlawLingerInDiscovery the peers that left less than lingerFor ago.
-func (r *registry) discoveryViews() (view, []view) {
-	local, peers := r.views()
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, d := range r.departed {
-		peers = append(peers, d.view)
-	}
-	return local, peers
+	return peers
 }
 
 // ready reports whether the local view has been read at least once.

@@ -6,12 +6,13 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"math/big"
 	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 
 	"github.com/skewcheck/skewcheck/framework"
 )
@@ -27,18 +28,16 @@ type clientAuthority struct {
 func newClientAuthority(name string) *clientAuthority {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	Expect(err).NotTo(HaveOccurred())
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	cert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: name}, key)
 	Expect(err).NotTo(HaveOccurred())
-	cert, err := x509.ParseCertificate(der)
+	certPEM, err := certutil.EncodeCertificates(cert)
 	Expect(err).NotTo(HaveOccurred())
-	return &clientAuthority{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	return &clientAuthority{cert: cert, key: key, PEM: certPEM}
 }
 
 // as is e reached with a client certificate of the authority's for user in groups, in
-// place of the admin's.
+// place of the admin's. client-go signs only self-signed certificates, so the leaf is
+// signed here.
 func (a *clientAuthority) as(e *framework.Endpoint, user string, groups ...string) *framework.Endpoint {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	Expect(err).NotTo(HaveOccurred())
@@ -47,12 +46,15 @@ func (a *clientAuthority) as(e *framework.Endpoint, user string, groups ...strin
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, key.Public(), a.key)
 	Expect(err).NotTo(HaveOccurred())
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
+	Expect(err).NotTo(HaveOccurred())
+	cert, err := x509.ParseCertificate(der)
+	Expect(err).NotTo(HaveOccurred())
+	certPEM, err := certutil.EncodeCertificates(cert)
 	Expect(err).NotTo(HaveOccurred())
 	cfg := rest.CopyConfig(e.Admin)
 	cfg.CertFile, cfg.KeyFile = "", ""
-	cfg.CertData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	cfg.KeyData = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	cfg.CertData, cfg.KeyData = certPEM, keyPEM
 	out := *e
 	out.Name = e.Name + " as " + user
 	out.Admin = cfg

@@ -313,7 +313,7 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 		t.Namespace, t.Run = fp.Namespace(), fp.Run
 		fmt.Fprintf(streams.ErrOut, "%s: made through context %s, removed at the end\n", fp, f.contexts[0])
 		return t, nil, func() {
-			if err := fp.Remove(context.Background(), admin); err != nil {
+			if err := fp.Remove(admin); err != nil {
 				fmt.Fprintln(streams.ErrOut, "warning: removing what the run made:", err)
 			}
 		}, nil
