@@ -24,9 +24,18 @@ const (
 // graceful stop and a start. It implements framework.Node.
 type nodeServer struct {
 	node nodes.Node
-	mu   sync.Mutex
-	down bool // stopped or killed: its manifest is put aside
+	// ready answers whether the apiserver answers /readyz with 200 (from this machine,
+	// through the node's published port), so Start returns a server that serves, as a
+	// local server's Start does.
+	ready func(ctx context.Context) bool
+	mu    sync.Mutex
+	down  bool // stopped or killed: its manifest is put aside
 }
+
+// startBound is how long Start waits for the kubelet to run the apiserver again and for
+// it to be ready; a loaded machine running three kind clusters at once has needed a
+// minute.
+const startBound = 3 * time.Minute
 
 func (n *nodeServer) sh(script string) (string, error) {
 	var out bytes.Buffer
@@ -88,8 +97,32 @@ func (n *nodeServer) Thaw() error {
 	return err
 }
 
-// Start puts the manifest back; the kubelet starts the static pod again.
+// Start puts the manifest back; the kubelet starts the static pod again. It returns once
+// the apiserver answers /readyz, so what starts in front of it (a sidecar that must reach
+// it to register) finds it serving.
 func (n *nodeServer) Start(ctx context.Context) error {
+	if err := n.putBack(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, startBound)
+	defer cancel()
+	for !n.ready(ctx) {
+		select {
+		case <-ctx.Done():
+			running := "is not running"
+			if _, err := n.sh("pgrep -x kube-apiserver"); err == nil {
+				running = "runs but did not answer /readyz with 200"
+			}
+			return fmt.Errorf("kube-apiserver in %s %s within %v of putting its manifest back (%v); its log: docker exec %s crictl logs $(docker exec %s crictl ps -q --name kube-apiserver)",
+				n.node, running, startBound, ctx.Err(), n.node, n.node)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// putBack moves the manifest back where the kubelet watches it.
+func (n *nodeServer) putBack() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.down {
@@ -99,13 +132,7 @@ func (n *nodeServer) Start(ctx context.Context) error {
 		return err
 	}
 	n.down = false
-	for ctx.Err() == nil {
-		if _, err := n.sh("pgrep -x kube-apiserver"); err == nil {
-			return nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("the kubelet in %s did not start kube-apiserver again: %w", n.node, ctx.Err())
+	return nil
 }
 
 func (n *nodeServer) running() bool {

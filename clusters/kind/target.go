@@ -3,7 +3,9 @@ package kind
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/kind/pkg/cluster"
@@ -61,18 +63,49 @@ func (c *Cluster) attachNodes() error {
 	if err != nil {
 		return fmt.Errorf("listing the nodes of %s: %w", KindName(c.Name), err)
 	}
-	c.control = map[string]*nodeServer{}
+	control := map[string]*nodeServer{}
 	for _, s := range c.Servers {
+		ready, err := c.readyCheck(s)
+		if err != nil {
+			return err
+		}
 		for _, n := range all {
 			if n.String() == s.Node {
-				c.control[s.Name] = &nodeServer{node: n}
+				control[s.Name] = &nodeServer{node: n, ready: ready}
 			}
 		}
-		if c.control[s.Name] == nil {
+		if control[s.Name] == nil {
 			return fmt.Errorf("kind cluster %s has no node %s", KindName(c.Name), s.Node)
 		}
 	}
+	c.control = control
 	return nil
+}
+
+// readyCheck asks s's apiserver /readyz as its admin, each ask bounded by a few seconds.
+func (c *Cluster) readyCheck(s Server) (func(context.Context) bool, error) {
+	admin, err := c.RestConfig(s.Name, Admin)
+	if err != nil {
+		return nil, err
+	}
+	admin = rest.CopyConfig(admin)
+	admin.Timeout = 5 * time.Second
+	client, err := rest.HTTPClientFor(admin)
+	if err != nil {
+		return nil, fmt.Errorf("a client for %s's /readyz: %w", s.Name, err)
+	}
+	return func(ctx context.Context) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/readyz", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, nil
 }
 
 // WaitConverged waits until every running apiserver reaches, through its proxy, every GVR
