@@ -3,8 +3,13 @@
 package app
 
 import (
+	"fmt"
 	"io"
+	"maps"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,5 +149,60 @@ func TestMutationJobs(t *testing.T) {
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--jobs 0: give how many runs go at a time") {
 		t.Errorf("--jobs 0: %v", err)
+	}
+}
+
+// Every mutant has a row in docs/references.md's mutant tables, and the row's last cell
+// lists exactly the tests its claims name: the page a vendor reads to learn what each flaw
+// proves cannot fall behind the claims.
+func TestReferencesPageListsEveryMutant(t *testing.T) {
+	page, err := os.ReadFile("../../../docs/references.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	family := map[string]string{"peer proxy": "peerproxy", "gateway": "gateway", "dataplane": "ipmode"}
+	flaw := regexp.MustCompile("^`([^`]+)`")
+	rows := map[string]string{} // mutant's run name (family/flaw) → the row's last cell
+	for _, line := range strings.Split(string(page), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		if len(cells) < 3 {
+			continue
+		}
+		f, ok := family[strings.TrimSpace(cells[0])]
+		m := flaw.FindStringSubmatch(strings.TrimSpace(cells[1]))
+		if ok && m != nil {
+			rows[f+"/"+m[1]] = cells[len(cells)-1]
+		}
+	}
+	runs, err := planMutation(mutationOptions{versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testID := regexp.MustCompile(`([A-Z]+)-(\d+)(?: to [A-Z]+-(\d+))?`) // "GW-010 to GW-016" is a range
+	for _, r := range runs {
+		if r.Baseline() {
+			continue
+		}
+		row, ok := rows[r.Name]
+		if !ok {
+			t.Errorf("docs/references.md has no row for mutant %s", r.Name)
+			continue
+		}
+		var listed []string
+		for _, m := range testID.FindAllStringSubmatch(row, -1) {
+			from, _ := strconv.Atoi(m[2])
+			to := from
+			if m[3] != "" {
+				to, _ = strconv.Atoi(m[3])
+			}
+			for n := from; n <= to; n++ {
+				listed = append(listed, fmt.Sprintf("%s-%0*d", m[1], len(m[2]), n))
+			}
+		}
+		claimed := slices.Sorted(maps.Keys(suites.MutantCatches[r.Name]))
+		slices.Sort(listed)
+		if !slices.Equal(slices.Compact(listed), claimed) {
+			t.Errorf("docs/references.md lists %v for mutant %s; its claims (suites/mutation_%s.go) name %v", listed, r.Name, r.Family, claimed)
+		}
 	}
 }
