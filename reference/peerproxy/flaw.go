@@ -107,23 +107,27 @@ const (
 	// gives up, where a bounded proxy answers 503 within the unavailable bound.
 	// CHAOS-002, CHAOS-004 and CHAOS-005 must catch it.
 	FlawNoPeerTimeout Flaw = "no-peer-timeout"
-	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter later: a
-	// negative cache of departed peers. Once a peer's lease is gone (a graceful stop
-	// deletes it), the same peer registering again stays unused past the converge bound,
-	// and what only it serves gets 404. RACE-001 and RACE-004 must catch it. (A proxy
-	// that never takes a peer back would be caught the same way, but would leave every
-	// later test of a run waiting on a cluster that never converges.)
+	// FlawSlowRelearnPeer takes a peer it dropped back only relearnAfter after it
+	// registers again: a negative cache of departed peers, counted from the return. Once
+	// a peer's lease is gone (a graceful stop deletes it), the same peer registering again
+	// stays unused past the converge bound, whenever it comes back, and what only it
+	// serves gets 404. RACE-001, RACE-004 and CHAOS-003 must catch it, each through the
+	// stop or the deletion it makes itself. (A proxy that never takes a peer back would be
+	// caught the same way, but would leave every later test of a run waiting on a cluster
+	// that never converges.)
 	FlawSlowRelearnPeer Flaw = "slow-relearn-peer"
 	// FlawAllOrNothingSync keeps no peer from a sync that could not read one of them: a
 	// single unreachable registration (a lease naming an address where nothing listens,
 	// or a crashed peer) makes every peer's resources 404. RACE-005 and RACE-003 must
 	// catch it.
 	FlawAllOrNothingSync Flaw = "all-or-nothing-sync"
-	// FlawCircuitBreaker stops trying a peer that failed a request for breakerOpen,
-	// answering 503 for it without a try: a circuit breaker whose open time outlasts a
-	// restart, so a peer back at once (a restart with the same identity) stays
-	// unavailable well past the converge bound. CHAOS-003 (requests succeed again once
-	// the stopped peer is back) must catch it.
+	// FlawCircuitBreaker stops trying a peer that failed a request: for breakerOpen after
+	// its last failure it answers 503 for the peer without a try, probing the peer's
+	// /version on the side every probeEvery; a failed probe opens the breaker again, and
+	// one that succeeds is disregarded (the breaker waits out its time). A peer down for a
+	// while stays unavailable past the converge bound after it is back: CHAOS-001,
+	// CHAOS-002, CHAOS-004, CHAOS-005 and CHAOS-008 must catch it, each through the failed
+	// probes of its own fault.
 	FlawCircuitBreaker Flaw = "circuit-breaker"
 	// FlawUnmergedDiscovery routes to the peers but leaves them out of merged /apis: it
 	// answers the local apiserver's own view, as a proxy written before peer-aggregated
@@ -203,42 +207,6 @@ func (f Flaw) peerTimeout(d time.Duration) time.Duration {
 // FlawAllOrNothingSync).
 func (f Flaw) keepsNone(unread bool) bool { return f == FlawAllOrNothingSync && unread }
 
-// breakerOpen is how long FlawCircuitBreaker leaves a failed peer alone: past the suites'
-// converge bound (90 s), so a peer that came back is still refused when it must be used,
-// and short enough that the next test meets a converged cluster again.
-const breakerOpen = 100 * time.Second
-
-// breaker is FlawCircuitBreaker's memory: when each peer last failed a request.
-type breaker struct {
-	mu     sync.Mutex
-	failed map[string]time.Time
-}
-
-// trip records that a request to targets failed at now.
-func (b *breaker) trip(targets []string, now time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.failed == nil {
-		b.failed = map[string]time.Time{}
-	}
-	for _, t := range targets {
-		b.failed[t] = now
-	}
-}
-
-// open says whether every one of targets failed within breakerOpen of now, so that
-// FlawCircuitBreaker tries none of them.
-func (b *breaker) open(targets []string, now time.Time) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, t := range targets {
-		if at, ok := b.failed[t]; !ok || now.Sub(at) > breakerOpen {
-			return false
-		}
-	}
-	return len(targets) > 0
-}
-
 // breaks says whether failed peers are left alone for a while (only FlawCircuitBreaker).
 func (f Flaw) breaks() bool { return f == FlawCircuitBreaker }
 
@@ -257,10 +225,10 @@ func (f Flaw) lingers(departed, now time.Time) bool {
 	return f == FlawLingerInDiscovery && now.Sub(departed) < lingerFor
 }
 
-// relearnAfter is how long FlawSlowRelearnPeer keeps out a peer it dropped: past the
-// suites' converge bound (90 s), short enough that the next test meets a converged
-// cluster again.
-const relearnAfter = 100 * time.Second
+// relearnAfter is how long FlawSlowRelearnPeer keeps out a dropped peer after it is back:
+// past the suites' converge bound (90 s) with room for a restart's seconds, short enough
+// that the next test meets a converged cluster again.
+const relearnAfter = 120 * time.Second
 
 // relearnsAtOnce says whether a peer dropped once is taken back as soon as it registers
 // again (all but FlawSlowRelearnPeer).

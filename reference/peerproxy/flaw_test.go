@@ -188,9 +188,9 @@ func TestFlawNotFound(t *testing.T) {
 	}
 }
 
-// FlawSlowRelearnPeer keeps out a peer a sync dropped for relearnAfter, even when its
-// lease comes back, and then takes it back; the peers it never dropped stay. Only it
-// does: the reference takes a peer back at once.
+// FlawSlowRelearnPeer keeps out a peer a sync dropped for relearnAfter from when it comes
+// back, however long it was away, and then takes it back; the peers it never dropped stay.
+// Only it does: the reference takes a peer back at once.
 func TestFlawSlowRelearnPeer(t *testing.T) {
 	r := &registry{flaw: FlawSlowRelearnPeer}
 	a, b := view{}, view{}
@@ -198,18 +198,25 @@ func TestFlawSlowRelearnPeer(t *testing.T) {
 	old := map[string]view{"a": a, "b": b}
 	peers := map[string]view{"b": b} // a's lease is gone
 	r.keepOutDropped(old, peers, now)
-	if len(peers) != 1 || r.dropped["a"] != now {
+	if len(peers) != 1 {
 		t.Fatalf("after a left: peers %v, dropped %v", peers, r.dropped)
 	}
-	back := map[string]view{"a": a, "b": b} // a registered again
-	r.keepOutDropped(peers, back, now.Add(relearnAfter-time.Second))
+	// a registers again long after it left (past relearnAfter): kept out from its return
+	returned := now.Add(2 * relearnAfter)
+	back := map[string]view{"a": a, "b": b}
+	r.keepOutDropped(peers, back, returned)
 	if _, ok := back["a"]; ok || len(back) != 1 {
-		t.Errorf("a was taken back before relearnAfter: %v", back)
+		t.Errorf("a was taken back when it returned: %v", back)
+	}
+	still := map[string]view{"a": a, "b": b}
+	r.keepOutDropped(back, still, returned.Add(relearnAfter-time.Second))
+	if _, ok := still["a"]; ok {
+		t.Errorf("a was taken back before relearnAfter from its return: %v", still)
 	}
 	later := map[string]view{"a": a, "b": b}
-	r.keepOutDropped(back, later, now.Add(relearnAfter+time.Second))
-	if len(later) != 2 {
-		t.Errorf("a was not taken back after relearnAfter: %v", later)
+	r.keepOutDropped(still, later, returned.Add(relearnAfter+time.Second))
+	if len(later) != 2 || len(r.dropped) != 0 {
+		t.Errorf("a was not taken back after relearnAfter: %v (dropped %v)", later, r.dropped)
 	}
 	if !NoFlaw.relearnsAtOnce() || FlawSlowRelearnPeer.relearnsAtOnce() {
 		t.Error("only FlawSlowRelearnPeer must relearn late")
@@ -239,57 +246,35 @@ func TestFlawAllOrNothingSync(t *testing.T) {
 	}
 }
 
-// FlawCircuitBreaker leaves peers that failed alone for breakerOpen, and only when every
-// peer a request could go to failed; a peer that never failed, or failed long ago, is
-// tried.
+// FlawCircuitBreaker leaves peers that failed alone for breakerOpen after their last
+// failure, and only when every peer a request could go to failed; a failed probe opens it
+// again. A peer that never failed, or failed long ago, is tried. Probes are due once per
+// probeEvery.
 func TestFlawCircuitBreaker(t *testing.T) {
 	var b breaker
+	a := []string{"https://a"}
 	now := time.Now()
-	if b.open([]string{"https://a"}, now) {
+	if b.open(a, now) {
 		t.Error("a peer that never failed is refused")
 	}
-	b.trip([]string{"https://a"}, now)
-	if !b.open([]string{"https://a"}, now.Add(breakerOpen-time.Second)) {
+	b.trip(a, now)
+	if !b.open(a, now.Add(breakerOpen-time.Second)) {
 		t.Error("a peer that just failed is tried")
 	}
 	if b.open([]string{"https://a", "https://b"}, now) {
 		t.Error("a request with a peer that never failed is refused")
 	}
-	if b.open([]string{"https://a"}, now.Add(breakerOpen+time.Second)) {
+	b.trip(a, now.Add(time.Minute)) // a probe failed
+	if !b.open(a, now.Add(breakerOpen+time.Second)) {
+		t.Error("a failed probe did not open the breaker again")
+	}
+	if b.open(a, now.Add(time.Minute+breakerOpen+time.Second)) {
 		t.Error("a peer that failed long ago is still refused")
+	}
+	if !b.probeDue("https://a", now) || b.probeDue("https://a", now.Add(probeEvery-time.Millisecond)) || !b.probeDue("https://a", now.Add(probeEvery)) {
+		t.Error("probes are not due once per probeEvery")
 	}
 	if !FlawCircuitBreaker.breaks() || NoFlaw.breaks() {
 		t.Error("only FlawCircuitBreaker breaks")
-	}
-}
-
-// FlawLingerInDiscovery lists a peer that left for lingerFor after the sync that dropped
-// it, unless it is back; without the flaw nothing lingers.
-func TestFlawLingerInDiscovery(t *testing.T) {
-	now := time.Now()
-	a := view{id: "a"}
-	old, peers := map[string]view{"a": a, "b": {id: "b"}}, map[string]view{"b": {id: "b"}}
-	if got := NoFlaw.stillListed(nil, old, peers, now); len(got) != 0 {
-		t.Errorf("without the flaw, %v lingers", got)
-	}
-	got := FlawLingerInDiscovery.stillListed(nil, old, peers, now)
-	if d, ok := got["a"]; !ok || d.id != "a" || len(got) != 1 {
-		t.Fatalf("the peer that left is not listed alone: %v", got)
-	}
-	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor-time.Second)); len(kept) != 1 {
-		t.Errorf("the peer that left is gone before lingerFor: %v", kept)
-	}
-	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor+time.Second)); len(kept) != 0 {
-		t.Errorf("the peer that left is still listed past lingerFor: %v", kept)
-	}
-	if kept := FlawLingerInDiscovery.stillListed(got, peers, map[string]view{"a": a, "b": {id: "b"}}, now); len(kept) != 0 {
-		t.Errorf("a peer that is back is listed as departed too: %v", kept)
-	}
-}
-
-// FlawUnmergedDiscovery alone leaves the peers out of merged /apis.
-func TestFlawUnmergedDiscovery(t *testing.T) {
-	if FlawUnmergedDiscovery.mergesPeers() || !NoFlaw.mergesPeers() || !FlawMergeNopeer.mergesPeers() {
-		t.Error("only FlawUnmergedDiscovery leaves the peers out of merged /apis")
 	}
 }

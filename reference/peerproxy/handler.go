@@ -98,7 +98,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *authn.User, t
 // gets it (legacymerge.go).
 func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.User, targets []string, toPeer bool, edit func(*http.Response) error) {
 	breaks := toPeer && p.cfg.Flaw.breaks()
-	if breaks && p.breaker.open(targets, time.Now()) {
+	if now := time.Now(); breaks && p.breaker.open(targets, now) {
+		if p.breaker.probeDue(targets[0], now) {
+			go p.probe(targets)
+		}
 		p.metrics.route("unavailable")
 		p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable", "the peers that serve "+r.URL.Path+" failed recently and are not tried")
 		return

@@ -47,8 +47,9 @@ type registry struct {
 	peerLeaseClients    map[string]kubernetes.Interface
 	syncEvery           time.Duration
 	flaw                Flaw // NoFlaw but in the suites' evidence (flaw.go)
-	// dropped are when a sync dropped each peer, which FlawSlowRelearnPeer keeps out for
-	// relearnAfter; written and read by sync only.
+	// dropped are the peers a sync dropped, with when each came back (zero while it has
+	// not), which FlawSlowRelearnPeer keeps out for relearnAfter from then; written and
+	// read by sync only.
 	dropped map[string]time.Time
 	// departed are the peers FlawLingerInDiscovery still lists in merged /apis, with when
 	// they left; guarded by mu.
@@ -168,21 +169,31 @@ func (r *registry) sync(ctx context.Context) {
 	r.onSync(ok)
 }
 
-// keepOutDropped is FlawSlowRelearnPeer: it removes from peers every peer a sync dropped
-// less than relearnAfter before now, and remembers when this one drops a peer (in old, not
-// in peers).
+// keepOutDropped is FlawSlowRelearnPeer: it remembers every peer this sync drops (in old,
+// not in peers), and removes from peers every dropped peer that came back less than
+// relearnAfter before now.
 func (r *registry) keepOutDropped(old, peers map[string]view, now time.Time) {
 	if r.dropped == nil {
 		r.dropped = map[string]time.Time{}
 	}
-	for name := range peers {
-		if at, ok := r.dropped[name]; ok && now.Sub(at) < relearnAfter {
-			delete(peers, name)
-		}
-	}
 	for name := range old {
 		if _, kept := peers[name]; !kept {
+			r.dropped[name] = time.Time{}
+		}
+	}
+	for name := range peers {
+		back, was := r.dropped[name]
+		if !was {
+			continue
+		}
+		if back.IsZero() {
+			back = now
 			r.dropped[name] = now
+		}
+		if now.Sub(back) < relearnAfter {
+			delete(peers, name)
+		} else {
+			delete(r.dropped, name)
 		}
 	}
 }
