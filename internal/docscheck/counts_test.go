@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,4 +49,57 @@ func TestProfileCountsAreCurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVersionMatrixRangesAreCurrent: version-matrix.md's "tests from" table gives each
+// profile the first release its tests run from (the lowest Since), names every test of it
+// that starts later, and "No test has an upper bound" stays true.
+func TestVersionMatrixRangesAreCurrent(t *testing.T) {
+	page := filepath.Join(root, "docs", "version-matrix.md")
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := map[string]string{} // profile → lowest Since
+	for _, tc := range suites.All() {
+		if tc.Until != "" && strings.Contains(string(b), "No test has an upper bound") {
+			t.Errorf("%s has an upper bound (%s), but the page says no test has one", tc.ID, tc.Until)
+		}
+		if s, ok := since[tc.Profile]; !ok || minorOf(tc.Since) < minorOf(s) {
+			since[tc.Profile] = tc.Since
+		}
+	}
+	row := regexp.MustCompile(`^\| ([a-z, ]+) \| (1\.\d+)(.*)\|$`)
+	testID := regexp.MustCompile(`[A-Z]+-\d+`)
+	seen := map[string]bool{}
+	for n, line := range lines(t, page) {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		named := testID.FindAllString(m[3], -1)
+		for _, p := range strings.Split(m[1], ",") {
+			p = strings.TrimSpace(p)
+			seen[p] = true
+			if since[p] != m[2] {
+				t.Errorf("%s:%d gives %s tests from %s; its lowest Since is %q", page, n, p, m[2], since[p])
+			}
+			for _, tc := range suites.All() {
+				if tc.Profile == p && tc.Since != since[p] && !slices.Contains(named, tc.ID) {
+					t.Errorf("%s:%d does not name %s, a %s test from %s", page, n, tc.ID, p, tc.Since)
+				}
+			}
+		}
+	}
+	for p := range since {
+		if !seen[p] {
+			t.Errorf("%s's table has no row for profile %s", page, p)
+		}
+	}
+}
+
+// minorOf is the minor number of "1.N".
+func minorOf(v string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(v, "1."))
+	return n
 }
