@@ -191,7 +191,7 @@ func TestMutationBaselineFailureLeads(t *testing.T) {
 	if md := m.Markdown(); !strings.HasPrefix(md, "# Mutation matrix\n\n**"+want) {
 		t.Errorf("mutation.md does not open with the failing baseline:\n%.300s", md)
 	}
-	n := &Nightly{Mutation: &NightlyMutation{Dir: "mutation", Summary: m.Summary(), BaselineFailures: m.BaselineFailures()}}
+	n := &Nightly{Mutations: []NightlyMutation{{Family: "b", Dir: "mutation/b", Summary: m.Summary(), BaselineFailures: m.BaselineFailures()}}}
 	page, err := n.HTML()
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,12 +25,23 @@ type Nightly struct {
 	// Ranges is the closing line of RangesFile: the night's runs set against every test's
 	// and known deviation's version range.
 	Ranges string `json:"ranges,omitempty"`
-	// Mutation is the night's mutation matrix, on the newest pair, when it ran one.
-	Mutation *NightlyMutation `json:"mutation,omitempty"`
+	// Mutations are the night's families of the mutation matrix, on the newest pair.
+	Mutations []NightlyMutation `json:"mutations,omitempty"`
+	// Shard is "i/n" when this is one shard's share of the night (Plan.Shard).
+	Shard string `json:"shard,omitempty"`
+	// Jobs are the plan's jobs this night ran, with where and how long: the next night's
+	// plan reads their durations (NewPlan).
+	Jobs []JobRun `json:"jobs,omitempty"`
+	// Plan is the whole night's plan, every shard's share included, so that a merge of
+	// shards knows what a shard that left nothing owed.
+	Plan *Plan `json:"plan,omitempty"`
+	// Missing are the jobs of the plan no shard ran (MergeNightlies), one line each.
+	Missing []string `json:"missing,omitempty"`
 }
 
-// NightlyMutation is what the index shows of the night's mutation matrix.
+// NightlyMutation is what the index shows of one family of the night's mutation matrix.
 type NightlyMutation struct {
+	Family   string   `json:"family"`
 	Dir      string   `json:"dir"` // relative to the index
 	Summary  string   `json:"summary,omitempty"`
 	Problems []string `json:"problems,omitempty"`
@@ -53,9 +66,28 @@ type NightlyPair struct {
 	ConformanceError string              `json:"conformanceError,omitempty"`
 	// ConformanceKnownDefect is the known upstream defect the conformance run named when it
 	// ended without a report: not a failure of the target, and listed as such.
-	ConformanceKnownDefect string     `json:"conformanceKnownDefect,omitempty"`
-	Upgrade                UpgradeRun `json:"upgrade"`
-	Seconds                float64    `json:"durationSeconds"`
+	ConformanceKnownDefect string `json:"conformanceKnownDefect,omitempty"`
+	// ConformanceElsewhere: the run is another shard's job (Plan.Shard), not this one's.
+	ConformanceElsewhere bool       `json:"conformanceElsewhere,omitempty"`
+	Upgrade              UpgradeRun `json:"upgrade"`
+	Seconds              float64    `json:"durationSeconds"`
+}
+
+// PairRow is n's row of the pair from + to, made (in version order, both its parts
+// another shard's until they are filled in) when it has none yet.
+func (n *Nightly) PairRow(from, to string) *NightlyPair {
+	for i := range n.Pairs {
+		if n.Pairs[i].From == from && n.Pairs[i].To == to {
+			return &n.Pairs[i]
+		}
+	}
+	name := from + "-" + to
+	n.Pairs = append(n.Pairs, NightlyPair{From: from, To: to, ConformanceDir: path.Join(name, "conformance"), ConformanceElsewhere: true,
+		Upgrade: UpgradeRun{Dir: path.Join(name, "upgrade"), Elsewhere: true}})
+	slices.SortStableFunc(n.Pairs, func(a, b NightlyPair) int {
+		return slices.Index(n.Versions, a.From) - slices.Index(n.Versions, b.From)
+	})
+	return n.PairRow(from, to)
 }
 
 // UpgradeRun is what the index needs of a rolling upgrade's upgrade.json.
@@ -69,6 +101,8 @@ type UpgradeRun struct {
 	Dir        string   `json:"dir"`
 	Timeline   string   `json:"timeline,omitempty"` // the SVG, inlined in the index
 	Error      string   `json:"error,omitempty"`
+	// Elsewhere: the upgrade is another shard's job (Plan.Shard), not this one's.
+	Elsewhere bool `json:"elsewhere,omitempty"`
 	// KnownDefect is the known upstream defect that ended the upgrade before it finished
 	// (a 1.33 or 1.34 server's nil-pointer crash): listed, not counted as a failure.
 	KnownDefect string `json:"knownDefect,omitempty"`
@@ -82,10 +116,11 @@ type UpgradeRun struct {
 // not a failure of a conformance run: the matrix would otherwise be red every night for
 // a release nobody can fix any more.
 func (n *Nightly) Failures() []string {
-	var out []string
+	out := slices.Clone(n.Missing)
 	for _, p := range n.Pairs {
 		pair := p.From + " + " + p.To
 		switch {
+		case p.ConformanceElsewhere:
 		case p.Conformance == nil && p.ConformanceKnownDefect != "":
 		case p.Conformance == nil:
 			out = append(out, fmt.Sprintf("%s conformance: no report: %s", pair, p.ConformanceError))
@@ -97,6 +132,7 @@ func (n *Nightly) Failures() []string {
 			}
 		}
 		switch {
+		case p.Upgrade.Elsewhere:
 		case !p.Upgrade.Ran && p.Upgrade.KnownDefect != "":
 		case !p.Upgrade.Ran:
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
@@ -104,12 +140,12 @@ func (n *Nightly) Failures() []string {
 			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s%s", pair, len(p.Upgrade.Violations), failedHops(p.Upgrade.Hops), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
 		}
 	}
-	if m := n.Mutation; m != nil {
+	for _, m := range n.Mutations {
 		if m.Error != "" {
-			out = append(out, "mutation matrix: no matrix: "+m.Error)
+			out = append(out, "mutation matrix "+m.Family+": no matrix: "+m.Error)
 		}
 		for _, p := range m.Problems {
-			out = append(out, "mutation matrix: "+p)
+			out = append(out, "mutation matrix "+m.Family+": "+p)
 		}
 	}
 	return out
@@ -243,18 +279,18 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 .pass{background:#e6f4ea}.known{background:#fef7e0}.fail{background:#fce8e6}.none{background:#f1f3f4}svg{max-width:100%;height:auto}
 </style></head><body>
 <h1>skewcheck nightly, {{.N.Date.Format "2006-01-02 15:04 MST"}}</h1>
-{{with .N.Mutation}}{{range .BaselineFailures}}<p class="fail"><strong>Mutation matrix: {{.}}</strong></p>{{end}}{{end}}
+{{range .N.Mutations}}{{$m := .}}{{range .BaselineFailures}}<p class="fail"><strong>Mutation matrix {{$m.Family}}: {{.}}</strong></p>{{end}}{{end}}
 <p>{{.Summary}}</p>
 {{with .N.Ranges}}<p>Version ranges: {{.}} (<a href="ranges.md">ranges.md</a>)</p>{{end}}
-{{with .N.Mutation}}<p>Mutation matrix: {{if .Error}}no matrix: {{.Error}}{{else}}{{.Summary}}{{end}} (<a href="{{.Dir}}/mutation.md">mutation.md</a>)</p>{{end}}
+{{range .N.Mutations}}<p>Mutation matrix {{.Family}}: {{if .Error}}no matrix: {{.Error}}{{else}}{{.Summary}}{{end}} (<a href="{{.Dir}}/mutation.md">mutation.md</a>)</p>{{end}}
 {{if .Failures}}<h2>Failures</h2><ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>
 <tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade and downgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
 {{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}</td>
-{{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}<td class="none">not run</td>{{end}}{{end}}
+{{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}{{if $p.ConformanceElsewhere}}<td class="none">another shard's</td>{{else}}<td class="fail">not run{{with $p.ConformanceError}}: {{.}}{{end}}</td>{{end}}{{end}}{{end}}
 <td>{{.Deviations}}</td>
-<td class="{{if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}none{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Hops}}{{range $i, $h := .Upgrade.Hops}}{{if $i}}; {{end}}{{$h.Verdict}}{{end}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
+<td class="{{if .Upgrade.Elsewhere}}none{{else if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}fail{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.Elsewhere}}another shard's{{else if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Hops}}{{range $i, $h := .Upgrade.Hops}}{{if $i}}; {{end}}{{$h.Verdict}}{{end}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>

@@ -39,7 +39,7 @@ func TestNightlyFailuresAndPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(page)
-	for _, w := range []string{`<svg id="t1"></svg>`, "20 passed, 0 failed", "4 passed, 1 failed", `class="none">not run`, "&lt;at 3s&gt;", "v1.34.4-v1.35.4/conformance/junit.xml", "<td>1</td>",
+	for _, w := range []string{`<svg id="t1"></svg>`, "20 passed, 0 failed", "4 passed, 1 failed", `class="fail">not run: exit status 1; no such file`, "&lt;at 3s&gt;", "v1.34.4-v1.35.4/conformance/junit.xml", "<td>1</td>",
 		"upgrade v1.35.4 → v1.36.3: passed; downgrade v1.36.3 → v1.35.4: 1 violations", "Rolling upgrade v1.35.4 &rarr; v1.36.3 and back",
 		"No server serves these after the downgrade v1.36.3 &rarr; v1.35.4 (404 from then on): admissionregistration.k8s.io/v1/mutatingadmissionpolicies"} {
 		if !strings.Contains(html, w) {
@@ -86,22 +86,22 @@ func TestNightlyKnownDefectIsNotAFailure(t *testing.T) {
 // The night's mutation matrix shows in the page, and its problems fail the night.
 func TestNightlyMutation(t *testing.T) {
 	n := &Nightly{Date: time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC), Seed: 7,
-		Mutation: &NightlyMutation{Dir: "mutation", Summary: "mutation matrix 2026-11-24: 60 tests, 16 mutants",
-			Problems: []string{"mutant gateway/go-transport: no test catches it"}}}
-	if f := n.Failures(); len(f) != 1 || f[0] != "mutation matrix: mutant gateway/go-transport: no test catches it" {
+		Mutations: []NightlyMutation{{Family: "gateway", Dir: "mutation/gateway", Summary: "mutation matrix 2026-11-24: 26 tests, 27 mutants",
+			Problems: []string{"mutant gateway/go-transport: no test catches it"}}}}
+	if f := n.Failures(); len(f) != 1 || f[0] != "mutation matrix gateway: mutant gateway/go-transport: no test catches it" {
 		t.Errorf("failures %q", f)
 	}
 	page, err := n.HTML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"Mutation matrix: mutation matrix 2026-11-24: 60 tests, 16 mutants", `href="mutation/mutation.md"`} {
+	for _, w := range []string{"Mutation matrix gateway: mutation matrix 2026-11-24: 26 tests, 27 mutants", `href="mutation/gateway/mutation.md"`} {
 		if !strings.Contains(string(page), w) {
 			t.Errorf("index.html lacks %q", w)
 		}
 	}
-	n.Mutation = &NightlyMutation{Dir: "mutation", Error: "exit status 1; no mutation.json"}
-	if f := n.Failures(); len(f) != 1 || !strings.Contains(f[0], "no matrix: exit status 1") {
+	n.Mutations = []NightlyMutation{{Family: "peerproxy", Dir: "mutation/peerproxy", Error: "exit status 1; no mutation.json"}}
+	if f := n.Failures(); len(f) != 1 || !strings.Contains(f[0], "peerproxy: no matrix: exit status 1") {
 		t.Errorf("failures %q", f)
 	}
 }

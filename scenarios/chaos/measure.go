@@ -23,7 +23,8 @@ type Options struct {
 	For time.Duration
 	// Interval is the pause between two requests of each kind (reads, writes).
 	Interval time.Duration
-	// Recover bounds the wait for the first 200 after healing.
+	// Recover bounds the wait for the first 200 after healing, and before the fault the
+	// wait for the path to work.
 	Recover time.Duration
 	// Seed names the objects written and orders the load, so a run can be replayed.
 	Seed int64
@@ -112,8 +113,8 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	o := Outcome{Target: target, Fault: f.Name(), Load: opts.Load, Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
 		Statuses: map[int]int{}, AfterFirst503: map[int]int{}, Errors: map[string]int{}}
 	list := route.GVR.Path() + "?limit=1"
-	if r := probe(ctx, route.Entry, framework.Request{Path: list}); r.Status != 200 {
-		o.Error = "before the fault the path did not work: " + r.String()
+	if r, waited := pathWorks(ctx, route.Entry, list, opts.Recover); r.Status != 200 {
+		o.Error = fmt.Sprintf("before the fault the path did not work within %v: %s", waited.Round(time.Second), r.String())
 		return o
 	}
 	injecting := time.Now()
@@ -293,6 +294,24 @@ func readBack(ctx context.Context, peer *framework.Endpoint, path string, bound 
 
 // probe is one request, bounded so a hung connection cannot stall the measurement forever
 // (upstream can take 45 s to fail on a frozen peer, which the bound must not hide).
+// pathWorks waits up to bound for path through e to answer 200, and returns the last
+// answer and how long it waited: a fault starts from a path that works, also after an
+// earlier fault whose effects on the proxy outlast it (a test that failed for a proxy
+// still refusing its peer leaves it so for a while).
+func pathWorks(ctx context.Context, e *framework.Endpoint, path string, bound time.Duration) (framework.Response, time.Duration) {
+	start := time.Now()
+	for {
+		r := probe(ctx, e, framework.Request{Path: path})
+		if r.Status == 200 || time.Since(start) >= bound || ctx.Err() != nil {
+			return r, time.Since(start)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 func probe(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
 	req.Timeout = 90 * time.Second
 	return e.Do(ctx, req)

@@ -88,3 +88,13 @@ var mutantFamilies = []mutantFamily{
 		},
 	},
 }
+
+// mutationFamilyNames are the families of the mutation matrix, in its order: a nightly
+// runs each as a job of its own.
+func mutationFamilyNames() []string {
+	var out []string
+	for _, f := range mutantFamilies {
+		out = append(out, f.name)
+	}
+	return out
+}

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +39,9 @@ type nightlyOptions struct {
 	seed      int64
 	reportDir string
 	mutation  bool
+	plan      bool   // print the plan and exit
+	shard     string // "i/n"
+	previous  string // an earlier night's nightly.json, for the plan's durations
 	bin       binaries.Options
 }
 
@@ -55,11 +60,17 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
     older version reads back what the newer one wrote.
 Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
 flawed reference against its profiles, under --report-dir/mutation/.
+A night is a plan of jobs (each pair's conformance, each pair's upgrade, each family of the
+mutation matrix): --plan prints it as JSON, with each job's duration from --previous (an
+earlier night's nightly.json) or an estimate, and --shard i/n runs the i-th of n shares of
+it, split longest-first so that every job is in exactly one shard, the same on every
+machine; a CI matrix runs one shard per machine, each with its own --report-dir.
 Every report goes under --report-dir/<from>-<to>/, and index.html there has one row per pair:
 the result of each profile, the upgrade's and the downgrade's verdicts and their timeline, links to every report, and
 the seed, and the matrix's closing line. Exit 1 when anything failed; the last line is the
 summary.`,
-		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42",
+		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42\n" +
+			"  skewcheck nightly --plan --previous last/nightly.json\n  skewcheck nightly --shard 2/4 --seed 42 --report-dir _reports/nightly-2",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -73,7 +84,10 @@ summary.`,
 	f.StringVar(&o.fault, "fault", "crash", "process fault (crash, stop, freeze) hitting the next server during every upgrade step; empty for none")
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/nightly", "where every report and index.html go")
-	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair (about 30 minutes): every test must fail against some flawed reference")
+	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair, a job per family (the peer proxy's alone over an hour): every test must fail against some flawed reference")
+	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
+	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard")
+	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
 	addBinaryFlags(cmd, &o.bin)
 	return cmd
 }
@@ -82,6 +96,16 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	start := time.Now()
 	if len(o.versions) < 2 {
 		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
+	}
+	shardI, shardN, err := matrix.ParseShard(o.shard)
+	if err != nil {
+		return err
+	}
+	var previous []matrix.JobRun
+	if o.previous != "" {
+		if previous, err = readPreviousJobs(o.previous); err != nil {
+			return err
+		}
 	}
 	o.seed = framework.SeedOrClock(o.seed)
 	self, err := os.Executable()
@@ -96,11 +120,29 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 		}
 		resolved = append(resolved, r)
 	}
-	// Every binary first, one at a time: a build already uses both cores, and a failed
-	// build should end the night before any cluster starts.
+	var families []string
+	if o.mutation {
+		families = mutationFamilyNames()
+	}
+	plan, err := matrix.NewPlan(resolved, families, previous)
+	if err != nil {
+		return err
+	}
+	if o.plan {
+		enc := json.NewEncoder(streams.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(plan)
+	}
+	jobs, err := plan.Shard(shardI, shardN)
+	if err != nil {
+		return err
+	}
+	// Every binary the shard needs first, one at a time: a build already uses both cores,
+	// and a failed build should end the night before any cluster starts.
 	o.bin.Progress = streams.ErrOut
-	for i, v := range resolved {
-		fmt.Fprintf(streams.ErrOut, "== nightly: kube-apiserver %s (%d of %d)\n", v, i+1, len(resolved))
+	needed := neededVersions(resolved, jobs)
+	for i, v := range needed {
+		fmt.Fprintf(streams.ErrOut, "== nightly: kube-apiserver %s (%d of %d)\n", v, i+1, len(needed))
 		if _, err := binaries.Ensure(ctx, binaries.KubeAPIServer, v, o.bin); err != nil {
 			return err
 		}
@@ -108,18 +150,18 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 		return err
 	}
-	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed}
-	for i := 0; i+1 < len(resolved) && ctx.Err() == nil; i++ {
-		n.Pairs = append(n.Pairs, runPair(ctx, streams, self, o, resolved[i], resolved[i+1]))
-		n.Duration = time.Since(start).Seconds()
-		if err := writeNightly(o.reportDir, n); err != nil { // after every pair: a killed night still has its page
-			return err
+	machine, _ := os.Hostname()
+	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed, Shard: o.shard, Plan: &plan}
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
 		}
-	}
-	if o.mutation && ctx.Err() == nil {
-		n.Mutation = runNightlyMutation(ctx, streams, self, o, resolved[len(resolved)-2], resolved[len(resolved)-1])
+		fmt.Fprintf(streams.ErrOut, "== nightly: job %d of %d of shard %s: %s\n", i+1, len(jobs), o.shard, j.ID)
+		began := time.Now()
+		runJob(ctx, streams, self, o, n, j)
+		n.Jobs = append(n.Jobs, matrix.JobRun{ID: j.ID, Machine: machine, Shard: o.shard, Seconds: time.Since(began).Seconds()})
 		n.Duration = time.Since(start).Seconds()
-		if err := writeNightly(o.reportDir, n); err != nil {
+		if err := writeNightly(o.reportDir, n); err != nil { // after every job: a killed night still has its page
 			return err
 		}
 	}
@@ -131,52 +173,92 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	return ctx.Err()
 }
 
-// runPair runs the conformance profiles and the rolling upgrade and downgrade of one pair,
-// each as a child skewcheck, so one pair's crash cannot take the night down with it.
-func runPair(ctx context.Context, streams IOStreams, self string, o nightlyOptions, from, to string) matrix.NightlyPair {
-	began := time.Now()
-	name := from + "-" + to
-	p := matrix.NightlyPair{From: from, To: to, ConformanceDir: filepath.Join(name, "conformance"),
-		Upgrade: matrix.UpgradeRun{Dir: filepath.Join(name, "upgrade"), Servers: o.servers, Fault: o.fault}}
-	seed := strconv.FormatInt(o.seed, 10)
-	binFlags := childBinaryFlags(o.bin)
+// readPreviousJobs reads the jobs an earlier night ran from its nightly.json.
+func readPreviousJobs(path string) ([]matrix.JobRun, error) {
+	n, err := readNightly(path)
+	if err != nil {
+		return nil, fmt.Errorf("--previous: %w: give the nightly.json an earlier night wrote, or leave --previous out for the estimates", err)
+	}
+	return n.Jobs, nil
+}
 
-	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: conformance %s\n", from, to, strings.Join(o.profiles, ","))
+// neededVersions are the versions, in order, that jobs run.
+func neededVersions(versions []string, jobs []matrix.Job) []string {
+	var out []string
+	for _, v := range versions {
+		if slices.ContainsFunc(jobs, func(j matrix.Job) bool { return j.From == v || j.To == v }) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// runJob runs one job of the plan and records it in n: a pair's conformance run or upgrade
+// in the pair's row (made when its first job runs), a mutation family in n.Mutations.
+func runJob(ctx context.Context, streams IOStreams, self string, o nightlyOptions, n *matrix.Nightly, j matrix.Job) {
+	if j.What == matrix.JobMutation {
+		n.Mutations = append(n.Mutations, runNightlyMutation(ctx, streams, self, o, j))
+		return
+	}
+	p := n.PairRow(j.From, j.To)
+	switch j.What {
+	case matrix.JobConformance:
+		runPairConformance(ctx, streams, self, o, p)
+	case matrix.JobUpgrade:
+		runPairUpgrade(ctx, streams, self, o, p)
+	}
+}
+
+// runPairConformance runs the conformance profiles against one pair as a child skewcheck,
+// so one pair's crash cannot take the night down with it.
+func runPairConformance(ctx context.Context, streams IOStreams, self string, o nightlyOptions, p *matrix.NightlyPair) {
+	began := time.Now()
+	name := p.From + "-" + p.To
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: conformance %s\n", p.From, p.To, strings.Join(o.profiles, ","))
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
-	args := append(append([]string{"conformance"}, highlyAvailable(from, to)...), "--profiles", strings.Join(o.profiles, ","), "--seed", seed, "--report-dir", cdir)
-	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{from, to}, append(args, binFlags...))
+	args := append(append([]string{"conformance"}, highlyAvailable(p.From, p.To)...), "--profiles", strings.Join(o.profiles, ","),
+		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", cdir)
+	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, childBinaryFlags(o.bin)...))
+	p.ConformanceElsewhere = false
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
 		p.Conformance = c
 	} else {
 		p.ConformanceError = fmt.Sprintf("%v; %v", err, rerr)
 		p.ConformanceKnownDefect = defect
 	}
+	p.Seconds += time.Since(began).Seconds()
+}
 
-	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s -> %s: rolling upgrade and downgrade of %d servers\n", from, to, from, o.servers)
+// runPairUpgrade runs one pair's rolling upgrade and downgrade as a child skewcheck.
+func runPairUpgrade(ctx context.Context, streams IOStreams, self string, o nightlyOptions, p *matrix.NightlyPair) {
+	began := time.Now()
+	name := p.From + "-" + p.To
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s -> %s -> %s: rolling upgrade and downgrade of %d servers\n", p.From, p.To, p.From, o.servers)
+	p.Upgrade = matrix.UpgradeRun{Dir: p.Upgrade.Dir, Servers: o.servers, Fault: o.fault}
 	udir := filepath.Join(o.reportDir, p.Upgrade.Dir)
 	os.Remove(filepath.Join(udir, "upgrade.json")) // an earlier night's run must not stand in for this one's
-	args = []string{"upgrade", "--path", strings.Join([]string{from, to, from}, ","), "--servers", strconv.Itoa(o.servers), "--seed", seed, "--report-dir", udir}
+	args := []string{"upgrade", "--path", strings.Join([]string{p.From, p.To, p.From}, ","), "--servers", strconv.Itoa(o.servers),
+		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", udir}
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
-	defect, err = runChild(ctx, streams.ErrOut, self, "["+name+" upgrade] ", []string{from, to}, append(args, binFlags...))
+	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" upgrade] ", []string{p.From, p.To}, append(args, childBinaryFlags(o.bin)...))
 	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
 	if !p.Upgrade.Ran {
 		p.Upgrade.KnownDefect = defect
 	}
-	p.Seconds = time.Since(began).Seconds()
-	return p
+	p.Seconds += time.Since(began).Seconds()
 }
 
-// runNightlyMutation runs the mutation matrix on one pair as a child skewcheck, and reads
-// back what the index shows of it.
-func runNightlyMutation(ctx context.Context, streams IOStreams, self string, o nightlyOptions, from, to string) *matrix.NightlyMutation {
-	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: mutation matrix\n", from, to)
-	m := &matrix.NightlyMutation{Dir: "mutation"}
+// runNightlyMutation runs one family of the mutation matrix (its baseline and mutants) on
+// the job's pair as a child skewcheck, and reads back what the index shows of it.
+func runNightlyMutation(ctx context.Context, streams IOStreams, self string, o nightlyOptions, j matrix.Job) matrix.NightlyMutation {
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: mutation matrix, family %s\n", j.From, j.To, j.Family)
+	m := matrix.NightlyMutation{Family: j.Family, Dir: filepath.Join("mutation", j.Family)}
 	dir := filepath.Join(o.reportDir, m.Dir)
 	os.Remove(filepath.Join(dir, matrix.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
-	_, err := runChild(ctx, streams.ErrOut, self, "[mutation] ", nil, append([]string{"mutation", "--versions", from + "," + to,
-		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
+	_, err := runChild(ctx, streams.ErrOut, self, "[mutation "+j.Family+"] ", nil, append([]string{"mutation", "--versions", j.From + "," + j.To,
+		"--mutants", "^" + regexp.QuoteMeta(j.Family) + "/", "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
 	b, rerr := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
 	var matrix matrix.Mutation
 	if rerr == nil {

@@ -52,7 +52,7 @@ func newReportCommand(streams IOStreams) *cobra.Command {
 		},
 	}
 	compare.Flags().StringVar(&out, "out", "", "also write comparison.md and comparison.json here")
-	cmd.AddCommand(compare, newRangesCommand(streams), newReportEmulationCommand(streams))
+	cmd.AddCommand(compare, newRangesCommand(streams), newReportEmulationCommand(streams), newMergeCommand(streams))
 	return cmd
 }
 
