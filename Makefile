@@ -146,9 +146,15 @@ chaos: deps binaries
 # then the mutation matrix (below) on the newest pair.
 # Builds each kube-apiserver it lacks first (about 5 minutes each on 2 cores, cached).
 # Opens with _reports/nightly/index.html; exit 1 on any failure.
+# On several machines: one plan (bin/skewcheck nightly --plan > plan.json), and on each
+# machine NIGHTLY_PLAN=plan.json NIGHTLY_SHARD=i/n and one NIGHTLY_SEED, then
+# `bin/skewcheck report merge --out DIR SHARD-DIRS...` (.ci/github-workflow.yml does so).
 NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37
+NIGHTLY_SHARD ?= 1/1
+NIGHTLY_SEED ?= 0
+NIGHTLY_PLAN ?=
 nightly: deps build
-	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --report-dir $(REPORT_DIR)/nightly
+	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --shard $(NIGHTLY_SHARD) --seed $(NIGHTLY_SEED) $(if $(NIGHTLY_PLAN),--plan-file $(NIGHTLY_PLAN)) --report-dir $(REPORT_DIR)/nightly
 
 # The mutation matrix (docs/mutation.md): every flawed variant of the references (the peer
 # proxy's flaws, the gateway's defects, the dataplane ignoring ipMode) against the profiles

@@ -42,6 +42,7 @@ type nightlyOptions struct {
 	plan      bool   // print the plan and exit
 	shard     string // "i/n"
 	previous  string // an earlier night's nightly.json, for the plan's durations
+	planFile  string // a plan --plan printed, run as it is
 	bin       binaries.Options
 }
 
@@ -88,6 +89,7 @@ summary.`,
 	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
 	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard")
 	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
+	f.StringVar(&o.planFile, "plan-file", "", "run this plan (what --plan printed, its versions and durations) instead of making one: every shard of a night splits the same plan")
 	addBinaryFlags(cmd, &o.bin)
 	return cmd
 }
@@ -112,22 +114,11 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	if err != nil {
 		return fmt.Errorf("finding skewcheck's own binary to run each pair: %w", err)
 	}
-	var resolved []string
-	for _, v := range o.versions {
-		r, err := binaries.Resolve(ctx, v)
-		if err != nil {
-			return err
-		}
-		resolved = append(resolved, r)
-	}
-	var families []string
-	if o.mutation {
-		families = mutationFamilyNames()
-	}
-	plan, err := matrix.NewPlan(resolved, families, previous)
+	plan, err := nightlyPlan(ctx, o, previous)
 	if err != nil {
 		return err
 	}
+	resolved := plan.Versions
 	if o.plan {
 		enc := json.NewEncoder(streams.Out)
 		enc.SetIndent("", "  ")
@@ -171,6 +162,38 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 		return fmt.Errorf("the nightly run failed (replay a pair with --seed %d):\n  %s", o.seed, strings.Join(f, "\n  "))
 	}
 	return ctx.Err()
+}
+
+// nightlyPlan is the plan in --plan-file, or a new one of --versions, each resolved to a
+// release (a minor to its newest patch).
+func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun) (matrix.Plan, error) {
+	if o.planFile == "" {
+		var versions []string
+		for _, v := range o.versions {
+			r, err := binaries.Resolve(ctx, v)
+			if err != nil {
+				return matrix.Plan{}, err
+			}
+			versions = append(versions, r)
+		}
+		var families []string
+		if o.mutation {
+			families = mutationFamilyNames()
+		}
+		return matrix.NewPlan(versions, families, previous)
+	}
+	var plan matrix.Plan
+	b, err := os.ReadFile(o.planFile)
+	if err == nil {
+		err = json.Unmarshal(b, &plan)
+	}
+	if err == nil && len(plan.Jobs) == 0 {
+		err = fmt.Errorf("it has no jobs")
+	}
+	if err != nil {
+		return plan, fmt.Errorf("--plan-file %s: %w: give the JSON nightly --plan printed", o.planFile, err)
+	}
+	return plan, nil
 }
 
 // readPreviousJobs reads the jobs an earlier night ran from its nightly.json.
