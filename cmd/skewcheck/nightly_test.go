@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/internal/integration"
+)
+
+// TestNightlyShardsMerge: a small night (one pair, the discovery profile, the upgrade of two
+// servers without a fault, no mutation matrix) is planned once and run as two shards by two
+// skewcheck processes side by side, each with a report directory of its own, as two CI
+// machines run it; `report merge` makes one page of them with the pair's conformance run
+// and its upgrade, each job once with its shard and duration. Each shard alone leaves the
+// other's job to it without failing for it; a merge that lacks a shard fails, naming the
+// job that shard owed.
+func TestNightlyShardsMerge(t *testing.T) {
+	integration.Require(t)
+	t.Parallel()
+	oldV, newV := integration.Versions()
+	state := t.TempDir()
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	cmd := exec.Command(cli, "nightly", "--plan", "--versions", oldV+","+newV, "--mutation=false")
+	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("nightly --plan: %v", err)
+	}
+	if err := os.WriteFile(plan, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var p matrix.Plan
+	if err := json.Unmarshal(b, &p); err != nil || len(p.Jobs) != 2 {
+		t.Fatalf("the plan of one pair without the mutation matrix: %v, %+v; want its conformance and upgrade jobs", err, p)
+	}
+
+	dirs := []string{t.TempDir(), t.TempDir()}
+	outs, codes := make([]string, 2), make([]int, 2)
+	var wg sync.WaitGroup
+	for i := range dirs {
+		wg.Go(func() {
+			outs[i], codes[i] = run(t, state, "nightly", "--plan-file", plan, "--shard", []string{"1/2", "2/2"}[i], "--seed", "7",
+				"--profiles", "discovery", "--servers", "2", "--fault", "", "--report-dir", dirs[i])
+		})
+	}
+	wg.Wait()
+	for i := range dirs {
+		if codes[i] != 0 {
+			t.Errorf("shard %d/2: exit %d, want 0 (the other shard's job is not this one's failure):\n%s", i+1, codes[i], tail(outs[i], 30))
+		}
+	}
+
+	merged := t.TempDir()
+	out, code := run(t, state, "report", "merge", "--out", merged, dirs[0], dirs[1])
+	if code != 0 {
+		t.Fatalf("report merge: exit %d:\n%s", code, out)
+	}
+	var n matrix.Nightly
+	if b, err := os.ReadFile(filepath.Join(merged, "nightly.json")); err != nil || json.Unmarshal(b, &n) != nil {
+		t.Fatalf("the merged nightly.json: %v", err)
+	}
+	if len(n.Pairs) != 1 || n.Pairs[0].Conformance == nil || !n.Pairs[0].Upgrade.Ran || !n.Pairs[0].Upgrade.Passed || len(n.Jobs) != 2 {
+		t.Errorf("merged night: %d pairs, jobs %+v; want the pair's conformance report and its passed upgrade, two jobs", len(n.Pairs), n.Jobs)
+	}
+	for _, f := range []string{"index.html", filepath.Join(n.Pairs[0].ConformanceDir, "conformance-report.json"), filepath.Join(n.Pairs[0].Upgrade.Dir, "upgrade.json")} {
+		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
+			t.Errorf("the merged directory lacks %s: %v", f, err)
+		}
+	}
+
+	out, code = run(t, state, "report", "merge", "--out", t.TempDir(), dirs[0], filepath.Join(t.TempDir(), "shard-2-never-ran"))
+	owed, _ := p.Shard(2, 2)
+	if code != 1 || !strings.Contains(out, "job "+owed[0].ID) || !strings.Contains(out, "shard 2/2") {
+		t.Errorf("a merge without shard 2/2: exit %d, want 1 naming %s and the shard that owed it:\n%s", code, owed[0].ID, out)
+	}
+}
