@@ -196,6 +196,7 @@ ranges: deps build
 
 unit:
 	$(GO) test -short ./...
+	$(GO) test -short -tags incluster ./cmd/skewcheck/app
 
 # docs/tests.md, the test catalogue, and docs/chaos.md's table of fault kinds are written from
 # the suites' own tables and the fault registry; make test (internal/catalogue's
@@ -228,6 +229,7 @@ test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
 	$(GO) vet ./...
+	$(GO) vet -tags incluster ./cmd/skewcheck/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	@mkdir -p $(dir $(TEST_JSON))
 	$(GO) test -json -count=1 -p $(TEST_P) -timeout 40m ./... 2>&1 | tee $(TEST_JSON) | $(TESTSUMMARY)

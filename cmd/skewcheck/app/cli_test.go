@@ -1,3 +1,5 @@
+//go:build !incluster
+
 package app
 
 import (

@@ -120,7 +120,11 @@ func wordError(err error) error {
 		if flag == "" {
 			flag = string(ns.Capability)
 		}
-		return fmt.Errorf("%s is not supported with --provider %s yet (that provider lacks %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability, supporting(ns.Capability))
+		if others := supporting(ns.Capability); others != "" {
+			return fmt.Errorf("%s is not supported with --provider %s yet (that provider lacks %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability, others)
+		}
+		// the in-cluster build links only the providers that test a running cluster
+		return fmt.Errorf("%s is not supported by this skewcheck (no provider it has offers %s): leave it out, or run the full skewcheck, which makes clusters", flag, ns.Capability)
 	}
 	return err
 }
