@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,9 +18,10 @@ import (
 // servers without a fault, no mutation matrix) is planned once and run as two shards by two
 // skewcheck processes side by side, each with a report directory of its own, as two CI
 // machines run it; `report merge` makes one page of them with the pair's conformance run
-// and its upgrade, each job once with its shard and duration. Each shard alone leaves the
-// other's job to it without failing for it; a merge that lacks a shard fails, naming the
-// job that shard owed.
+// and its upgrade, each job once with its shard and duration, and the shards' failures, if
+// upstream had any on this machine, and no others. Each shard alone leaves the other's job
+// to it without failing for it; a merge that lacks a shard fails, naming the job that
+// shard owed.
 func TestNightlyShardsMerge(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
@@ -50,23 +52,44 @@ func TestNightlyShardsMerge(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for i := range dirs {
-		if codes[i] != 0 {
-			t.Errorf("shard %d/2: exit %d, want 0 (the other shard's job is not this one's failure):\n%s", i+1, codes[i], tail(outs[i], 30))
+	// What the shards found of upstream is not this test's concern (a loaded machine can
+	// fail an upstream test's bound: the night then says so), only that each ran its job,
+	// left the other's to it, and said so in a nightly.json of its own.
+	var failures []string
+	for i, dir := range dirs {
+		var n matrix.Nightly
+		if b, err := os.ReadFile(filepath.Join(dir, "nightly.json")); err != nil || json.Unmarshal(b, &n) != nil {
+			t.Fatalf("shard %d/2 wrote no nightly.json (exit %d): %v\n%s", i+1, codes[i], err, tail(outs[i], 30))
 		}
+		mine, _ := p.Shard(i+1, 2)
+		if len(n.Jobs) != 1 || n.Jobs[0].ID != mine[0].ID || n.Missing != nil {
+			t.Errorf("shard %d/2 ran %+v, missing %q; want its one job, %s", i+1, n.Jobs, n.Missing, mine[0].ID)
+		}
+		for _, f := range n.Failures() {
+			if strings.Contains(f, "another shard") || strings.Contains(f, "not run") {
+				t.Errorf("shard %d/2 fails for the other shard's job: %s", i+1, f)
+			}
+		}
+		if (codes[i] == 0) != (len(n.Failures()) == 0) {
+			t.Errorf("shard %d/2: exit %d with failures %q", i+1, codes[i], n.Failures())
+		}
+		failures = append(failures, n.Failures()...)
 	}
 
 	merged := t.TempDir()
 	out, code := run(t, state, "report", "merge", "--out", merged, dirs[0], dirs[1])
-	if code != 0 {
-		t.Fatalf("report merge: exit %d:\n%s", code, out)
+	if (code == 0) != (len(failures) == 0) {
+		t.Errorf("report merge: exit %d, where the shards' failures are %q:\n%s", code, failures, out)
 	}
 	var n matrix.Nightly
 	if b, err := os.ReadFile(filepath.Join(merged, "nightly.json")); err != nil || json.Unmarshal(b, &n) != nil {
-		t.Fatalf("the merged nightly.json: %v", err)
+		t.Fatalf("the merged nightly.json: %v\n%s", err, out)
 	}
-	if len(n.Pairs) != 1 || n.Pairs[0].Conformance == nil || !n.Pairs[0].Upgrade.Ran || !n.Pairs[0].Upgrade.Passed || len(n.Jobs) != 2 {
-		t.Errorf("merged night: %d pairs, jobs %+v; want the pair's conformance report and its passed upgrade, two jobs", len(n.Pairs), n.Jobs)
+	if got := n.Failures(); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(failures))) {
+		t.Errorf("the merged night's failures %q, want the shards' own %q", got, failures)
+	}
+	if len(n.Pairs) != 1 || n.Pairs[0].Conformance == nil || !n.Pairs[0].Upgrade.Ran || len(n.Jobs) != 2 {
+		t.Errorf("merged night: %d pairs, jobs %+v; want the pair's conformance report and its upgrade, two jobs", len(n.Pairs), n.Jobs)
 	}
 	for _, f := range []string{"index.html", filepath.Join(n.Pairs[0].ConformanceDir, "conformance-report.json"), filepath.Join(n.Pairs[0].Upgrade.Dir, "upgrade.json")} {
 		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
