@@ -45,6 +45,7 @@ func MergeNightlies(parts []*Nightly) (*Nightly, error) {
 			out.Missing = append(out.Missing, fmt.Sprintf("shard %s ran with seed %d, the others with %d: the night cannot be replayed with one seed", p.Shard, p.Seed, out.Seed))
 		}
 		out.Mutations = append(out.Mutations, p.Mutations...)
+		out.Others = append(out.Others, p.Others...)
 		out.Jobs = append(out.Jobs, p.Jobs...)
 		for _, j := range p.Jobs {
 			ran[j.ID] = true

@@ -29,6 +29,8 @@ func runShard(t *testing.T, plan Plan, i, n int) *Nightly {
 		case JobUpgrade:
 			row := night.PairRow(j.From, j.To)
 			row.Upgrade = UpgradeRun{Ran: true, Passed: true, Servers: 3, Dir: row.Upgrade.Dir}
+		case JobProvider, JobEmulation:
+			night.Others = append(night.Others, NightlyRun{ID: j.ID, What: j.What, From: j.From, To: j.To, Dir: j.ID, Passed: true})
 		case JobMutation:
 			night.Mutations = append(night.Mutations, NightlyMutation{Family: j.Family, Dir: "mutation/" + j.Family, Summary: j.Family + " caught"})
 		}
@@ -41,12 +43,12 @@ func runShard(t *testing.T, plan Plan, i, n int) *Nightly {
 // Shards merged give the night one machine gives for the same plan: the same rows, the
 // same families, every job once; the wall time is the longest shard's.
 func TestMergeOfShardsEqualsOneMachine(t *testing.T) {
-	plan, err := NewPlan(night, []string{"peerproxy", "gateway", "ipmode"}, nil)
+	plan, err := NewPlan(night, PlanOptions{Families: []string{"peerproxy", "gateway", "ipmode"}, Providers: []string{"kind", "containers"}, Emulation: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := runShard(t, plan, 1, 1)
-	for n := 2; n <= 4; n++ {
+	for n := 2; n <= 6; n++ {
 		var parts []*Nightly
 		longest := 0.0
 		for i := 1; i <= n; i++ {
@@ -63,8 +65,9 @@ func TestMergeOfShardsEqualsOneMachine(t *testing.T) {
 		if !reflect.DeepEqual(merged.Pairs, whole.Pairs) {
 			t.Errorf("n=%d: merged rows differ from one machine's:\n%+v\n%+v", n, merged.Pairs, whole.Pairs)
 		}
-		if len(merged.Mutations) != 3 || len(merged.Jobs) != len(plan.Jobs) || merged.Duration != longest {
-			t.Errorf("n=%d: %d families, %d jobs, %v s (want 3, %d, the longest shard's %v s)", n, len(merged.Mutations), len(merged.Jobs), merged.Duration, len(plan.Jobs), longest)
+		if len(merged.Mutations) != 3 || len(merged.Others) != len(whole.Others) || len(merged.Jobs) != len(plan.Jobs) || merged.Duration != longest {
+			t.Errorf("n=%d: %d families, %d other runs, %d jobs, %v s (want 3, %d, %d, the longest shard's %v s)", n, len(merged.Mutations), len(merged.Others),
+				len(merged.Jobs), merged.Duration, len(whole.Others), len(plan.Jobs), longest)
 		}
 	}
 }
@@ -72,7 +75,7 @@ func TestMergeOfShardsEqualsOneMachine(t *testing.T) {
 // A shard that left nothing is red: each job it owed is a failure naming the shard, and
 // the rows it owed parts of say so.
 func TestMergeWithAMissingShard(t *testing.T) {
-	plan, err := NewPlan(night, []string{"peerproxy", "gateway", "ipmode"}, nil)
+	plan, err := NewPlan(night, PlanOptions{Families: []string{"peerproxy", "gateway", "ipmode"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +105,7 @@ func TestMergeWithAMissingShard(t *testing.T) {
 		}
 	}
 
-	other, _ := NewPlan(night[:3], nil, nil)
+	other, _ := NewPlan(night[:3], PlanOptions{}, nil)
 	if _, err := MergeNightlies([]*Nightly{runShard(t, plan, 1, 2), runShard(t, other, 2, 2)}); err == nil {
 		t.Error("shards of two plans were merged")
 	}

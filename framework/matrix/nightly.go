@@ -27,6 +27,8 @@ type Nightly struct {
 	Ranges string `json:"ranges,omitempty"`
 	// Mutations are the night's families of the mutation matrix, on the newest pair.
 	Mutations []NightlyMutation `json:"mutations,omitempty"`
+	// Others are the night's runs on other providers and its emulated-vs-real comparisons.
+	Others []NightlyRun `json:"others,omitempty"`
 	// Shard is "i/n" when this is one shard's share of the night (Plan.Shard).
 	Shard string `json:"shard,omitempty"`
 	// Jobs are the plan's jobs this night ran, with where and how long: the next night's
@@ -49,6 +51,20 @@ type NightlyMutation struct {
 	BaselineFailures []string `json:"baselineFailures,omitempty"`
 	// Error says why the matrix left no mutation.json.
 	Error string `json:"error,omitempty"`
+}
+
+// NightlyRun is the outcome of a job the index shows in one line: the newest pair's
+// default profiles on another provider, or a pair's emulated-vs-real comparison.
+type NightlyRun struct {
+	ID     string `json:"id"`
+	What   string `json:"what"` // JobProvider or JobEmulation
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Dir    string `json:"dir"` // relative to the index
+	Passed bool   `json:"passed"`
+	// Summary is the run's own closing line; Error says why it failed or left no report.
+	Summary string `json:"summary,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // RangesFile is the table of version ranges a nightly run writes beside index.html.
@@ -138,6 +154,11 @@ func (n *Nightly) Failures() []string {
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))
 		case !p.Upgrade.Passed:
 			out = append(out, fmt.Sprintf("%s upgrade: %d violations%s%s", pair, len(p.Upgrade.Violations), failedHops(p.Upgrade.Hops), firstOf(p.Upgrade.Violations, p.Upgrade.Error)))
+		}
+	}
+	for _, r := range n.Others {
+		if !r.Passed {
+			out = append(out, fmt.Sprintf("%s: %s", r.ID, r.Error))
 		}
 	}
 	for _, m := range n.Mutations {
@@ -294,6 +315,9 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>
+{{if .N.Others}}<h2>Other providers and emulation</h2><table><tr><th>job</th><th>verdict</th><th>report</th></tr>
+{{range .N.Others}}<tr><td>{{.ID}}</td><td class="{{if .Passed}}pass{{else}}fail{{end}}">{{if .Passed}}passed{{else}}failed: {{.Error}}{{end}}{{with .Summary}} ({{.}}){{end}}</td><td><a href="{{.Dir}}/">{{.Dir}}</a></td></tr>
+{{end}}</table>{{end}}
 {{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}{{if .Upgrade.Hops}} and back{{end}}</h2>
 {{range $h := .Upgrade.Hops}}{{with $h.Gone}}<p>No server serves these after the {{$h.Direction}} {{$h.From}} &rarr; {{$h.To}} (404 from then on): {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}</p>{{end}}{{end}}
 {{if .Upgrade.Violations}}<ul>{{range .Upgrade.Violations}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -13,6 +13,11 @@ const (
 	JobConformance = "conformance" // the profiles against one pair, on three servers
 	JobUpgrade     = "upgrade"     // one pair's rolling upgrade and its rollback
 	JobMutation    = "mutation"    // one family of the mutation matrix, on the newest pair
+	// JobProvider is the default profiles against the newest pair on another provider
+	// (kind, containers): what users run, beside the local processes of the other jobs.
+	JobProvider = "provider"
+	// JobEmulation is one pair's emulated-vs-real comparison (skewcheck emulation).
+	JobEmulation = "emulation"
 )
 
 // Job is one piece of a night that runs on one machine: a pair's conformance run, its
@@ -26,7 +31,8 @@ type Job struct {
 	What   string `json:"what"`
 	From   string `json:"from"`
 	To     string `json:"to"`
-	Family string `json:"family,omitempty"` // JobMutation's
+	Family   string `json:"family,omitempty"`   // JobMutation's
+	Provider string `json:"provider,omitempty"` // JobProvider's
 	// Seconds is the job's duration the last time it ran (Measured), else an estimate.
 	Seconds  float64 `json:"seconds"`
 	Measured bool    `json:"measured"`
@@ -55,14 +61,30 @@ const (
 	conformanceEstimate = 12 * 60
 	upgradeEstimate     = 8 * 60
 	mutationEstimate    = 30 * 60
+	providerEstimate    = 6 * 60
+	emulationEstimate   = 20 * 60
 )
 
 var familyEstimates = map[string]float64{"peerproxy": 75 * 60, "gateway": 26 * 60, "ipmode": 6 * 60}
 
+// PlanOptions are what a night holds beyond each pair's conformance run and upgrade.
+type PlanOptions struct {
+	// Families of the mutation matrix, each a job on the newest pair.
+	Families []string
+	// Providers other than local the newest pair's default profiles run on, each a job.
+	Providers []string
+	// Emulation adds each pair's emulated-vs-real comparison, where the newer can emulate
+	// the older (EmulationPossible).
+	Emulation bool
+	// EmulationPossible says whether newer can emulate older (nil: every pair can).
+	EmulationPossible func(older, newer string) bool
+}
+
 // NewPlan is the night of versions (oldest first): each adjacent pair's conformance run and
-// upgrade, then, with families, one mutation job per family on the newest pair. Durations
-// come from previous (the jobs an earlier night ran, by ID) where it has them.
-func NewPlan(versions, families []string, previous []JobRun) (Plan, error) {
+// upgrade (and, with o.Emulation, its emulated-vs-real comparison), then the newest pair's
+// runs on o.Providers and one mutation job per family. Durations come from previous (the
+// jobs an earlier night ran, by ID) where it has them.
+func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) {
 	if len(versions) < 2 {
 		return Plan{}, fmt.Errorf("a night needs at least two versions, got %v", versions)
 	}
@@ -85,9 +107,15 @@ func NewPlan(versions, families []string, previous []JobRun) (Plan, error) {
 		pair := from + "-" + to
 		add(Job{ID: pair + "/" + JobConformance, What: JobConformance, From: from, To: to}, conformanceEstimate)
 		add(Job{ID: pair + "/" + JobUpgrade, What: JobUpgrade, From: from, To: to}, upgradeEstimate)
+		if o.Emulation && (o.EmulationPossible == nil || o.EmulationPossible(from, to)) {
+			add(Job{ID: pair + "/" + JobEmulation, What: JobEmulation, From: from, To: to}, emulationEstimate)
+		}
 	}
 	from, to := versions[len(versions)-2], versions[len(versions)-1]
-	for _, f := range families {
+	for _, p := range o.Providers {
+		add(Job{ID: from + "-" + to + "/conformance-" + p, What: JobProvider, From: from, To: to, Provider: p}, providerEstimate)
+	}
+	for _, f := range o.Families {
 		est, ok := familyEstimates[f]
 		if !ok {
 			est = mutationEstimate

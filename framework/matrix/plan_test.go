@@ -11,7 +11,7 @@ var night = []string{"v1.33.13", "v1.34.4", "v1.35.4", "v1.36.3", "v1.37.2"}
 // A night is every adjacent pair's conformance and upgrade, then a mutation job per family
 // on the newest pair; a duration an earlier night measured replaces the estimate.
 func TestNewPlan(t *testing.T) {
-	p, err := NewPlan(night, []string{"peerproxy", "gateway", "ipmode", "newfamily"},
+	p, err := NewPlan(night, PlanOptions{Families: []string{"peerproxy", "gateway", "ipmode", "newfamily"}},
 		[]JobRun{{ID: "v1.35.4-v1.36.3/upgrade", Seconds: 321}, {ID: "mutation/gateway", Error: "no binaries"}})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,19 @@ func TestNewPlan(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewPlan(night[:1], nil, nil); err == nil {
+	full, _ := NewPlan(night, PlanOptions{Providers: []string{"kind", "containers"}, Emulation: true,
+		EmulationPossible: func(older, _ string) bool { return older != "v1.33.13" }}, nil)
+	var more []string
+	for _, j := range full.Jobs {
+		if j.What == JobProvider || j.What == JobEmulation {
+			more = append(more, j.ID)
+		}
+	}
+	if want := []string{"v1.34.4-v1.35.4/emulation", "v1.35.4-v1.36.3/emulation", "v1.36.3-v1.37.2/emulation",
+		"v1.36.3-v1.37.2/conformance-kind", "v1.36.3-v1.37.2/conformance-containers"}; !slices.Equal(more, want) {
+		t.Errorf("provider and emulation jobs %v, want %v", more, want)
+	}
+	if _, err := NewPlan(night[:1], PlanOptions{}, nil); err == nil {
 		t.Error("a night of one version was planned")
 	}
 }
@@ -47,7 +59,8 @@ func TestNewPlan(t *testing.T) {
 // For n = 1..8 every job is in exactly one shard, the split is the same every time, and
 // no shard holds more than the mean plus the longest job (longest-first).
 func TestShardsCoverThePlanOnce(t *testing.T) {
-	p, err := NewPlan(night, []string{"peerproxy", "gateway", "ipmode"}, []JobRun{{ID: "v1.33.13-v1.34.4/conformance", Seconds: 95}})
+	p, err := NewPlan(night, PlanOptions{Families: []string{"peerproxy", "gateway", "ipmode"}, Providers: []string{"kind", "containers"}, Emulation: true},
+		[]JobRun{{ID: "v1.33.13-v1.34.4/conformance", Seconds: 95}})
 	if err != nil {
 		t.Fatal(err)
 	}

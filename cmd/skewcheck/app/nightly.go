@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -39,7 +40,9 @@ type nightlyOptions struct {
 	seed      int64
 	reportDir string
 	mutation  bool
-	plan      bool   // print the plan and exit
+	providers []string // other providers the newest pair runs on
+	emulation bool
+	plan      bool // print the plan and exit
 	shard     string // "i/n"
 	previous  string // an earlier night's nightly.json, for the plan's durations
 	planFile  string // a plan --plan printed, run as it is
@@ -61,8 +64,9 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
     older version reads back what the newer one wrote.
 Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
 flawed reference against its profiles, under --report-dir/mutation/.
-A night is a plan of jobs (each pair's conformance, each pair's upgrade, each family of the
-mutation matrix): --plan prints it as JSON, with each job's duration from --previous (an
+A night is a plan of jobs (each pair's conformance, upgrade and, with --emulation, its
+emulated-vs-real comparison; the newest pair's default profiles on each of --providers, kind's
+node images built first; each family of the mutation matrix): --plan prints it as JSON, with each job's duration from --previous (an
 earlier night's nightly.json) or an estimate, and --shard i/n runs the i-th of n shares of
 it, split longest-first so that every job is in exactly one shard, the same on every
 machine; a CI matrix runs one shard per machine, each with its own --report-dir.
@@ -86,6 +90,8 @@ summary.`,
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/nightly", "where every report and index.html go")
 	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair, a job per family (the peer proxy's alone over an hour): every test must fail against some flawed reference")
+	f.StringSliceVar(&o.providers, "providers", []string{"kind", "containers"}, "other providers the newest pair's default profiles run on, each a job (empty: none); they need Docker")
+	f.BoolVar(&o.emulation, "emulation", true, "compare each pair's real skew with its emulation (skewcheck emulation), where the newer can emulate the older (1.31 or later)")
 	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
 	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard")
 	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
@@ -176,11 +182,13 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 			}
 			versions = append(versions, r)
 		}
-		var families []string
+		po := matrix.PlanOptions{Providers: o.providers, Emulation: o.emulation, EmulationPossible: func(older, newer string) bool {
+			return local.CheckEmulation(newer, strings.TrimPrefix(semver.MajorMinor(older), "v")) == nil
+		}}
 		if o.mutation {
-			families = mutationFamilyNames()
+			po.Families = mutationFamilyNames()
 		}
-		return matrix.NewPlan(versions, families, previous)
+		return matrix.NewPlan(versions, po, previous)
 	}
 	var plan matrix.Plan
 	b, err := os.ReadFile(o.planFile)
@@ -219,8 +227,12 @@ func neededVersions(versions []string, jobs []matrix.Job) []string {
 // runJob runs one job of the plan and records it in n: a pair's conformance run or upgrade
 // in the pair's row (made when its first job runs), a mutation family in n.Mutations.
 func runJob(ctx context.Context, streams IOStreams, self string, o nightlyOptions, n *matrix.Nightly, j matrix.Job) {
-	if j.What == matrix.JobMutation {
+	switch j.What {
+	case matrix.JobMutation:
 		n.Mutations = append(n.Mutations, runNightlyMutation(ctx, streams, self, o, j))
+		return
+	case matrix.JobProvider, matrix.JobEmulation:
+		n.Others = append(n.Others, runNightlyOther(ctx, streams, self, o, j))
 		return
 	}
 	p := n.PairRow(j.From, j.To)
@@ -271,6 +283,42 @@ func runPairUpgrade(ctx context.Context, streams IOStreams, self string, o night
 		p.Upgrade.KnownDefect = defect
 	}
 	p.Seconds += time.Since(began).Seconds()
+}
+
+// runNightlyOther runs the newest pair's default profiles on another provider, or a pair's
+// emulated-vs-real comparison, as a child skewcheck: its exit code is the verdict (0
+// passed; 1 failed; 2 could not check everything, which a night counts as a failure).
+func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nightlyOptions, j matrix.Job) matrix.NightlyRun {
+	r := matrix.NightlyRun{ID: j.ID, What: j.What, From: j.From, To: j.To, Dir: j.ID}
+	dir := filepath.Join(o.reportDir, r.Dir)
+	seed := strconv.FormatInt(o.seed, 10)
+	args := []string{"emulation", "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
+	if j.What == matrix.JobProvider {
+		args = []string{"conformance", "--provider", j.Provider, "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
+	}
+	fmt.Fprintf(streams.ErrOut, "== nightly: %s\n", j.ID)
+	if j.Provider == "kind" {
+		// kind's node images are built here, never pulled (cached: seconds when they are)
+		for _, v := range []string{j.From, j.To} {
+			if _, err := runChild(ctx, streams.ErrOut, self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, childBinaryFlags(o.bin)...)); err != nil {
+				r.Error = "building the kind node image of " + v + ": " + err.Error()
+				return r
+			}
+		}
+	}
+	defect, err := runChild(ctx, streams.ErrOut, self, "["+j.ID+"] ", []string{j.From, j.To}, append(args, childBinaryFlags(o.bin)...))
+	r.Passed = err == nil
+	if err != nil {
+		r.Error = err.Error()
+		if defect != "" {
+			r.Error += " (" + defect + ")"
+		}
+	}
+	if c, rerr := report.Read(filepath.Join(dir, report.JSONFile)); rerr == nil {
+		passed, failed, skipped := c.Counts()
+		r.Summary = fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
+	}
+	return r
 }
 
 // runNightlyMutation runs one family of the mutation matrix (its baseline and mutants) on
