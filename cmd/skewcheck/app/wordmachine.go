@@ -5,6 +5,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters/images"
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -19,12 +20,19 @@ func init() {
 			if !errors.As(err, &dynamic) {
 				return nil, false
 			}
-			return fmt.Errorf("%w: pass it with --binary (skewcheck images) or --static-binary (conformance --provider containers)", err), true
+			const hint = "pass it with --binary (skewcheck images) or --static-binary (conformance --provider containers)"
+			if strings.Contains(err.Error(), hint) { // worded already, on the way out of a deeper call
+				return err, true
+			}
+			return fmt.Errorf("%w: %s", err, hint), true
 		},
 		func(err error) (error, bool) {
 			var privilege local.ErrNoPrivilege
 			if !errors.As(err, &privilege) {
 				return nil, false
+			}
+			if strings.HasSuffix(err.Error(), " with --kubeconfig") {
+				return err, true
 			}
 			return fmt.Errorf("%w with --kubeconfig", err), true
 		})
