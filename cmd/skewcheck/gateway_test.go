@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,7 +147,8 @@ func TestGatewayProfile(t *testing.T) {
 var gatewayTests = len(gatewaysuite.Tests)
 
 // TestGatewayHostRouting certifies a gateway the way a vendor does, through
-// --gateway-command and --gateway-apply-command: the reference in --host-routing mode (it
+// --gateway-command and --gateway-apply-command: docs/certify-gateway.md's example, run as
+// the page gives it, from the checkout's root: the reference in --host-routing mode (it
 // picks the UpstreamCluster by the Host header, as KubeGateway does), configured from a
 // store of its own that docs/examples/gateway-adapter.sh translates skewcheck's documents
 // into. It passes every test. The same gateway whose store lost the server name answers
@@ -158,17 +160,21 @@ func TestGatewayHostRouting(t *testing.T) {
 	oldV, newV := integration.Versions()
 	versions := oldV + "," + newV
 	start := time.Now()
-	adapter, err := filepath.Abs("../../docs/examples/gateway-adapter.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	gateway := "exec " + cli + ` reference gateway --host-routing --listen "$SKEWCHECK_LISTEN" --config-dir "$GATEWAY_STORE"` +
 		` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`
-	reload := `export GATEWAY_RELOAD='` + cli + ` reference gateway wait --config-dir "$GATEWAY_STORE"'; `
 
+	// The page's example, pasted as a newcomer would, from the checkout's root: its
+	// bin/skewcheck is this test's CLI, its versions this run's.
 	dir := t.TempDir()
-	out, code := run(t, t.TempDir(), "conformance", "--versions", versions, "--gateway-name", "host-routing",
-		"--gateway-command", "exec sh "+adapter+" start '"+gateway+"'", "--gateway-apply-command", reload+"exec sh "+adapter+" apply", "--report-dir", dir)
+	example := strings.NewReplacer("bin/skewcheck", cli, "v1.35.4,v1.36.3", versions).Replace(docExample(t, "../../docs/certify-gateway.md", "export GATEWAY_RELOAD="))
+	sh := exec.Command("sh", "-c", example+" --report-dir "+dir)
+	sh.Dir = "../.."
+	sh.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+t.TempDir())
+	b, err := sh.CombinedOutput()
+	out, code := string(b), sh.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatalf("the page's example: %v", err)
+	}
 	assertNoGatewayLeft(t)
 	rep := readReport(t, dir, out)
 	if code != 0 || rep.Target != "gateway:host-routing" || len(rep.Tests) != gatewayTests {
@@ -191,6 +197,31 @@ func TestGatewayHostRouting(t *testing.T) {
 		t.Errorf("a gateway answering /version itself must stop the run saying %q: exit %d\n%s", want, code, tail(out, 20))
 	}
 	t.Logf("wall time %v", time.Since(start).Round(time.Second))
+}
+
+// docExample is the indented code block of page that begins with a line starting with
+// first (after its four spaces), as a newcomer would paste it: its lines, unindented.
+func docExample(t *testing.T, page, first string) string {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case block == nil && strings.HasPrefix(line, "    "+first):
+			block = append(block, strings.TrimPrefix(line, "    "))
+		case block != nil && strings.HasPrefix(line, "    "):
+			block = append(block, strings.TrimPrefix(line, "    "))
+		case block != nil:
+			return strings.Join(block, "\n")
+		}
+	}
+	if block == nil {
+		t.Fatalf("%s has no example beginning %q", page, first)
+	}
+	return strings.Join(block, "\n")
 }
 
 func readReport(t *testing.T, dir, out string) report.Conformance {
