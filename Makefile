@@ -239,13 +239,14 @@ test: deps binaries
 # reference, and the reference's flawed variants) with the CLI's 60 s hold past the first
 # 503 instead of make test's 20 s (internal/integration/timeouts.go says why 20 s still
 # catches a 404 after a refresh), and the kind tests' full tables (every mvp and discovery
-# test through kind's fronts, the image dataplane on kind). docs/development.md lists what
+# test through kind's fronts, the image dataplane on kind, the gateway's defects of
+# identity, SNI, connections and refusals). docs/development.md lists what
 # guards what. make conformance, make chaos and the nightly hold 60 s too.
 soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
 soak: deps binaries
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|FlawedReference|TestKindFronts|TestKindDataplanes' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
+	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|FlawedReference|TestKindFronts|TestKindDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

@@ -42,7 +42,7 @@ type nightlyOptions struct {
 	mutation  bool
 	providers []string // other providers the newest pair runs on
 	emulation bool
-	plan      bool // print the plan and exit
+	plan      bool   // print the plan and exit
 	shard     string // "i/n"
 	previous  string // an earlier night's nightly.json, for the plan's durations
 	planFile  string // a plan --plan printed, run as it is
