@@ -91,7 +91,7 @@ func TestNightlyShardsMerge(t *testing.T) {
 	if len(n.Pairs) != 1 || n.Pairs[0].Conformance == nil || !n.Pairs[0].Upgrade.Ran || len(n.Jobs) != 2 {
 		t.Errorf("merged night: %d pairs, jobs %+v; want the pair's conformance report and its upgrade, two jobs", len(n.Pairs), n.Jobs)
 	}
-	for _, f := range []string{"index.html", filepath.Join(n.Pairs[0].ConformanceDir, "conformance-report.json"), filepath.Join(n.Pairs[0].Upgrade.Dir, "upgrade.json")} {
+	for _, f := range []string{"index.html", "junit.xml", filepath.Join(n.Pairs[0].ConformanceDir, "conformance-report.json"), filepath.Join(n.Pairs[0].Upgrade.Dir, "upgrade.json")} {
 		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
 			t.Errorf("the merged directory lacks %s: %v", f, err)
 		}

@@ -18,6 +18,43 @@ import (
 // from CI. A requested profile without tests still gets an empty suite: its absence of
 // evidence should be visible.
 func JUnit(c *Conformance) ([]byte, error) {
+	return JUnitOf([]NamedRun{{Run: c}})
+}
+
+// NamedRun is one run of several put in one JUnit file (JUnitOf), named for its suites.
+type NamedRun struct {
+	Name string // "" for a run alone
+	Run  *Conformance
+}
+
+// JUnitOf renders several runs as one JUnit file, as a night of runs (its pairs) is read by
+// CI: each run's suites as JUnit renders them, named "<run name> <profile>".
+func JUnitOf(runs []NamedRun) ([]byte, error) {
+	root := junitTestsuites{Name: "skewcheck"}
+	var total time.Duration
+	for _, r := range runs {
+		suites, d := junitSuites(r.Run)
+		for _, s := range suites {
+			if r.Name != "" {
+				s.Name = r.Name + " " + s.Name
+			}
+			root.Tests += s.Tests
+			root.Failures += s.Failures
+			root.Skipped += s.Skipped
+			root.Suites = append(root.Suites, s)
+		}
+		total += d
+	}
+	root.Time = seconds(total)
+	out, err := xml.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// junitSuites are c's suites, one per profile, and their time in all.
+func junitSuites(c *Conformance) ([]junitTestsuite, time.Duration) {
 	byProfile := map[string][]Test{}
 	var order []string
 	addProfile := func(name string) {
@@ -33,8 +70,7 @@ func JUnit(c *Conformance) ([]byte, error) {
 		addProfile(t.Profile)
 		byProfile[t.Profile] = append(byProfile[t.Profile], t)
 	}
-
-	root := junitTestsuites{Name: "skewcheck"}
+	var suites []junitTestsuite
 	var total time.Duration
 	for _, name := range order {
 		s := junitTestsuite{
@@ -55,19 +91,10 @@ func JUnit(c *Conformance) ([]byte, error) {
 			d += t.Duration
 		}
 		s.Time = seconds(d)
-		root.Tests += s.Tests
-		root.Failures += s.Failures
-		root.Skipped += s.Skipped
 		total += d
-		root.Suites = append(root.Suites, s)
+		suites = append(suites, s)
 	}
-	root.Time = seconds(total)
-
-	out, err := xml.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return suites, total
 }
 
 // junitCase puts the same text in the message attribute and in the element body because

@@ -445,6 +445,21 @@ func writeNightly(dir string, n *matrix.Nightly) error {
 	if err := os.WriteFile(filepath.Join(dir, matrix.RangesFile), []byte(matrix.RangesMarkdown(checks)), 0o644); err != nil {
 		return err
 	}
+	// Every pair's conformance run in one JUnit file, for CI systems that read one (a
+	// merge of shards writes the same as one machine).
+	var named []report.NamedRun
+	for _, p := range n.Pairs {
+		if p.Conformance != nil {
+			named = append(named, report.NamedRun{Name: p.From + "-" + p.To, Run: p.Conformance})
+		}
+	}
+	junit, err := report.JUnitOf(named)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "junit.xml"), junit, 0o644); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(n, "", "  ")
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ func newMergeCommand(streams IOStreams) *cobra.Command {
 		Use:   "merge --out DIR SHARD-DIR...",
 		Short: "One morning page from the report directories of a night's shards (nightly --shard i/n)",
 		Long: `Reads nightly.json in each shard's report directory, copies every report under them into
---out, and writes there the index.html, nightly.json and ranges.md one machine running the
+--out, and writes there the index.html, nightly.json, junit.xml and ranges.md one machine running the
 whole plan would have written, with each job's machine and duration. A job of the plan that
 no shard ran (a shard that failed, was cancelled or was never started) is a failure naming
 the shard that owed it. Exit 1 when the merged night has failures.`,
@@ -97,7 +97,7 @@ func copyReports(shard, out string) error {
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(out, rel), 0o755)
 		}
-		if rel == "nightly.json" || rel == "index.html" || rel == matrix.RangesFile || !d.Type().IsRegular() {
+		if rel == "nightly.json" || rel == "index.html" || rel == "junit.xml" || rel == matrix.RangesFile || !d.Type().IsRegular() {
 			return nil
 		}
 		b, err := os.ReadFile(path)
