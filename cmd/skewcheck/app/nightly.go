@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/semver"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/framework"
@@ -297,8 +298,8 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 		args = []string{"conformance", "--provider", j.Provider, "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
 	}
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s\n", j.ID)
-	if j.Provider == "kind" {
-		// kind's node images are built here, never pulled (cached: seconds when they are)
+	if p, err := clusters.Lookup(j.Provider); err == nil && p.Supports(clusters.NodeImages) {
+		// node images (kind's) are built here, never pulled (cached: seconds when they are)
 		for _, v := range []string{j.From, j.To} {
 			if _, err := runChild(ctx, streams.ErrOut, self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, childBinaryFlags(o.bin)...)); err != nil {
 				r.Error = "building the kind node image of " + v + ": " + err.Error()
