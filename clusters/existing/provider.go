@@ -39,8 +39,11 @@ func Registration() clusters.Provider {
 type cluster struct {
 	target *framework.Target
 	admin  *rest.Config
-	fp     Footprint
-	out    io.Writer
+	// listing reads the EndpointSlices for Listed, which an observer polls many times a
+	// second: one client, its connections kept.
+	listing kubernetes.Interface
+	fp      Footprint
+	out     io.Writer
 	// byAddress names the servers found, by the address the EndpointSlice lists.
 	byAddress map[string]string
 }
@@ -61,7 +64,11 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 	if err != nil {
 		return nil, fmt.Errorf("finding the apiservers of %s (kubeconfig %s): %w", admin.Host, spec.Kubeconfig, err)
 	}
-	c := &cluster{admin: admin, fp: NewFootprint(time.Now()), out: out}
+	listing, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, fmt.Errorf("a client for %s (kubeconfig %s): %w", admin.Host, spec.Kubeconfig, err)
+	}
+	c := &cluster{admin: admin, listing: listing, fp: NewFootprint(time.Now()), out: out}
 	fmt.Fprintf(out, "making %s\n", c.fp)
 	user, err := c.fp.Make(ctx, admin)
 	if err != nil {
@@ -104,11 +111,7 @@ func (c *cluster) Target(context.Context) (*framework.Target, error) { return c.
 // as it shuts down and puts it back as it starts (the lease endpoint reconciler), so an
 // observer sees an upgrade's steps in the list.
 func (c *cluster) Listed(ctx context.Context) (names, joined []string, err error) {
-	cs, err := kubernetes.NewForConfig(c.admin)
-	if err != nil {
-		return nil, nil, err
-	}
-	addresses, err := listedAddresses(ctx, cs)
+	addresses, err := listedAddresses(ctx, c.listing)
 	if err != nil {
 		return nil, nil, err
 	}
