@@ -238,15 +238,16 @@ test: deps binaries
 # hold a silent fault or a stale lease (the conformance runs of upstream and of the
 # reference, and the reference's flawed variants) with the CLI's 60 s hold past the first
 # 503 instead of make test's 20 s (internal/integration/timeouts.go says why 20 s still
-# catches a 404 after a refresh), and the kind tests' full tables (every mvp and discovery
-# test through kind's fronts, the image dataplane on kind, the gateway's defects of
-# identity, SNI, connections and refusals). docs/development.md lists what
-# guards what. make conformance, make chaos and the nightly hold 60 s too.
+# catches a 404 after a refresh), and the end-to-end tests' full tables (every mvp and
+# discovery test through kind's fronts and, compared, through a found cluster's three ways
+# in; the image dataplane on kind; every gateway test on the image; the gateway's defects of
+# identity, SNI, connections and refusals; every fault kind on containers).
+# docs/development.md lists what guards what. make conformance, make chaos and the nightly hold 60 s too.
 soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
 soak: deps binaries
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|FlawedReference|TestKindFronts|TestKindDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
+	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|FlawedReference|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestContainersChaos|TestGatewayImage|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

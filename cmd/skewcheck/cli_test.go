@@ -46,17 +46,22 @@ func run(t *testing.T, state string, args ...string) (string, int) {
 // runFrom is run with the CLI's working directory set to dir ("" for this one's).
 func runFrom(t *testing.T, dir, state string, args ...string) (string, int) {
 	t.Helper()
+	out, ps := runCLI(t, dir, state, args...)
+	return out, ps.ExitCode()
+}
+
+// runCLI runs the CLI to its end and returns its output and how it ended (runMeasured
+// reads its peak memory there).
+func runCLI(t *testing.T, dir, state string, args ...string) (string, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(cli, args...)
 	cmd.Dir = dir
 	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
 	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
 		t.Fatal(err)
 	}
-	return string(out), code
+	return string(out), cmd.ProcessState
 }
 
 // assertNothingLeft fails when a process still mentions dir (every apiserver's flags name
