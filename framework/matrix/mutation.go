@@ -92,13 +92,16 @@ type Catches map[string]map[string]string
 // Mutation is the matrix of tests against mutants: the evidence that every test can
 // fail, and that every deliberate flaw of the references is caught.
 type Mutation struct {
-	Date     time.Time      `json:"date"`
-	Versions []string       `json:"versions"`
-	Seed     int64          `json:"seed"`
-	Focus    string         `json:"focus,omitempty"`
-	Duration float64        `json:"durationSeconds"`
-	Runs     []MutationRun  `json:"runs"`
-	Tests    []MutationTest `json:"tests"`
+	Date     time.Time `json:"date"`
+	Versions []string  `json:"versions"`
+	Seed     int64     `json:"seed"`
+	Focus    string    `json:"focus,omitempty"`
+	// EveryTest: each mutant ran every test of its family's profiles, not only those it
+	// claims (its run's --focus), so incidental failures could show.
+	EveryTest bool           `json:"everyTest,omitempty"`
+	Duration  float64        `json:"durationSeconds"`
+	Runs      []MutationRun  `json:"runs"`
+	Tests     []MutationTest `json:"tests"`
 	// Stale lists reasons of the table given for a test a mutant now fails, or a mutant a
 	// test now catches: the table must say only what is true.
 	Stale []string `json:"stale,omitempty"`
@@ -400,6 +403,11 @@ func (m *Mutation) Markdown() string {
 	if m.Focus != "" {
 		fmt.Fprintf(&b, ", focus `%s`", m.Focus)
 	}
+	if m.EveryTest {
+		b.WriteString(", every test against every mutant")
+	} else {
+		b.WriteString(", each mutant against the tests it claims")
+	}
 	fmt.Fprintf(&b, "\n\n| tests | mutants | tests failed by at least one mutant | mutants caught |\n|---|---|---|---|\n| %d | %d | %d | %d |\n\n%s\n",
 		n.Tests, n.Mutants, n.TestsFailed, n.MutantsCaught, m.Summary())
 	if p := m.Problems(); len(p) > 0 {
@@ -436,7 +444,7 @@ func (m *Mutation) Markdown() string {
 	if none {
 		b.WriteString("None: every mutant is caught by at least one test.\n")
 	}
-	b.WriteString("\n## Incidental failures\n\nFailures of a test against a mutant that no claim of the mutant covers (unclaimed, or another reason than the claim's): shown, never counted.\n\n")
+	b.WriteString("\n## Incidental failures\n\nFailures of a test against a mutant that no claim of the mutant covers (unclaimed, or another reason than the claim's): shown, never counted. A mutant runs only the tests it claims unless the matrix ran with --every-test.\n\n")
 	none = true
 	for _, t := range m.Tests {
 		for _, i := range t.Incidental {

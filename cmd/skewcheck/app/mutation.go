@@ -33,6 +33,7 @@ type mutationOptions struct {
 	versions  []string
 	mutants   string
 	focus     string
+	everyTest bool
 	seed      int64
 	reportDir string
 	list      bool
@@ -49,14 +50,19 @@ func newMutationCommand(streams IOStreams) *cobra.Command {
 		Long: `Runs each reference implementation as shipped (its baseline), then each of its
 deliberately wrong variants (a mutant), through the profiles that must catch them, each
 as its own 'skewcheck conformance' on a local cluster of its own, --jobs at a time:
-  peerproxy  the reference peer proxy's flaws (--reference-flaw), profiles mvp and discovery,
-             on three servers (the older, the newer twice) so a second hop has somewhere to go;
+  peerproxy  the reference peer proxy's flaws (--reference-flaw), profiles mvp, discovery,
+             chaos and races, on three servers (the older, the newer twice) so a second hop
+             has somewhere to go;
   gateway    the reference gateway's defects (--gateway-defect), profile gateway;
   ipmode     the reference dataplane's flawed variants (--dataplane), profile ipmode.
 The mutants are read from each reference's own registry, so a new flaw joins the matrix.
 
-A test is failed by a mutant when it fails against the mutant and passes against the
-baseline. Writes mutation.json and mutation.md to --report-dir, each run's report beside
+A baseline runs every test of its profiles; a mutant only the tests it claims
+(suites/mutation_*.go), since only a claimed failure, for the claim's reason, counts
+(--every-test runs them all, to see its unclaimed failures too).
+
+A test is failed by a mutant when it fails against the mutant, as the mutant claims, and
+passes against the baseline. Writes mutation.json and mutation.md to --report-dir, each run's report beside
 them. Exit 1 when a run left no report, a test fails against a baseline, or a test no
 mutant fails or a mutant no test catches has no reason in the reasons table
 (suites/mutation.go).`,
@@ -87,7 +93,8 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 	f := cmd.Flags()
 	f.StringSliceVar(&o.versions, "versions", []string{"v1.35.4", "v1.36.3"}, "the older and the newer kube-apiserver of every run's cluster")
 	f.StringVar(&o.mutants, "mutants", "", `run only the mutants whose "<family>/<variant>" matches this regular expression (and their families' baselines)`)
-	f.StringVar(&o.focus, "focus", "", "passed on to every run: only tests whose \"[ID] description\" matches; the matrix then holds only those")
+	f.StringVar(&o.focus, "focus", "", "only tests whose \"[ID] description\" matches, in every run; the matrix then holds only those")
+	f.BoolVar(&o.everyTest, "every-test", false, "run every test of its family's profiles against each mutant, not only the tests it claims: slower, and only then are a mutant's unclaimed (incidental) failures seen, which never count")
 	f.Int64Var(&o.seed, "seed", 0, "seed of every run (0: from the clock); in the matrix, so it can be replayed")
 	f.StringVar(&o.reportDir, "report-dir", "_reports/mutation", "where mutation.json, mutation.md and every run's report go")
 	f.IntVar(&o.jobs, "jobs", 3, "runs at a time, each on a cluster of its own (they mostly wait on apiservers and held faults: 3 suit 2 cores, as make conformance's)")
@@ -97,8 +104,9 @@ mutant fails or a mutant no test catches has no reason in the reasons table
 	return cmd
 }
 
-// planMutation lists the runs: for every family with a mutant the filter keeps, its
-// baseline then those mutants.
+// planMutation lists the runs: for every family with a mutant --mutants keeps (and with a
+// claimed test --focus keeps), its baseline then those mutants, each with its focus
+// (runFocus).
 func planMutation(o mutationOptions) ([]matrix.MutationRun, error) {
 	if len(o.versions) != 2 {
 		return nil, fmt.Errorf("--versions %s: give two, the older and the newer apiserver", strings.Join(o.versions, ","))
@@ -110,31 +118,68 @@ func planMutation(o mutationOptions) ([]matrix.MutationRun, error) {
 			return nil, fmt.Errorf("--mutants: %w", err)
 		}
 	}
+	var focus *regexp.Regexp
+	if o.focus != "" {
+		var err error
+		if focus, err = regexp.Compile(o.focus); err != nil {
+			return nil, fmt.Errorf("--focus: %w", err)
+		}
+	}
 	var runs []matrix.MutationRun
 	for _, fam := range mutantFamilies {
-		var kept []string
-		for _, v := range fam.variants() {
-			if keep.MatchString(fam.name + "/" + v) {
-				kept = append(kept, v)
+		var family []matrix.MutationRun
+		for _, v := range append([]string{""}, fam.variants()...) {
+			if v != "" && !keep.MatchString(fam.name+"/"+v) {
+				continue
 			}
-		}
-		if len(kept) == 0 {
-			continue
-		}
-		for _, v := range append([]string{""}, kept...) {
 			r := matrix.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles,
 				Args: append(append(fam.cluster(o.versions[0], o.versions[1]), "--profiles", strings.Join(fam.profiles, ",")), fam.front(v)...)}
 			if v != "" {
 				r.Name += "/" + v
 			}
 			r.Dir = filepath.Join(fam.name, cmp.Or(v, "baseline"))
-			runs = append(runs, r)
+			selected, all := runFocus(r, o, focus)
+			if !all && selected == "" {
+				continue // --focus leaves out every test the mutant claims
+			}
+			if selected != "" {
+				r.Args = append(r.Args, "--focus", selected)
+			}
+			family = append(family, r)
+		}
+		if len(family) > 1 { // the baseline and a mutant at least
+			runs = append(runs, family...)
 		}
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("--mutants %q matches no mutant; see skewcheck mutation --list", o.mutants)
+		return nil, fmt.Errorf("--mutants %q and --focus %q leave no mutant with a test to run; see skewcheck mutation --list", o.mutants, o.focus)
 	}
 	return runs, nil
+}
+
+// runFocus is the --focus of run r, and whether it selects every test --focus allows
+// ("" then means no focus at all). A baseline runs every test of its family's profiles. A
+// mutant runs only the tests it claims (suites.MutantCatches), since only a claimed failure
+// counts: the others cannot change the matrix's figures, and a peer proxy mutant's run of
+// every profile takes minutes. A mutant that claims nothing, and every mutant with
+// --every-test, runs every test, so its unclaimed failures show.
+func runFocus(r matrix.MutationRun, o mutationOptions, focus *regexp.Regexp) (string, bool) {
+	claimed := suites.MutantCatches[r.Name]
+	if r.Baseline() || o.everyTest || len(claimed) == 0 {
+		return o.focus, true
+	}
+	tests, _ := framework.Select(suites.All(), r.Profiles)
+	var ids []string
+	for _, t := range tests {
+		if _, ok := claimed[t.ID]; ok && (focus == nil || focus.MatchString(t.Profile+" "+framework.SpecText(t))) {
+			ids = append(ids, regexp.QuoteMeta(t.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return "", false
+	}
+	// ginkgo matches a focus against the spec's whole text: "<profile> [ID] description".
+	return `\[(` + strings.Join(ids, "|") + `)\]`, false
 }
 
 func printMutationPlan(out io.Writer, runs []matrix.MutationRun) {
@@ -165,7 +210,7 @@ func runMutation(ctx context.Context, streams IOStreams, o mutationOptions, runs
 	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 		return err
 	}
-	m := &matrix.Mutation{Date: start, Versions: o.versions, Seed: o.seed, Focus: o.focus, Runs: runs}
+	m := &matrix.Mutation{Date: start, Versions: o.versions, Seed: o.seed, Focus: o.focus, EveryTest: o.everyTest, Runs: runs}
 	streams.ErrOut = &lineWriter{w: streams.ErrOut} // the runs' lines, whole, one at a time
 	var (
 		mu       sync.Mutex // guards m and writeErr
@@ -228,9 +273,6 @@ func mutantRun(ctx context.Context, streams IOStreams, o mutationOptions, self s
 	os.RemoveAll(dir) // a report left by an earlier matrix must not stand in for this run's
 	args := append([]string{"conformance"}, r.Args...)
 	args = append(args, "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir)
-	if o.focus != "" {
-		args = append(args, "--focus", o.focus)
-	}
 	// The child fails whenever a test does, as a mutant's run is meant to: only a
 	// missing report is an error of the run.
 	_, runErr := runChild(ctx, streams.ErrOut, self, "["+r.Name+"] ", nil, append(args, childBinaryFlags(o.bin)...))

@@ -142,6 +142,47 @@ func TestMutationPlanFilter(t *testing.T) {
 	}
 }
 
+// A mutant's run selects exactly the tests it claims, within --focus; its baseline every
+// test --focus allows; --every-test gives each mutant every test; a --focus that leaves a
+// mutant none of its claims drops the mutant, and one that leaves none, the matrix.
+func TestMutationRunsFocusOnClaims(t *testing.T) {
+	versions := []string{"v1.35.4", "v1.36.3"}
+	const mutant = "peerproxy/forward-as-itself"
+	focusOf := func(r matrix.MutationRun) string {
+		if i := slices.Index(r.Args, "--focus"); i >= 0 {
+			return r.Args[i+1]
+		}
+		return ""
+	}
+	runs, err := planMutation(mutationOptions{versions: versions, mutants: "^" + mutant + "$"})
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v; want the baseline and %s", runs, err, mutant)
+	}
+	if f := focusOf(runs[0]); f != "" {
+		t.Errorf("the baseline's focus %q, want none: it runs every test", f)
+	}
+	focus := regexp.MustCompile(focusOf(runs[1]))
+	tests, _ := framework.Select(suites.All(), runs[1].Profiles)
+	for _, tc := range tests {
+		_, claimed := suites.MutantCatches[mutant][tc.ID]
+		if got := focus.MatchString(tc.Profile + " " + framework.SpecText(tc)); got != claimed {
+			t.Errorf("%s: selected %v, claimed %v (focus %s)", tc.ID, got, claimed, focus)
+		}
+	}
+
+	runs, err = planMutation(mutationOptions{versions: versions, mutants: "^" + mutant + "$", everyTest: true})
+	if err != nil || focusOf(runs[1]) != "" {
+		t.Errorf("--every-test: focus %q, %v; want none", focusOf(runs[1]), err)
+	}
+	runs, err = planMutation(mutationOptions{versions: versions, mutants: "^" + mutant + "$", focus: "MVP-044"})
+	if err != nil || focusOf(runs[0]) != "MVP-044" || focusOf(runs[1]) != `\[(MVP-044)\]` {
+		t.Errorf("--focus MVP-044: %v; baseline %q, mutant %q; want MVP-044 and its claim MVP-044 alone", err, focusOf(runs[0]), focusOf(runs[1]))
+	}
+	if _, err := planMutation(mutationOptions{versions: versions, mutants: "^" + mutant + "$", focus: "MVP-001"}); err == nil || !strings.Contains(err.Error(), "leave no mutant") {
+		t.Errorf("--focus on a test the only mutant does not claim: %v, want refused", err)
+	}
+}
+
 // --jobs below 1 is refused before anything runs, saying what it wants.
 func TestMutationJobs(t *testing.T) {
 	cmd := newMutationCommand(IOStreams{Out: io.Discard, ErrOut: io.Discard})
