@@ -27,10 +27,10 @@ const (
 type Job struct {
 	// ID names the job in every plan of the same versions: "v1.35.4-v1.36.3/conformance",
 	// "v1.35.4-v1.36.3/upgrade", "mutation/peerproxy".
-	ID     string `json:"id"`
-	What   string `json:"what"`
-	From   string `json:"from"`
-	To     string `json:"to"`
+	ID       string `json:"id"`
+	What     string `json:"what"`
+	From     string `json:"from"`
+	To       string `json:"to"`
 	Family   string `json:"family,omitempty"`   // JobMutation's
 	Provider string `json:"provider,omitempty"` // JobProvider's
 	// Seconds is the job's duration the last time it ran (Measured), else an estimate.
