@@ -228,6 +228,8 @@ TEST_P ?= 3
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries
+	@files=$$(gofmt -l cmd clusters framework internal reference scenarios suites); \
+	  if [ -n "$$files" ]; then echo "not gofmt'ed (run gofmt -w on them): $$files"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags incluster ./cmd/skewcheck/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
