@@ -64,8 +64,9 @@ var peerproxyCatches = matrix.Catches{
 		"MVP-030": "forwarded a request already marked as proxied", "MVP-031": "asked as already proxied",
 		"DISC-002": "asked with the request marked proxied", "DISC-003": "(asked as already proxied) lists",
 	},
-	// A crashed peer's resources get 404, not 503.
-	"peerproxy/unavailable-as-not-found": {"MVP-022": "should answer 503 for"},
+	// A crashed peer's resources get 404, not 503: while it is down, and while it restarts
+	// with the same identity.
+	"peerproxy/unavailable-as-not-found": {"MVP-022": "should answer 503 for", "RACE-003": "404s while the crashed peer's lease stood"},
 	// The nopeer view lists the peers' resources too.
 	"peerproxy/merge-nopeer": {"DISC-002": "nopeer /apis lists"},
 	// Users reach the peers as anonymous: what RBAC grants them is denied there, the
@@ -90,7 +91,7 @@ var peerproxyCatches = matrix.Catches{
 	// One unreadable peer empties the peer set: every peer's resources get 404.
 	"peerproxy/all-or-nothing-sync": {
 		"CHAOS-001": stillRegistered404, "CHAOS-002": stillRegistered404, "CHAOS-004": stillRegistered404, "CHAOS-005": stillRegistered404,
-		"RACE-003": "404s while the crashed peer's lease stood", "RACE-005": "answers other than 200",
+		"RACE-005": "answers other than 200",
 	},
 	// A peer that failed is left alone 120 s after its last failure, its failed probes
 	// included: a peer that was down through a held fault stays 503 past the converge
