@@ -157,8 +157,9 @@ nightly: deps build
 	$(SKEWCHECK) nightly --versions $(NIGHTLY_VERSIONS) --shard $(NIGHTLY_SHARD) --seed $(NIGHTLY_SEED) $(if $(NIGHTLY_PLAN),--plan-file $(NIGHTLY_PLAN)) --report-dir $(REPORT_DIR)/nightly
 
 # The mutation matrix (docs/mutation.md): every flawed variant of the references (the peer
-# proxy's flaws, the gateway's defects, the dataplane ignoring ipMode) against the profiles
-# that must catch it, each on a cluster of its own, three at a time: about 1 h 40 min on 2 cores (2026-11-28, docs/mutation.md).
+# proxy's flaws, the gateway's defects, the dataplane's flawed variants) against the tests
+# it claims, each baseline against every test, each run on a cluster of its own, three at a
+# time: about 21 min on 2 cores (2026-11-28, docs/mutation.md).
 # Writes _reports/mutation/mutation.md and mutation.json; exit 1 when a test no mutant fails,
 # or a mutant no test catches, has no reason in suites/mutation.go. The nightly runs it too.
 mutation: deps binaries

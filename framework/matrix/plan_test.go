@@ -30,7 +30,7 @@ func TestNewPlan(t *testing.T) {
 				t.Errorf("%s: %v s, measured %v; want the earlier night's 321 s", j.ID, j.Seconds, j.Measured)
 			}
 		case "mutation/gateway": // the earlier night's run failed: no measurement
-			if j.Measured || j.Seconds != 26*60 {
+			if j.Measured || j.Seconds != familyEstimates["gateway"] {
 				t.Errorf("%s: %v s, measured %v; want the estimate", j.ID, j.Seconds, j.Measured)
 			}
 		case "mutation/newfamily":
