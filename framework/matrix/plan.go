@@ -127,6 +127,26 @@ func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) 
 	return p, nil
 }
 
+// Validate checks a plan read from a file (nightly --plan-file) before any job runs: every
+// job of a known kind, its ID unique, its versions among the plan's. A plan NewPlan made
+// passes.
+func (p Plan) Validate() error {
+	kinds := []string{JobConformance, JobUpgrade, JobMutation, JobProvider, JobEmulation}
+	seen := map[string]bool{}
+	for _, j := range p.Jobs {
+		switch {
+		case !slices.Contains(kinds, j.What):
+			return fmt.Errorf("job %q is of kind %q; the kinds are %s", j.ID, j.What, strings.Join(kinds, ", "))
+		case seen[j.ID]:
+			return fmt.Errorf("job %q is listed twice: every job runs in exactly one shard", j.ID)
+		case !slices.Contains(p.Versions, j.From) || !slices.Contains(p.Versions, j.To):
+			return fmt.Errorf("job %q runs %s and %s, which the plan's versions %v do not both hold", j.ID, j.From, j.To, p.Versions)
+		}
+		seen[j.ID] = true
+	}
+	return nil
+}
+
 // Shard is the jobs of shard i of n (1-based), in plan order. Jobs go longest first, each
 // to the shard with the least work so far (the lowest-numbered on a tie; equal durations
 // by ID), so every job is in exactly one shard, the split depends on the plan alone (the

@@ -115,3 +115,31 @@ func TestParseShard(t *testing.T) {
 		t.Error("shard 0/1 was split")
 	}
 }
+
+// A plan file is checked before a job runs: an unknown kind, a job listed twice, a job of
+// versions the plan lacks are refused, saying which job; NewPlan's plans pass.
+func TestPlanValidate(t *testing.T) {
+	good, err := NewPlan([]string{"v1.35.4", "v1.36.3"}, PlanOptions{Families: []string{"gateway"}, Providers: []string{"kind"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := good.Validate(); err != nil {
+		t.Errorf("NewPlan's plan: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(p *Plan)
+		want string
+	}{
+		{"unknown kind", func(p *Plan) { p.Jobs[0].What = "soak" }, `is of kind "soak"`},
+		{"twice", func(p *Plan) { p.Jobs = append(p.Jobs, p.Jobs[0]) }, "is listed twice"},
+		{"foreign version", func(p *Plan) { p.Jobs[1].To = "v1.37.2" }, "do not both hold"},
+	} {
+		p := good
+		p.Jobs = slices.Clone(good.Jobs)
+		tc.edit(&p)
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}

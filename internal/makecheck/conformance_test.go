@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,15 @@ func TestConformanceRunsEveryRunAndKeepsTheCode(t *testing.T) {
 			cmd := exec.Command("make", "--no-print-directory", "-o", "deps", "-o", "binaries", "conformance",
 				"SKEWCHECK="+fake, "REPORT_DIR="+reports)
 			cmd.Dir = "../.."
-			cmd.Env = append(os.Environ(), "LOG="+log, "CODES="+c.codes)
+			// The Makefile's own defaults, whatever make test was called with: a parent
+			// make's MAKEFLAGS would pass its variables (DATAPLANES=...) down to this one.
+			var env []string
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); !slices.Contains([]string{"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DATAPLANES", "CONFORMANCE_JOBS", "CONFORMANCE_FLAGS", "VERSIONS"}, k) {
+					env = append(env, kv)
+				}
+			}
+			cmd.Env = append(env, "LOG="+log, "CODES="+c.codes)
 			out, err := cmd.CombinedOutput()
 			if failed := err != nil; failed != c.makeFails {
 				t.Errorf("make conformance: %v, want it to fail: %v\n%s", err, c.makeFails, out)

@@ -65,8 +65,8 @@ func (b *breaker) probeDue(target string, now time.Time) bool {
 }
 
 // probe asks the first of targets for /version, anonymously, within the peer timeout, as
-// FlawCircuitBreaker's probe: a failure opens the breaker again; a success changes
-// nothing.
+// FlawCircuitBreaker's probe: a failure opens the breaker again for that target alone (the
+// others were not asked); a success changes nothing.
 func (p *Proxy) probe(targets []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.PeerTimeout)
 	defer cancel()
@@ -80,5 +80,5 @@ func (p *Proxy) probe(targets []string) {
 			}
 		}
 	}
-	p.breaker.trip(targets, time.Now())
+	p.breaker.trip(targets[:1], time.Now())
 }

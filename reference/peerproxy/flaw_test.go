@@ -189,7 +189,8 @@ func TestFlawNotFound(t *testing.T) {
 }
 
 // FlawSlowRelearnPeer keeps out a peer a sync dropped for relearnAfter from when it comes
-// back, however long it was away, and then takes it back; the peers it never dropped stay.
+// back, however long it was away (and from its latest return when it left again while kept
+// out), and then takes it back; the peers it never dropped stay.
 // Only it does: the reference takes a peer back at once.
 func TestFlawSlowRelearnPeer(t *testing.T) {
 	r := &registry{flaw: FlawSlowRelearnPeer}
@@ -207,6 +208,16 @@ func TestFlawSlowRelearnPeer(t *testing.T) {
 	r.keepOutDropped(peers, back, returned)
 	if _, ok := back["a"]; ok || len(back) != 1 {
 		t.Errorf("a was taken back when it returned: %v", back)
+	}
+	// a leaves again while kept out, and returns past relearnAfter from its first return:
+	// kept out from this second return (the sync's old peers never held it).
+	gone := map[string]view{"b": b}
+	r.keepOutDropped(back, gone, returned.Add(time.Second))
+	returned = returned.Add(relearnAfter + 10*time.Second)
+	back = map[string]view{"a": a, "b": b}
+	r.keepOutDropped(gone, back, returned)
+	if _, ok := back["a"]; ok {
+		t.Errorf("a, gone again while kept out, was taken back at its second return: %v", back)
 	}
 	still := map[string]view{"a": a, "b": b}
 	r.keepOutDropped(back, still, returned.Add(relearnAfter-time.Second))
@@ -276,5 +287,36 @@ func TestFlawCircuitBreaker(t *testing.T) {
 	}
 	if !FlawCircuitBreaker.breaks() || NoFlaw.breaks() {
 		t.Error("only FlawCircuitBreaker breaks")
+	}
+}
+
+// FlawLingerInDiscovery lists a peer that left for lingerFor after the sync that dropped
+// it, unless it is back; without the flaw nothing lingers.
+func TestFlawLingerInDiscovery(t *testing.T) {
+	now := time.Now()
+	a := view{id: "a"}
+	old, peers := map[string]view{"a": a, "b": {id: "b"}}, map[string]view{"b": {id: "b"}}
+	if got := NoFlaw.stillListed(nil, old, peers, now); len(got) != 0 {
+		t.Errorf("without the flaw, %v lingers", got)
+	}
+	got := FlawLingerInDiscovery.stillListed(nil, old, peers, now)
+	if d, ok := got["a"]; !ok || d.id != "a" || len(got) != 1 {
+		t.Fatalf("the peer that left is not listed alone: %v", got)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor-time.Second)); len(kept) != 1 {
+		t.Errorf("the peer that left is gone before lingerFor: %v", kept)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, peers, now.Add(lingerFor+time.Second)); len(kept) != 0 {
+		t.Errorf("the peer that left is still listed past lingerFor: %v", kept)
+	}
+	if kept := FlawLingerInDiscovery.stillListed(got, peers, map[string]view{"a": a, "b": {id: "b"}}, now); len(kept) != 0 {
+		t.Errorf("a peer that is back is listed as departed too: %v", kept)
+	}
+}
+
+// FlawUnmergedDiscovery alone leaves the peers out of merged /apis.
+func TestFlawUnmergedDiscovery(t *testing.T) {
+	if FlawUnmergedDiscovery.mergesPeers() || !NoFlaw.mergesPeers() || !FlawMergeNopeer.mergesPeers() {
+		t.Error("only FlawUnmergedDiscovery leaves the peers out of merged /apis")
 	}
 }

@@ -181,6 +181,13 @@ func (r *registry) keepOutDropped(old, peers map[string]view, now time.Time) {
 			r.dropped[name] = time.Time{}
 		}
 	}
+	// A peer kept out is not in old (r.peers lacks it): one that leaves again meanwhile
+	// is gone again, and its keep-out counts from its next return.
+	for name := range r.dropped {
+		if _, present := peers[name]; !present {
+			r.dropped[name] = time.Time{}
+		}
+	}
 	for name := range peers {
 		back, was := r.dropped[name]
 		if !was {

@@ -157,7 +157,12 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 		fmt.Fprintf(streams.ErrOut, "== nightly: job %d of %d of shard %s: %s\n", i+1, len(jobs), o.shard, j.ID)
 		began := time.Now()
 		runJob(ctx, streams, self, o, n, j)
-		n.Jobs = append(n.Jobs, matrix.JobRun{ID: j.ID, Machine: machine, Shard: o.shard, Seconds: time.Since(began).Seconds()})
+		run := matrix.JobRun{ID: j.ID, Machine: machine, Shard: o.shard, Seconds: time.Since(began).Seconds()}
+		if ctx.Err() != nil {
+			// Cut short: its time is no measure for the next night's plan (NewPlan skips it).
+			run.Error = "interrupted"
+		}
+		n.Jobs = append(n.Jobs, run)
 		n.Duration = time.Since(start).Seconds()
 		if err := writeNightly(o.reportDir, n); err != nil { // after every job: a killed night still has its page
 			return err
@@ -198,6 +203,9 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 	}
 	if err == nil && len(plan.Jobs) == 0 {
 		err = fmt.Errorf("it has no jobs")
+	}
+	if err == nil {
+		err = plan.Validate()
 	}
 	if err != nil {
 		return plan, fmt.Errorf("--plan-file %s: %w: give the JSON nightly --plan printed", o.planFile, err)
