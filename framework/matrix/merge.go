@@ -18,7 +18,12 @@ func MergeNightlies(parts []*Nightly) (*Nightly, error) {
 	}
 	var plan *Plan
 	shards := 0
+	seen := map[string]bool{}
 	for _, p := range parts {
+		if seen[p.Shard] {
+			return nil, fmt.Errorf("shard %s is given twice: give each shard's directory once", p.Shard)
+		}
+		seen[p.Shard] = true
 		if p.Plan == nil {
 			return nil, fmt.Errorf("the night of %s has no plan: it was written before nights had one, or not by nightly --shard", p.Date.Format("2006-01-02 15:04"))
 		}

@@ -110,3 +110,16 @@ func TestMergeWithAMissingShard(t *testing.T) {
 		t.Error("shards of two plans were merged")
 	}
 }
+
+// A shard's directory given twice is refused: its jobs would count twice, and "3 of 2
+// shards" would read as a whole night.
+func TestMergeRefusesAShardTwice(t *testing.T) {
+	plan, err := NewPlan(night, PlanOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := runShard(t, plan, 1, 2)
+	if _, err := MergeNightlies([]*Nightly{one, runShard(t, plan, 2, 2), one}); err == nil || !strings.Contains(err.Error(), "shard 1/2 is given twice") {
+		t.Errorf("shard 1/2 twice: %v, want refused", err)
+	}
+}
