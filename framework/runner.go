@@ -23,7 +23,7 @@ func Register(tests []Test, env *Env) {
 					collectEvidence(ctx, env, tc)
 				}
 			})
-			ginkgo.It(SpecText(tc), ginkgo.Label("id:"+tc.ID), ginkgo.SpecTimeout(env.Timeouts.SpecBound()), func(ctx ginkgo.SpecContext) {
+			ginkgo.It(SpecText(tc), ginkgo.Label("id:"+tc.ID), ginkgo.SpecTimeout(env.Timeouts.SpecBound()+tc.Holds), func(ctx ginkgo.SpecContext) {
 				env.evidence.Take()
 				if reason := tc.SkipReason(env.Target); reason != "" {
 					ginkgo.Skip(reason)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/semver"
 )
@@ -21,7 +22,10 @@ type Test struct {
 	// SpecVsCode are the points where the feature's specification and upstream's code
 	// disagree about what the test checks; the test asserts the code's side of each.
 	SpecVsCode []SpecVsCode
-	Run        func(ctx context.Context, env *Env)
+	// Holds is how long the test waits by design, whatever the target does (an upstream
+	// grace period it must see out): added to the bound on the whole test.
+	Holds time.Duration
+	Run   func(ctx context.Context, env *Env)
 }
 
 // VersionRange prints Since..Until for listings.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -44,8 +45,12 @@ func TestUpstreamIsConformant(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
+	profiles := slices.Concat(suites.DefaultProfiles, []string{ipmode.Profile, chaos.Profile, races.Profile})
+	if integration.Soak() { // minutes each, whatever the hold: make soak's
+		profiles = append(profiles, suites.SoakProfiles...)
+	}
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, ipmode.Profile, chaos.Profile, races.Profile), ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
+		framework.RunOptions{Profiles: profiles, ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 	"github.com/skewcheck/skewcheck/suites/mvp"
 	"github.com/skewcheck/skewcheck/suites/races"
+	"github.com/skewcheck/skewcheck/suites/soak"
 )
 
 // All returns every test, in a stable order.
@@ -20,6 +21,7 @@ func All() []framework.Test {
 	all = append(all, ipmode.Tests...)
 	all = append(all, chaos.Tests...)
 	all = append(all, races.Tests...)
+	all = append(all, soak.Tests...)
 	return append(all, gateway.Tests...)
 }
 
@@ -34,3 +36,9 @@ var DefaultProfiles = []string{mvp.Profile, discovery.Profile}
 // test what one server and its front do, their few tests of a skew skipping with the
 // reason.
 var PeerProfiles = []string{mvp.Profile, discovery.Profile, chaos.Profile, races.Profile}
+
+// SoakProfiles are about peers too, but each test waits out an upstream grace period
+// (minutes): never a default, nor among PeerProfiles, which the nightly's conformance and
+// emulation jobs and make chaos run. make soak, the nightly's soak jobs and the mutation
+// matrix's peer proxy family (its baseline and the mutants claiming them) run them.
+var SoakProfiles = []string{soak.Profile}

@@ -1,6 +1,7 @@
 package peerproxy_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/skewcheck/skewcheck/clusters/local"
@@ -25,8 +26,12 @@ func TestReferenceIsConformant(t *testing.T) {
 	if target.Upstream {
 		t.Fatal("a reference target must not get upstream's deviation allowance")
 	}
+	profiles := slices.Concat(suites.DefaultProfiles, []string{chaos.Profile, races.Profile})
+	if integration.Soak() { // minutes each, whatever the hold: make soak's
+		profiles = append(profiles, suites.SoakProfiles...)
+	}
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
-		framework.RunOptions{Profiles: append(suites.DefaultProfiles, chaos.Profile, races.Profile), ReportDir: t.TempDir(), Seed: 1})
+		framework.RunOptions{Profiles: profiles, ReportDir: t.TempDir(), Seed: 1})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed || tc.KnownDeviation != "" {
 			t.Errorf("%s: %s %s%s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason, tc.KnownDeviation)

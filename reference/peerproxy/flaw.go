@@ -142,6 +142,13 @@ const (
 	// cache with a lifetime of its own, so clients are told of resources nobody serves.
 	// DISC-004 must catch it.
 	FlawLingerInDiscovery Flaw = "linger-in-discovery"
+	// FlawStalePeerDiscovery keeps the first discovery it reads of a peer, and reads it
+	// again only after a read failed (the peer was down): upstream's raw peer discovery
+	// cache, fetched only when a peer's identity lease changes. A peer read while a CRD
+	// stood keeps listing its group-version after the CRD is deleted, and once the
+	// extension's grace (extensionGrace) ends, merged /apis lists it again although no
+	// server serves it. SOAK-001 must catch it.
+	FlawStalePeerDiscovery Flaw = "stale-peer-discovery"
 )
 
 // flaws is every flaw, in the order they were added: the registry the CLI's
@@ -151,7 +158,7 @@ const (
 var flaws = []Flaw{FlawForwardAsItself, FlawDropImpersonation, FlawTrustClientIdentity, FlawBufferResponses, FlawHedgeReads, FlawLocalLegacyDiscovery, FlawForgetUnreachablePeer, FlawBodiesInTurn, FlawTrustRenewTime, FlawUntrustedPeerNotFound, FlawProxyCustomResources,
 	FlawIgnoreMarker, FlawUnavailableAsNotFound, FlawMergeNopeer, FlawForwardAsAnonymous, FlawRejectedTokenAnonymous,
 	FlawPeersFirst, FlawNotFoundStatus, FlawNotFoundText, FlawNoPeerTimeout, FlawSlowRelearnPeer, FlawAllOrNothingSync,
-	FlawCircuitBreaker, FlawUnmergedDiscovery, FlawLingerInDiscovery}
+	FlawCircuitBreaker, FlawUnmergedDiscovery, FlawLingerInDiscovery, FlawStalePeerDiscovery}
 
 // Flaws lists every deliberate flaw, NoFlaw aside.
 func Flaws() []Flaw { return append([]Flaw(nil), flaws...) }
@@ -216,6 +223,28 @@ func (f Flaw) breaks() bool { return f == FlawCircuitBreaker }
 // mergesPeers says whether merged /apis lists the peers' resources (all but
 // FlawUnmergedDiscovery).
 func (f Flaw) mergesPeers() bool { return f != FlawUnmergedDiscovery }
+
+// keptReads is what FlawStalePeerDiscovery knows of each peer after a sync that read the
+// peers of leases (fetched[i] and errs[i] are the read of leases[i]): the view kept
+// from an earlier sync while the peer's reads keep succeeding, else this sync's read. A
+// failed read forgets the peer, so the next read that succeeds is kept. fetched is updated
+// in place to what the sync uses. Every other flaw keeps nothing (nil): each read is used.
+func (f Flaw) keptReads(kept map[string]view, leases []peerLease, fetched []view, errs []error) map[string]view {
+	if f != FlawStalePeerDiscovery {
+		return nil
+	}
+	out := map[string]view{}
+	for i, l := range leases {
+		if errs[i] != nil {
+			continue
+		}
+		if v, ok := kept[l.name]; ok {
+			fetched[i] = v
+		}
+		out[l.name] = fetched[i]
+	}
+	return out
+}
 
 // lingerFor is how long FlawLingerInDiscovery lists a departed peer: past the suites'
 // discovery-leave bound, short enough that the peer's restart (which brings it back in

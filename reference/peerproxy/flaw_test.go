@@ -2,6 +2,7 @@ package peerproxy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -318,5 +319,42 @@ func TestFlawLingerInDiscovery(t *testing.T) {
 func TestFlawUnmergedDiscovery(t *testing.T) {
 	if FlawUnmergedDiscovery.mergesPeers() || !NoFlaw.mergesPeers() || !FlawMergeNopeer.mergesPeers() {
 		t.Error("only FlawUnmergedDiscovery leaves the peers out of merged /apis")
+	}
+}
+
+// FlawStalePeerDiscovery alone keeps a peer's first good read while its reads succeed,
+// and takes a new one only after a failed read; other flaws keep nothing.
+func TestFlawStalePeerDiscovery(t *testing.T) {
+	leases := []peerLease{{name: "a"}, {name: "b"}}
+	read := func(ids ...string) []view {
+		var out []view
+		for _, id := range ids {
+			out = append(out, view{id: id})
+		}
+		return out
+	}
+	fetched := read("a-1", "b-1")
+	if kept := NoFlaw.keptReads(nil, leases, fetched, make([]error, 2)); kept != nil || fetched[0].id != "a-1" {
+		t.Fatalf("without the flaw, reads are kept (%v) or changed (%v)", kept, fetched)
+	}
+	kept := FlawStalePeerDiscovery.keptReads(nil, leases, fetched, make([]error, 2))
+	if kept["a"].id != "a-1" || kept["b"].id != "b-1" {
+		t.Fatalf("the first reads are not kept: %v", kept)
+	}
+	fetched = read("a-2", "b-2")
+	kept = FlawStalePeerDiscovery.keptReads(kept, leases, fetched, []error{nil, errors.New("refused")})
+	if fetched[0].id != "a-1" || kept["a"].id != "a-1" {
+		t.Errorf("a peer read again is not answered from its first read: used %v, kept %v", fetched[0], kept["a"])
+	}
+	if _, ok := kept["b"]; ok {
+		t.Errorf("a peer whose read failed is still kept: %v", kept)
+	}
+	fetched = read("a-3", "b-3")
+	kept = FlawStalePeerDiscovery.keptReads(kept, leases, fetched, make([]error, 2))
+	if fetched[1].id != "b-3" || kept["b"].id != "b-3" || kept["a"].id != "a-1" {
+		t.Errorf("after its failed read, the peer's next read is not the one kept: used %v, kept %v", fetched, kept)
+	}
+	if kept = FlawStalePeerDiscovery.keptReads(kept, leases[:1], read("a-4"), make([]error, 1)); len(kept) != 1 {
+		t.Errorf("a peer whose lease is gone is still kept: %v", kept)
 	}
 }

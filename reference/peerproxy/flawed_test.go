@@ -20,6 +20,7 @@ import (
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/mvp"
 	"github.com/skewcheck/skewcheck/suites/races"
+	"github.com/skewcheck/skewcheck/suites/soak"
 )
 
 // flawEnv and flawReportEnv tell a child run of this test binary which flaw to give the
@@ -37,7 +38,8 @@ const (
 // the stale-lease race (RACE-002), extensions (CRDs: MVP-050, MVP-051, DISC-006;
 // aggregated APIs: MVP-052, MVP-053, DISC-007), the loop guard (MVP-030, MVP-031), a
 // crashed peer's 503 (MVP-022), the nopeer view (DISC-002), the allowed user (MVP-041)
-// and a rejected token (MVP-048) can fail: the reference made wrong in one
+// a rejected token (MVP-048) and a deleted extension that comes back (SOAK-001) can
+// fail: the reference made wrong in one
 // way at a time fails the tests about that way, each of which must have run and failed
 // saying why, its claim in the mutation matrix. Each flawed run is a child process
 // (TestFlawedReferenceRun) with its own cluster. make test runs forward-as-itself, the
@@ -70,6 +72,7 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		{peerproxy.FlawMergeNopeer, `\[DISC-002`, false},
 		{peerproxy.FlawForwardAsAnonymous, `\[MVP-041`, false},
 		{peerproxy.FlawRejectedTokenAnonymous, `\[MVP-048`, false},
+		{peerproxy.FlawStalePeerDiscovery, `\[SOAK-001`, false},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
@@ -82,7 +85,7 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 				t.Fatalf("the flaw claims no test its focus %s runs (suites.MutantCatches)", focus)
 			}
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedReferenceRun$", "-test.count=1", "-test.timeout=10m")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedReferenceRun$", "-test.count=1", "-test.timeout=15m")
 			cmd.Env = append(os.Environ(), flawEnv+"="+string(tc.flaw), flawReportEnv+"="+dir, flawFocusEnv+"="+focus)
 			if tc.three {
 				cmd.Env = append(cmd.Env, flawThreeEnv+"=1")
@@ -133,7 +136,7 @@ func TestFlawedReferenceRun(t *testing.T) {
 	c := localtest.Start(t, local.Config{Name: "flawed", Servers: localtest.WithoutPeerProxy(servers...)})
 	target, _ := localtest.Reference(t, c, peerproxy.Flaw(flaw))
 	dir := os.Getenv(flawReportEnv)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, slices.Concat(mvp.Tests, discovery.Tests, races.Tests),
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, slices.Concat(mvp.Tests, discovery.Tests, races.Tests, soak.Tests),
 		framework.RunOptions{Focus: os.Getenv(flawFocusEnv), ReportDir: dir, Seed: 1})
 	if _, err := report.Write(dir, rep); err != nil {
 		t.Fatal(err)

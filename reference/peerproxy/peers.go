@@ -54,6 +54,9 @@ type registry struct {
 	// departed are the peers FlawLingerInDiscovery still lists in merged /apis, with when
 	// they left; guarded by mu.
 	departed map[string]departure
+	// kept are the views of its peers FlawStalePeerDiscovery keeps (Flaw.keptReads);
+	// written and read by sync only.
+	kept map[string]view
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
@@ -138,6 +141,7 @@ func (r *registry) sync(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	r.kept = r.flaw.keptReads(r.kept, picked.leases, fetched, errs)
 	peers := map[string]view{}
 	for i, l := range picked.leases {
 		v := fetched[i]

@@ -94,7 +94,7 @@ var Tests = []framework.Test{
 		Description: "a request whose Host and TLS server name name two different UpstreamClusters, each with a client CA of its own, is never routed by one name and authenticated by the other: it reaches at most the cluster whose client CA accepts its certificate; a refusal (421 Misdirected Request) is recommended, and which name a gateway that serves it used is reported",
 		Run:         hostAndSNIDisagree},
 	{ID: "GW-080", Profile: Profile, Since: "1.28", Features: needs,
-		Description: "HTTP/2 convergence: 200 clients, each on its own connection, send 10 GETs each at once; the gateway shares its upstream connections between clients: at most 50 TCP connections to each upstream at the peak, where one per client would be about 100 (the peak is measured and reported; 200 requests in flight at one upstream need 2 of kube-apiserver's 100-stream connections)",
+		Description: "HTTP/2 convergence: 200 clients, each on its own connection, send 10 GETs each at once; the gateway shares its upstream connections between clients: at most 100 TCP connections to each upstream at the peak (half the clients), where one per client is about 200 (the peak is measured and reported; 200 requests in flight at one upstream need 2 of kube-apiserver's 100-stream connections)",
 		Run:         http2Converges},
 	{ID: "GW-090", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "slow clients go unnoticed: while 8 slow-loris connections of each kind (headers, a create's body, a watch read, a byte a second) are held for 10 s, LISTs and creates of ConfigMaps through the gateway on connections of their own all succeed, none slower than 5 s (the chaos table's slow-client fault)",

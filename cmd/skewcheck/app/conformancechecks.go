@@ -61,11 +61,11 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 }
 
 // peerProfiles names the profiles of the selected tests that are about peers
-// (suites.PeerProfiles).
+// (suites.PeerProfiles and SoakProfiles).
 func peerProfiles(tests []framework.Test) []string {
 	var out []string
 	for _, t := range tests {
-		if slices.Contains(suites.PeerProfiles, t.Profile) && !slices.Contains(out, t.Profile) {
+		if (slices.Contains(suites.PeerProfiles, t.Profile) || slices.Contains(suites.SoakProfiles, t.Profile)) && !slices.Contains(out, t.Profile) {
 			out = append(out, t.Profile)
 		}
 	}

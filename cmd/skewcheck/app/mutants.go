@@ -3,9 +3,10 @@
 package app
 
 import (
+	"slices"
+
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/reference/gateway"
-
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
@@ -34,8 +35,10 @@ var mutantFamilies = []mutantFamily{
 		// caught only there. Faults are held 20 s, as in make test, not the CLI's 60 s:
 		// past every timeout and refresh of the reference (internal/integration/timeouts.go
 		// says why 20 s still catches a 404 after a refresh), at a third of the time.
+		// The soak profile's tests wait minutes whatever the hold: only the baseline and
+		// the mutants claiming them run them.
 		name:     "peerproxy",
-		profiles: suites.PeerProfiles,
+		profiles: slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
 			return append(highlyAvailable(older, newer), "--fault-hold", "20s")
 		},
