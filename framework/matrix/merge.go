@@ -10,8 +10,10 @@ import (
 // written it: every pair's row with the parts its shards ran, every mutation family,
 // every job with its machine and duration. A job of the plan that no shard ran (a shard
 // that failed to start, was cancelled, or was never given) is listed in Missing, and its
-// part of a pair's row says which shard owed it: a failure of the night, never a pass.
-// The wall time is the longest shard's. parts must share one plan.
+// part of a pair's row says which shard owed it: a failure of the night, never a pass,
+// and one failure (Failures lists it once). Shards that ran with different seeds are a
+// problem of the night (Problems), not a missing job. The wall time is the longest
+// shard's. parts must share one plan.
 func MergeNightlies(parts []*Nightly) (*Nightly, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no shard's nightly.json to merge")
@@ -47,7 +49,8 @@ func MergeNightlies(parts []*Nightly) (*Nightly, error) {
 		}
 		out.Duration = max(out.Duration, p.Duration)
 		if p.Seed != out.Seed {
-			out.Missing = append(out.Missing, fmt.Sprintf("shard %s ran with seed %d, the others with %d: the night cannot be replayed with one seed", p.Shard, p.Seed, out.Seed))
+			out.Problems = append(out.Problems, fmt.Sprintf("shard %s ran with seed %d, shard %s with %d: the night cannot be replayed with one seed; give every shard the same --seed (NIGHTLY_SEED)",
+				p.Shard, p.Seed, parts[0].Shard, out.Seed))
 		}
 		out.Mutations = append(out.Mutations, p.Mutations...)
 		out.Others = append(out.Others, p.Others...)
@@ -73,13 +76,15 @@ func MergeNightlies(parts []*Nightly) (*Nightly, error) {
 		}
 		why := fmt.Sprintf("no shard ran it (shard %s of the plan owed it and left no result)", owner(*plan, j.ID, shards))
 		out.Missing = append(out.Missing, fmt.Sprintf("job %s: %s", j.ID, why))
+		// The row shows the part red, with why; marked missing, so that Failures, which
+		// lists the line above, does not list it again as the pair's.
 		switch j.What {
 		case JobConformance:
 			row := out.PairRow(j.From, j.To)
-			row.ConformanceElsewhere, row.ConformanceError = false, why
+			row.ConformanceElsewhere, row.ConformanceMissing, row.ConformanceError = false, true, why
 		case JobUpgrade:
 			row := out.PairRow(j.From, j.To)
-			row.Upgrade.Elsewhere, row.Upgrade.Error = false, why
+			row.Upgrade.Elsewhere, row.Upgrade.Missing, row.Upgrade.Error = false, true, why
 		}
 	}
 	return out, nil

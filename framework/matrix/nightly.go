@@ -37,8 +37,16 @@ type Nightly struct {
 	// Plan is the whole night's plan, every shard's share included, so that a merge of
 	// shards knows what a shard that left nothing owed.
 	Plan *Plan `json:"plan,omitempty"`
-	// Missing are the jobs of the plan no shard ran (MergeNightlies), one line each.
+	// Missing are the jobs of the plan no shard ran (MergeNightlies), one line each, and
+	// nothing else: each is a failure of the night.
 	Missing []string `json:"missing,omitempty"`
+	// Problems are what is wrong with the night beyond its jobs, one line each: shards
+	// merged that ran with different seeds (MergeNightlies), so the night cannot be
+	// replayed with one. Each is a failure of the night, though every job may have passed.
+	Problems []string `json:"problems,omitempty"`
+	// Machine is the host a shard ran on (empty in a merge: each of Jobs names its own),
+	// also when the shard got no job to run.
+	Machine string `json:"machine,omitempty"`
 }
 
 // NightlyMutation is what the index shows of one family of the night's mutation matrix.
@@ -84,9 +92,12 @@ type NightlyPair struct {
 	// ended without a report: not a failure of the target, and listed as such.
 	ConformanceKnownDefect string `json:"conformanceKnownDefect,omitempty"`
 	// ConformanceElsewhere: the run is another shard's job (Plan.Shard), not this one's.
-	ConformanceElsewhere bool       `json:"conformanceElsewhere,omitempty"`
-	Upgrade              UpgradeRun `json:"upgrade"`
-	Seconds              float64    `json:"durationSeconds"`
+	ConformanceElsewhere bool `json:"conformanceElsewhere,omitempty"`
+	// ConformanceMissing: no shard ran it (MergeNightlies). Nightly.Missing lists it, so
+	// Failures does not list it again; the row still shows it red, with why.
+	ConformanceMissing bool       `json:"conformanceMissing,omitempty"`
+	Upgrade            UpgradeRun `json:"upgrade"`
+	Seconds            float64    `json:"durationSeconds"`
 }
 
 // PairRow is n's row of the pair from + to, made (in version order, both its parts
@@ -119,6 +130,9 @@ type UpgradeRun struct {
 	Error      string   `json:"error,omitempty"`
 	// Elsewhere: the upgrade is another shard's job (Plan.Shard), not this one's.
 	Elsewhere bool `json:"elsewhere,omitempty"`
+	// Missing: no shard ran it (MergeNightlies). Nightly.Missing lists it, so Failures
+	// does not list it again; the row still shows it red, with why.
+	Missing bool `json:"missing,omitempty"`
 	// KnownDefect is the known upstream defect that ended the upgrade before it finished
 	// (a 1.33 or 1.34 server's nil-pointer crash): listed, not counted as a failure.
 	KnownDefect string `json:"knownDefect,omitempty"`
@@ -126,17 +140,19 @@ type UpgradeRun struct {
 	Hops []UpgradeHop `json:"hops,omitempty"`
 }
 
-// Failures lists every pair's failures, one line each: a failed or missing conformance
-// run, a failed profile, a failed or missing upgrade. A run that a known upstream defect
-// ended is not a failure of the night (KnownDefects lists it), as a known deviation is
-// not a failure of a conformance run: the matrix would otherwise be red every night for
-// a release nobody can fix any more.
+// Failures lists the night's failures, one line each: its problems (Problems), the jobs
+// no shard ran (Missing), and every pair's failed or missing conformance run, failed
+// profile, failed or missing upgrade. A job no shard ran is listed once, in Missing, not
+// again as its pair's part. A run that a known upstream defect ended is not a failure of
+// the night (KnownDefects lists it), as a known deviation is not a failure of a
+// conformance run: the matrix would otherwise be red every night for a release nobody
+// can fix any more.
 func (n *Nightly) Failures() []string {
-	out := slices.Clone(n.Missing)
+	out := slices.Concat(n.Problems, n.Missing)
 	for _, p := range n.Pairs {
 		pair := p.From + " + " + p.To
 		switch {
-		case p.ConformanceElsewhere:
+		case p.ConformanceElsewhere, p.ConformanceMissing:
 		case p.Conformance == nil && p.ConformanceKnownDefect != "":
 		case p.Conformance == nil:
 			out = append(out, fmt.Sprintf("%s conformance: no report: %s", pair, p.ConformanceError))
@@ -148,7 +164,7 @@ func (n *Nightly) Failures() []string {
 			}
 		}
 		switch {
-		case p.Upgrade.Elsewhere:
+		case p.Upgrade.Elsewhere, p.Upgrade.Missing:
 		case !p.Upgrade.Ran && p.Upgrade.KnownDefect != "":
 		case !p.Upgrade.Ran:
 			out = append(out, fmt.Sprintf("%s upgrade: did not run: %s", pair, p.Upgrade.Error))

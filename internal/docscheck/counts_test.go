@@ -13,11 +13,36 @@ import (
 )
 
 // profileCount is a count of a profile's tests written in prose: "all 13 ipmode tests",
-// "the 32 mvp and discovery tests", across a line break too.
-var (
-	profileCount = regexp.MustCompile(`\b(\d+)\s+((?:mvp|discovery|chaos|races|ipmode|gateway)(?:(?:,\s*|\s+and\s+)(?:mvp|discovery|chaos|races|ipmode|gateway))*)\s+tests\b`)
-	profileName  = regexp.MustCompile(`mvp|discovery|chaos|races|ipmode|gateway`)
-)
+// "the 32 mvp and discovery tests", across a line break too; profileName is one profile
+// of its list. The profiles are the suites' own, so a profile added to them has its
+// counts checked without an edit here.
+var profileCount, profileName = profilePatterns(profiles())
+
+// profiles are the distinct profiles of the suites' tests, in their order.
+func profiles() []string {
+	var out []string
+	for _, tc := range suites.All() {
+		if !slices.Contains(out, tc.Profile) {
+			out = append(out, tc.Profile)
+		}
+	}
+	return out
+}
+
+// profilePatterns are profileCount and profileName of these profiles. The longest go
+// first, each a whole word: a profile whose name begins another's ("soak" and
+// "soak-long") must not take the other's first part.
+func profilePatterns(profiles []string) (count, name *regexp.Regexp) {
+	quoted := make([]string, len(profiles))
+	for i, p := range profiles {
+		quoted[i] = regexp.QuoteMeta(p)
+	}
+	slices.SortStableFunc(quoted, func(a, b string) int { return len(b) - len(a) })
+	one := `(?:` + strings.Join(quoted, "|") + `)`
+	count = regexp.MustCompile(`\b(\d+)\s+(` + one + `(?:(?:,\s*|\s+and\s+)` + one + `)*)\s+tests\b`)
+	name = regexp.MustCompile(`\b` + one + `\b`)
+	return count, name
+}
 
 // TestProfileCountsAreCurrent: a page that says how many tests a profile has says what the
 // suites hold, so a test added to a suite cannot leave "all 25 mvp and discovery tests"
@@ -47,6 +72,47 @@ func TestProfileCountsAreCurrent(t *testing.T) {
 				line := strings.Count(text[:m[0]], "\n") + 1
 				t.Errorf("%s:%d says %q: the suites hold %d", page, line, strings.Join(strings.Fields(text[m[0]:m[1]]), " "), want)
 			}
+		}
+	}
+}
+
+// Every profile the suites have is one whose counts are checked, in prose as the pages
+// write it, with no list of them here to keep up.
+func TestProfileCountsKnowEveryProfile(t *testing.T) {
+	if len(profiles()) < 2 {
+		t.Fatalf("the suites have profiles %q; the test needs two", profiles())
+	}
+	first := profiles()[0]
+	for _, p := range profiles() {
+		for _, prose := range []string{"all 7 " + p + " tests", "the 9 " + first + " and\n" + p + " tests", "12 " + first + ", " + p + " tests"} {
+			m := profileCount.FindStringSubmatch(prose)
+			if m == nil || !slices.Contains(profileName.FindAllString(m[2], -1), p) {
+				t.Errorf("%q: %q is not a count of profile %s", prose, m, p)
+			}
+		}
+	}
+}
+
+// The patterns of a list of profiles find each in prose as a whole word, the longest
+// first, and nothing that is not one of them.
+func TestProfilePatterns(t *testing.T) {
+	count, name := profilePatterns([]string{"mvp", "race", "races", "soak", "soak-long"})
+	for _, c := range []struct {
+		prose string
+		names []string // nil: no count
+	}{
+		{"all 3 race tests", []string{"race"}},
+		{"the 5 races and soak-long tests", []string{"races", "soak-long"}},
+		{"4 mvp, soak tests", []string{"mvp", "soak"}},
+		{"the 13 ipmode tests", nil},
+		{"2 racers tests", nil},
+	} {
+		var got []string
+		if m := count.FindStringSubmatch(c.prose); m != nil {
+			got = name.FindAllString(m[2], -1)
+		}
+		if !slices.Equal(got, c.names) {
+			t.Errorf("%q: profiles %q, want %q", c.prose, got, c.names)
 		}
 	}
 }

@@ -296,26 +296,41 @@ func readBack(ctx context.Context, peer *framework.Endpoint, path string, bound 
 	}
 }
 
-// probe is one request, bounded so a hung connection cannot stall the measurement forever
-// (upstream can take 45 s to fail on a frozen peer, which the bound must not hide).
 // pathWorks waits up to bound for path through e to answer 200, and returns the last
 // answer and how long it waited: a fault starts from a path that works, also after an
 // earlier fault whose effects on the proxy outlast it (a test that failed for a proxy
-// still refusing its peer leaves it so for a while).
+// still refusing its peer leaves it so for a while). The whole wait ends within bound:
+// every probe (its dial, TLS handshake and body read) and every pause runs under one
+// deadline, so a server that hangs (a frozen peer, 45 s for upstream to give up on it)
+// cannot hold it a probe's own 90 s past bound.
 func pathWorks(ctx context.Context, e *framework.Endpoint, path string, bound time.Duration) (framework.Response, time.Duration) {
 	start := time.Now()
-	for {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var last framework.Response
+	for tries := 0; ; tries++ {
 		r := probe(ctx, e, framework.Request{Path: path})
-		if r.Status == 200 || time.Since(start) >= bound || ctx.Err() != nil {
+		if r.Status == 200 {
 			return r, time.Since(start)
 		}
+		if ctx.Err() != nil {
+			// A probe the deadline cut says less than the answer before it, if any.
+			if tries == 0 {
+				last = r
+			}
+			return last, time.Since(start)
+		}
+		last = r
 		select {
 		case <-ctx.Done():
+			return last, time.Since(start)
 		case <-time.After(time.Second):
 		}
 	}
 }
 
+// probe is one request, bounded so a hung connection cannot stall the measurement forever
+// (upstream can take 45 s to fail on a frozen peer, which the bound must not hide).
 func probe(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
 	req.Timeout = 90 * time.Second
 	return e.Do(ctx, req)

@@ -84,6 +84,10 @@ func TestBadInput(t *testing.T) {
 		{"upgrade hop to the same version", []string{"upgrade", "--path", "v1.35.4,v1.36.3,v1.36.3"}, "hop 2 goes from v1.36.3 to v1.36.3"},
 		{"upgrade to the same version", []string{"upgrade", "--from", "v1.36.3", "--to", "v1.36.3"}, "the same version"},
 		{"dataplane on an existing cluster", []string{"conformance", "--profiles", "ipmode", "--dataplane", "reference", "--kubeconfig", "/nonexistent/kubeconfig"}, "runs on a local cluster only"},
+		// A shard of a night that would get no job of its own plan (exact versions, no
+		// optional job): were it not refused, it would still build and start nothing.
+		{"nightly shard without one plan", []string{"nightly", "--shard", "3/3", "--versions", "v1.35.4,v1.36.3", "--mutation=false", "--providers", "", "--emulation=false",
+			"--report-dir", t.TempDir()}, "--shard 3/3 without --plan-file: every shard of a night must split the same plan"},
 	}
 	assertRefused(t, state, cases)
 }

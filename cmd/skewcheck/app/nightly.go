@@ -70,13 +70,15 @@ emulated-vs-real comparison; the newest pair's default profiles on each of --pro
 node images built first; each family of the mutation matrix): --plan prints it as JSON, with each job's duration from --previous (an
 earlier night's nightly.json) or an estimate, and --shard i/n runs the i-th of n shares of
 it, split longest-first so that every job is in exactly one shard, the same on every
-machine; a CI matrix runs one shard per machine, each with its own --report-dir.
+machine; a CI matrix runs one shard per machine, each with its own --report-dir, and every
+shard the same --plan-file (with n > 1 it is required). A shard with no job still writes
+its nightly.json.
 Every report goes under --report-dir/<from>-<to>/, and index.html there has one row per pair:
 the result of each profile, the upgrade's and the downgrade's verdicts and their timeline, links to every report, and
 the seed, and the matrix's closing line. Exit 1 when anything failed; the last line is the
 summary.`,
 		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42\n" +
-			"  skewcheck nightly --plan --previous last/nightly.json\n  skewcheck nightly --shard 2/4 --seed 42 --report-dir _reports/nightly-2",
+			"  skewcheck nightly --plan --previous last/nightly.json > plan.json\n  skewcheck nightly --plan-file plan.json --shard 2/4 --seed 42 --report-dir _reports/nightly-2",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -94,7 +96,7 @@ summary.`,
 	f.StringSliceVar(&o.providers, "providers", []string{"kind", "containers"}, "other providers the newest pair's default profiles run on, each a job (empty: none); they need Docker")
 	f.BoolVar(&o.emulation, "emulation", true, "compare each pair's real skew with its emulation (skewcheck emulation), where the newer can emulate the older (1.31 or later)")
 	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
-	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard")
+	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard; with n > 1, give every shard the same --plan-file")
 	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
 	f.StringVar(&o.planFile, "plan-file", "", "run this plan (what --plan printed, its versions and durations) instead of making one: every shard of a night splits the same plan")
 	addBinaryFlags(cmd, &o.bin)
@@ -103,8 +105,8 @@ summary.`,
 
 func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error {
 	start := time.Now()
-	if len(o.versions) < 2 {
-		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
+	if err := checkNightlyFlags(o); err != nil {
+		return err
 	}
 	shardI, shardN, err := matrix.ParseShard(o.shard)
 	if err != nil {
@@ -149,7 +151,17 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 		return err
 	}
 	machine, _ := os.Hostname()
-	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed, Shard: o.shard, Plan: &plan}
+	n := &matrix.Nightly{Date: start, Versions: resolved, Seed: o.seed, Shard: o.shard, Plan: &plan, Machine: machine}
+	if len(jobs) == 0 {
+		fmt.Fprintf(streams.ErrOut, "== nightly: shard %s has no job of the plan's %d (more shards than jobs): its night is empty\n", o.shard, len(plan.Jobs))
+	}
+	// The night is written before its first job too: a shard that got no job leaves a
+	// night of none, which a merge reads as a shard that did its share, not as one that
+	// left nothing (whose jobs would be missing); one killed in its first job leaves its
+	// shard, seed and machine.
+	if err := writeNightly(o.reportDir, n); err != nil {
+		return err
+	}
 	for i, j := range jobs {
 		if ctx.Err() != nil {
 			break
@@ -174,6 +186,28 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 		return fmt.Errorf("the nightly run failed (replay a pair with --seed %d):\n  %s", o.seed, strings.Join(f, "\n  "))
 	}
 	return ctx.Err()
+}
+
+// checkNightlyFlags judges what needs no plan, binary or cluster to judge, so a mistake
+// is refused in a second, naming the flags and the fix, before anything is resolved,
+// built or started.
+func checkNightlyFlags(o nightlyOptions) error {
+	if len(o.versions) < 2 {
+		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
+	}
+	_, n, err := matrix.ParseShard(o.shard)
+	if err != nil {
+		return err
+	}
+	// A shard without --plan-file makes a plan of its own: versions resolved when it
+	// starts (a patch released in between changes them) and durations from its own
+	// --previous. Two machines could then split two plans, leaving a job to no shard or
+	// to two; a merge refuses shards of different plans, after the night has run. --plan
+	// alone runs no shard.
+	if n > 1 && o.planFile == "" && !o.plan {
+		return fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.shard)
+	}
+	return nil
 }
 
 // nightlyPlan is the plan in --plan-file, or a new one of --versions, each resolved to a
