@@ -27,7 +27,8 @@ type Nightly struct {
 	Ranges string `json:"ranges,omitempty"`
 	// Mutations are the night's families of the mutation matrix, on the newest pair.
 	Mutations []NightlyMutation `json:"mutations,omitempty"`
-	// Others are the night's runs on other providers and its emulated-vs-real comparisons.
+	// Others are the night's runs on other providers, its emulated-vs-real comparisons and
+	// its soak runs.
 	Others []NightlyRun `json:"others,omitempty"`
 	// Shard is "i/n" when this is one shard's share of the night (Plan.Shard).
 	Shard string `json:"shard,omitempty"`
@@ -331,7 +332,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>
-{{if .N.Others}}<h2>Other providers and emulation</h2><table><tr><th>job</th><th>verdict</th><th>report</th></tr>
+{{if .N.Others}}<h2>Other providers, emulation and soak</h2><table><tr><th>job</th><th>verdict</th><th>report</th></tr>
 {{range .N.Others}}<tr><td>{{.ID}}</td><td class="{{if .Passed}}pass{{else}}fail{{end}}">{{if .Passed}}passed{{else}}failed: {{.Error}}{{end}}{{with .Summary}} ({{.}}){{end}}</td><td><a href="{{.Dir}}/">{{.Dir}}</a></td></tr>
 {{end}}</table>{{end}}
 {{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}{{if .Upgrade.Hops}} and back{{end}}</h2>

@@ -18,6 +18,9 @@ const (
 	JobProvider = "provider"
 	// JobEmulation is one pair's emulated-vs-real comparison (skewcheck emulation).
 	JobEmulation = "emulation"
+	// JobSoak is one pair's soak profiles: tests that wait out an upstream grace period,
+	// minutes each, which the conformance job leaves out.
+	JobSoak = "soak"
 )
 
 // Job is one piece of a night that runs on one machine: a pair's conformance run, its
@@ -65,6 +68,7 @@ const (
 	mutationEstimate    = 10 * 60
 	providerEstimate    = 6 * 60
 	emulationEstimate   = 20 * 60
+	soakEstimate        = 9 * 60
 )
 
 var familyEstimates = map[string]float64{"peerproxy": 17 * 60, "gateway": 5 * 60, "ipmode": 2 * 60}
@@ -80,10 +84,14 @@ type PlanOptions struct {
 	Emulation bool
 	// EmulationPossible says whether newer can emulate older (nil: every pair can).
 	EmulationPossible func(older, newer string) bool
+	// Soak says whether a pair runs the soak profiles (a job of its own): only where
+	// their tests apply to both versions (nil: no pair does).
+	Soak func(older, newer string) bool
 }
 
 // NewPlan is the night of versions (oldest first): each adjacent pair's conformance run and
-// upgrade (and, with o.Emulation, its emulated-vs-real comparison), then the newest pair's
+// upgrade (and, with o.Emulation, its emulated-vs-real comparison; where o.Soak says so,
+// its soak profiles), then the newest pair's
 // runs on o.Providers and one mutation job per family. Durations come from previous (the
 // jobs an earlier night ran, by ID) where it has them.
 func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) {
@@ -112,6 +120,9 @@ func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) 
 		if o.Emulation && (o.EmulationPossible == nil || o.EmulationPossible(from, to)) {
 			add(Job{ID: pair + "/" + JobEmulation, What: JobEmulation, From: from, To: to}, emulationEstimate)
 		}
+		if o.Soak != nil && o.Soak(from, to) {
+			add(Job{ID: pair + "/" + JobSoak, What: JobSoak, From: from, To: to}, soakEstimate)
+		}
 	}
 	from, to := versions[len(versions)-2], versions[len(versions)-1]
 	for _, p := range o.Providers {
@@ -131,7 +142,7 @@ func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) 
 // job of a known kind, its ID unique, its versions among the plan's. A plan NewPlan made
 // passes.
 func (p Plan) Validate() error {
-	kinds := []string{JobConformance, JobUpgrade, JobMutation, JobProvider, JobEmulation}
+	kinds := []string{JobConformance, JobUpgrade, JobMutation, JobProvider, JobEmulation, JobSoak}
 	seen := map[string]bool{}
 	for _, j := range p.Jobs {
 		switch {

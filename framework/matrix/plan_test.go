@@ -40,16 +40,20 @@ func TestNewPlan(t *testing.T) {
 		}
 	}
 	full, _ := NewPlan(night, PlanOptions{Providers: []string{"kind", "containers"}, Emulation: true,
-		EmulationPossible: func(older, _ string) bool { return older != "v1.33.13" }}, nil)
+		EmulationPossible: func(older, _ string) bool { return older != "v1.33.13" },
+		Soak:              func(older, _ string) bool { return older >= "v1.35" }}, nil)
 	var more []string
 	for _, j := range full.Jobs {
-		if j.What == JobProvider || j.What == JobEmulation {
+		if j.What == JobProvider || j.What == JobEmulation || j.What == JobSoak {
 			more = append(more, j.ID)
 		}
 	}
-	if want := []string{"v1.34.4-v1.35.4/emulation", "v1.35.4-v1.36.3/emulation", "v1.36.3-v1.37.2/emulation",
+	if want := []string{"v1.34.4-v1.35.4/emulation", "v1.35.4-v1.36.3/emulation", "v1.35.4-v1.36.3/soak", "v1.36.3-v1.37.2/emulation", "v1.36.3-v1.37.2/soak",
 		"v1.36.3-v1.37.2/conformance-kind", "v1.36.3-v1.37.2/conformance-containers"}; !slices.Equal(more, want) {
-		t.Errorf("provider and emulation jobs %v, want %v", more, want)
+		t.Errorf("provider, emulation and soak jobs %v, want %v", more, want)
+	}
+	if err := full.Validate(); err != nil {
+		t.Errorf("a plan with soak jobs does not validate: %v", err)
 	}
 	if _, err := NewPlan(night[:1], PlanOptions{}, nil); err == nil {
 		t.Error("a night of one version was planned")
@@ -131,7 +135,7 @@ func TestPlanValidate(t *testing.T) {
 		edit func(p *Plan)
 		want string
 	}{
-		{"unknown kind", func(p *Plan) { p.Jobs[0].What = "soak" }, `is of kind "soak"`},
+		{"unknown kind", func(p *Plan) { p.Jobs[0].What = "bake" }, `is of kind "bake"`},
 		{"twice", func(p *Plan) { p.Jobs = append(p.Jobs, p.Jobs[0]) }, "is listed twice"},
 		{"foreign version", func(p *Plan) { p.Jobs[1].To = "v1.37.2" }, "do not both hold"},
 	} {

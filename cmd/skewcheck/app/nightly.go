@@ -43,6 +43,7 @@ type nightlyOptions struct {
 	mutation  bool
 	providers []string // other providers the newest pair runs on
 	emulation bool
+	soak      bool
 	plan      bool   // print the plan and exit
 	shard     string // "i/n"
 	previous  string // an earlier night's nightly.json, for the plan's durations
@@ -62,10 +63,12 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
     subresource that two peers serve), the newer twice with autoscaling/v2 off;
   - upgrade --path older,newer,older with --servers and --fault, under a seeded load: the
     rolling upgrade, then the rolling downgrade back (the rollback), on one cluster, so the
-    older version reads back what the newer one wrote.
+    older version reads back what the newer one wrote;
+  - with --soak, where its tests apply to both versions, conformance --profiles soak on
+    the same three servers: the tests that wait out an upstream grace period (minutes).
 Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
 flawed reference against its profiles, under --report-dir/mutation/.
-A night is a plan of jobs (each pair's conformance, upgrade and, with --emulation, its
+A night is a plan of jobs (each pair's conformance, upgrade, soak and, with --emulation, its
 emulated-vs-real comparison; the newest pair's default profiles on each of --providers, kind's
 node images built first; each family of the mutation matrix): --plan prints it as JSON, with each job's duration from --previous (an
 earlier night's nightly.json) or an estimate, and --shard i/n runs the i-th of n shares of
@@ -95,6 +98,7 @@ summary.`,
 	f.BoolVar(&o.mutation, "mutation", true, "after the pairs, run the mutation matrix on the newest pair, a job per family (the peer proxy's alone over an hour): every test must fail against some flawed reference")
 	f.StringSliceVar(&o.providers, "providers", []string{"kind", "containers"}, "other providers the newest pair's default profiles run on, each a job (empty: none); they need Docker")
 	f.BoolVar(&o.emulation, "emulation", true, "compare each pair's real skew with its emulation (skewcheck emulation), where the newer can emulate the older (1.31 or later)")
+	f.BoolVar(&o.soak, "soak", true, "run each pair's soak profiles (tests that wait out an upstream grace period, minutes each) as a job of their own, where they apply to both versions")
 	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
 	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard; with n > 1, give every shard the same --plan-file")
 	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
@@ -228,6 +232,9 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 		if o.mutation {
 			po.Families = mutationFamilyNames()
 		}
+		if o.soak {
+			po.Soak = soakApplies
+		}
 		return matrix.NewPlan(versions, po, previous)
 	}
 	var plan matrix.Plan
@@ -245,6 +252,15 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 		return plan, fmt.Errorf("--plan-file %s: %w: give the JSON nightly --plan printed", o.planFile, err)
 	}
 	return plan, nil
+}
+
+// soakApplies says whether some test of the soak profiles applies to both versions: a
+// pair older than every such test's range would only skip them.
+func soakApplies(older, newer string) bool {
+	tests, _ := framework.Select(suites.All(), suites.SoakProfiles)
+	return slices.ContainsFunc(tests, func(t framework.Test) bool {
+		return framework.InRange(older, t.Since, t.Until) && framework.InRange(newer, t.Since, t.Until)
+	})
 }
 
 // readPreviousJobs reads the jobs an earlier night ran from its nightly.json.
@@ -274,7 +290,7 @@ func runJob(ctx context.Context, streams IOStreams, self string, o nightlyOption
 	case matrix.JobMutation:
 		n.Mutations = append(n.Mutations, runNightlyMutation(ctx, streams, self, o, j))
 		return
-	case matrix.JobProvider, matrix.JobEmulation:
+	case matrix.JobProvider, matrix.JobEmulation, matrix.JobSoak:
 		n.Others = append(n.Others, runNightlyOther(ctx, streams, self, o, j))
 		return
 	}
@@ -328,16 +344,21 @@ func runPairUpgrade(ctx context.Context, streams IOStreams, self string, o night
 	p.Seconds += time.Since(began).Seconds()
 }
 
-// runNightlyOther runs the newest pair's default profiles on another provider, or a pair's
-// emulated-vs-real comparison, as a child skewcheck: its exit code is the verdict (0
-// passed; 1 failed; 2 could not check everything, which a night counts as a failure).
+// runNightlyOther runs the newest pair's default profiles on another provider, a pair's
+// emulated-vs-real comparison or its soak profiles, as a child skewcheck: its exit code is
+// the verdict (0 passed; 1 failed; 2 could not check everything, which a night counts as a
+// failure).
 func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nightlyOptions, j matrix.Job) matrix.NightlyRun {
 	r := matrix.NightlyRun{ID: j.ID, What: j.What, From: j.From, To: j.To, Dir: j.ID}
 	dir := filepath.Join(o.reportDir, r.Dir)
 	seed := strconv.FormatInt(o.seed, 10)
 	args := []string{"emulation", "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
-	if j.What == matrix.JobProvider {
+	switch j.What {
+	case matrix.JobProvider:
 		args = []string{"conformance", "--provider", j.Provider, "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
+	case matrix.JobSoak:
+		args = append(append([]string{"conformance"}, highlyAvailable(j.From, j.To)...),
+			"--profiles", strings.Join(suites.SoakProfiles, ","), "--seed", seed, "--report-dir", dir)
 	}
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s\n", j.ID)
 	if p, err := clusters.Lookup(j.Provider); err == nil && p.Supports(clusters.NodeImages) {

@@ -212,3 +212,21 @@ func readNightlyFile(t *testing.T, dir string) *matrix.Nightly {
 	}
 	return n
 }
+
+// A pair gets a soak job only where a soak test applies to both its versions: SOAK-001
+// starts at 1.35 (peer-aggregated discovery).
+func TestSoakApplies(t *testing.T) {
+	for _, tc := range []struct {
+		older, newer string
+		want         bool
+	}{
+		{"v1.33.13", "v1.34.4", false},
+		{"v1.34.4", "v1.35.4", false},
+		{"v1.35.4", "v1.36.3", true},
+		{"v1.36.3", "v1.37.2", true},
+	} {
+		if got := soakApplies(tc.older, tc.newer); got != tc.want {
+			t.Errorf("%s + %s: soak %v, want %v", tc.older, tc.newer, got, tc.want)
+		}
+	}
+}
