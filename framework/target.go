@@ -51,6 +51,10 @@ type Endpoint struct {
 	// nopeer view would hide every skew, and every test of proxying would skip instead of
 	// DISC-002 failing.
 	ServedFrom *rest.Config
+	// Behind is the name of the apiserver behind a front the harness put there ("" when
+	// the endpoint is the apiserver itself): what runs on that server's machine (a
+	// dataplane on its node) is found by it.
+	Behind string
 	// Hostname is the apiserver's hostname, when known: its identity lease carries it (label
 	// kubernetes.io/hostname), for targets whose URL is not the address the server
 	// advertises to its peers (kind nodes publish their port on the host).

@@ -10,6 +10,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/kind"
 	"github.com/skewcheck/skewcheck/clusters/process"
+	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
@@ -31,25 +32,23 @@ func TestKindNoDockerEngine(t *testing.T) {
 // TestKindDataplanes runs the ipmode profile on a one-node kind cluster, the dataplane in
 // the node's network namespace watching the node's own apiserver: the reference with
 // ipMode handling switched off fails exactly the tests about Proxy, so the profile can
-// fail on kind too, and passes the rest. In make soak, kube-proxy and the reference shipped
-// as an image (its container joins the node's) pass too; make test guards those on the
-// local provider (TestDataplanes, TestDataplaneImage), two kind clusters fewer. Each run deletes its
-// cluster and leaves no namespace and no dataplane process or container.
+// fail on kind too, and passes the rest; kube-proxy and the reference shipped as an image
+// (its container joins the node's) pass. Each run deletes its cluster and leaves no
+// namespace and no dataplane process or container. make soak's: make test runs the flawed
+// reference in TestKindFronts' cluster (kindDataplaneGuard), one kind cluster fewer, and
+// kube-proxy and the image on the local provider (TestDataplanes, TestDataplaneImage).
 func TestKindDataplanes(t *testing.T) {
 	integration.Require(t)
+	if !integration.Soak() {
+		t.Skip("make soak's: make test runs the flawed reference dataplane on kind in TestKindFronts' cluster (kindDataplaneGuard)")
+	}
 	t.Parallel()
 	requireKind(t)
 	rt := requireDocker(t)
-	// The flawed reference guards both sides at once: its three failures show the tests
-	// can fail on kind, and its passes of every other test that kind's wiring fails none
-	// by itself. kube-proxy passes every test on the local provider (TestDataplanes,
-	// suites' TestUpstreamIsConformant); on kind, with the image, in make soak.
 	cases := []dataplaneCase{
-		{dataplane: "reference-ignoring-ipmode", failed: []string{"IPM-103", "IPM-105", "IPM-107"}},
-	}
-	if integration.Soak() {
-		cases = append(cases, dataplaneCase{dataplane: "kube-proxy-nftables", pass: true},
-			dataplaneCase{dataplane: "image", args: []string{"--dataplane-image", buildReferenceImage(t, rt, "dataplane")}, pass: true})
+		{dataplane: "reference-ignoring-ipmode", failed: kindDataplaneGuard},
+		{dataplane: "kube-proxy-nftables", pass: true},
+		{dataplane: "image", args: []string{"--dataplane-image", buildReferenceImage(t, rt, "dataplane")}, pass: true},
 	}
 	for _, tc := range cases {
 		tc.args = append(tc.args, "--provider", "kind")
@@ -67,21 +66,49 @@ func TestKindDataplanes(t *testing.T) {
 // environment, in front of two skewed kind nodes whose own proxy is off (the gate false on
 // each node), passes, and nothing of the run is left. make soak runs every mvp and
 // discovery test; make test runs kindFrontsFocus, what only kind's fronts can break (every
-// test through a sidecar is TestSidecarCommand's, on the local provider).
+// test through a sidecar is TestSidecarCommand's, on the local provider), and in the same
+// run, on the same cluster, the ipmode profile with the reference dataplane that ignores
+// ipMode (TestKindDataplanes' guard, which then needs no kind cluster of its own): it
+// fails exactly kindDataplaneGuard, for the reason, and passes the rest.
 func TestKindFronts(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
+	requireKind(t)
 	rt := requireDocker(t)
 	before := skewcheckContainers(t, rt)
 	oldV, newV := integration.Versions()
 	args := []string{"--provider", "kind", "--versions", oldV + "," + newV}
-	if !integration.Soak() {
-		args = append(args, "--focus", kindFrontsFocus)
+	if integration.Soak() {
+		runReferenceAsSidecar(t, args...)
+	} else {
+		args = append(args, "--profiles", "mvp,discovery,ipmode", "--dataplane", "reference-ignoring-ipmode",
+			"--dataplane-sync-bound", "5s", "--focus", kindFrontsFocus+"|IPM-")
+		rep, code, dir, out := runWithReferenceSidecar(t, args...)
+		mustFail := map[string]string{}
+		for _, id := range kindDataplaneGuard {
+			mustFail[id] = "directly, without the load balancer"
+		}
+		if code != 1 {
+			t.Errorf("exit %d, want 1 (the dataplane's failures):\n%s%s", code, tail(out, 30), failedTests(dir))
+		}
+		for _, missed := range report.MissedFailures(rep, mustFail) {
+			t.Errorf("%s (the request must have bypassed the load balancer)", missed)
+		}
+		for _, r := range rep.Tests {
+			if _, flawed := mustFail[r.ID]; !flawed && r.Result != report.Passed && r.SkipKind != report.Deselected {
+				t.Errorf("%s: %s %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
+			}
+		}
+		assertNoDataplaneLeft(t)
 	}
-	runReferenceAsSidecar(t, args...)
 	expectNoNewContainers(t, rt, before)
 	assertNoKindRunLeft(t)
 }
+
+// kindDataplaneGuard are the tests the reference dataplane that ignores ipMode fails on
+// kind (every node's traffic to a Proxy IP short-circuited): its failures show the ipmode
+// profile can fail on kind, its passes of every other test that kind's wiring fails none.
+var kindDataplaneGuard = []string{"IPM-103", "IPM-105", "IPM-107"}
 
 // kindFrontsFocus is TestKindFronts' instance in make test, one test per thing a kind
 // front does: proxy to the other node (MVP-010), carry the user to it, as kubeadm's

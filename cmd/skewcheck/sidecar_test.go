@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -42,6 +43,21 @@ func referenceAsSidecar() string {
 // directory, and that no sidecar outlives the run.
 func runReferenceAsSidecar(t *testing.T, args ...string) {
 	t.Helper()
+	rep, code, dir, out := runWithReferenceSidecar(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\nfailed: %s", code, tail(out, 40), failedTests(dir))
+	}
+	want, _ := framework.Select(suites.All(), suites.DefaultProfiles)
+	if len(rep.Tests) != len(want) {
+		t.Errorf("report: %d tests, want %d", len(rep.Tests), len(want))
+	}
+}
+
+// runWithReferenceSidecar runs conformance with args against the reference as a sidecar,
+// checks that each sidecar's log is in the report directory and that no sidecar outlives
+// the run, and returns the report, the exit code, the report directory and the output.
+func runWithReferenceSidecar(t *testing.T, args ...string) (report.Conformance, int, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	args = append([]string{"conformance",
 		"--sidecar-name", "reference-as-sidecar", "--sidecar-command", referenceAsSidecar(), "--report-dir", dir}, args...)
@@ -49,17 +65,14 @@ func runReferenceAsSidecar(t *testing.T, args ...string) {
 	for _, p := range markedProcesses(t) {
 		t.Errorf("a process of the run (a sidecar?) is still running: %s", p)
 	}
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s\nfailed: %s", code, tail(out, 40), failedTests(dir))
-	}
 	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
 		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
 			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
 		}
 	}
 	rep := readReport(t, dir, out)
-	want, _ := framework.Select(suites.All(), suites.DefaultProfiles)
-	if rep.Target != "sidecar:reference-as-sidecar" || len(rep.Tests) != len(want) || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
-		t.Errorf("report: target %q, %d tests (want %d), endpoints %+v", rep.Target, len(rep.Tests), len(want), rep.Endpoints)
+	if rep.Target != "sidecar:reference-as-sidecar" || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
+		t.Errorf("report: target %q, endpoints %+v", rep.Target, rep.Endpoints)
 	}
+	return rep, code, dir, out
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -109,13 +110,16 @@ func newest(t *framework.Target) *framework.Endpoint {
 // start runs the dataplane against the target's newest endpoint and attaches it to the
 // target. On a cluster skewcheck made the dataplane is kube-proxy's own user
 // (system:kube-proxy); on an existing target, whose CA skewcheck cannot sign with, it is
-// the admin. On kind it runs on the newest apiserver's node. A dataplane the machine cannot
-// run is not an error: its tests skip with the reason.
+// the admin. On kind it runs on the newest apiserver's node. Behind a front (a sidecar,
+// the reference peer proxy) it watches the apiserver itself, as kube-proxy on that node
+// would, not the front. A dataplane the machine cannot run is not an error: its tests
+// skip with the reason.
 func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *framework.Target, host clusters.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
 	if f.chosen() == "" {
 		return func() {}, nil
 	}
 	watched := newest(target)
+	server, admin := cmp.Or(watched.Behind, watched.Name), cmp.Or(watched.ServedFrom, watched.Admin)
 	spec, err := f.spec(watched, bin)
 	if err != nil {
 		return nil, err
@@ -127,16 +131,16 @@ func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *f
 	var identity *rest.Config
 	var machine *dataplane.Machine
 	if p, ok := host.(clusters.NodeProxier); ok {
-		if identity, err = p.AsNodeProxier(watched.Admin); err != nil {
+		if identity, err = p.AsNodeProxier(admin); err != nil {
 			return nil, err
 		}
 		if m, ok := host.(dataplane.Machines); ok {
-			if machine, err = m.DataplaneMachine(ctx, watched.Name); err != nil {
+			if machine, err = m.DataplaneMachine(ctx, server); err != nil {
 				return nil, err
 			}
 		}
 	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: watched.Admin, Identity: identity, Machine: machine, Dir: dir,
+	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: admin, Identity: identity, Machine: machine, Dir: dir,
 		SyncBound: f.syncBound, Progress: streams.ErrOut})
 	var unsupported dataplane.Unsupported
 	if errors.As(err, &unsupported) {
