@@ -256,7 +256,7 @@ soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
 soak: deps binaries
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|FlawedReference|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
+	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
 bench: binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

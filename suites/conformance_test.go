@@ -46,9 +46,6 @@ func TestUpstreamIsConformant(t *testing.T) {
 	t.Cleanup(func() { d.Close() })
 	target.Dataplane = d.Framework()
 	profiles := slices.Concat(suites.DefaultProfiles, []string{ipmode.Profile, chaos.Profile, races.Profile})
-	if integration.Soak() { // minutes each, whatever the hold: make soak's
-		profiles = append(profiles, suites.SoakProfiles...)
-	}
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
 		framework.RunOptions{Profiles: profiles, ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
 	files, err := report.Write(dir, rep)
@@ -81,4 +78,27 @@ func TestUpstreamIsConformant(t *testing.T) {
 		t.Errorf("the report names dataplane %q %q (sync bound %q), want kube-proxy-nftables %s with its bound", back.Dataplane, back.DataplaneVersion, back.Timeouts["dataplaneSync"], newV)
 	}
 	t.Logf("%s; files %v; ready %v converged %v", report.ClosingLine(rep), files, c.Timings.Ready.Round(time.Millisecond), c.Timings.Converged.Round(time.Millisecond))
+}
+
+// TestUpstreamSoak runs the soak profile against upstream apiservers of two versions, on
+// a cluster of its own: what comes back on upstream stays until a restart, and an earlier
+// test's deleted extension could come back inside SOAK-001's window, so the profile runs
+// alone. On v1.36 and later the deleted extension's return is the known deviation, and the
+// test passes as it; on two v1.35 servers nothing comes back. make soak's: each test
+// waits out a 5-minute grace.
+func TestUpstreamSoak(t *testing.T) {
+	integration.Require(t)
+	if !integration.Soak() {
+		t.Skip("make soak's: the soak profile waits out upstream's 5-minute grace (make test leaves it out; SOAK-001's allowance is unit-tested in suites/soak)")
+	}
+	c := localtest.Start(t, local.Config{Name: "soak", Servers: localtest.Skewed()})
+	target := localtest.Upstream(t, c)
+	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
+		framework.RunOptions{Profiles: suites.SoakProfiles, ReportDir: t.TempDir(), Seed: 1, SkewcheckVersion: "test"})
+	for _, tc := range rep.Tests {
+		if tc.Result != report.Passed {
+			t.Errorf("%s %s: %s%s", tc.ID, tc.Result, tc.Failure, tc.SkipReason)
+		}
+		t.Logf("%s: %s %.300s", tc.ID, tc.Result, tc.KnownDeviation)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,10 +95,16 @@ func TestKindFronts(t *testing.T) {
 		for _, missed := range report.MissedFailures(rep, mustFail) {
 			t.Errorf("%s (the request must have bypassed the load balancer)", missed)
 		}
+		// Every test the focus names must have run: the fronts' five and every ipmode test.
+		focus := regexp.MustCompile(kindFrontsFocus + "|IPM-")
 		for _, r := range rep.Tests {
-			if _, flawed := mustFail[r.ID]; !flawed && r.Result != report.Passed && r.SkipKind != report.Deselected {
+			_, flawed := mustFail[r.ID]
+			if focus.MatchString(r.ID) && !flawed && r.Result != report.Passed {
 				t.Errorf("%s: %s %s%s", r.ID, r.Result, r.Failure, r.SkipReason)
 			}
+		}
+		if rep.Dataplane != "reference-ignoring-ipmode" {
+			t.Errorf("the report names dataplane %q, want reference-ignoring-ipmode", rep.Dataplane)
 		}
 		assertNoDataplaneLeft(t)
 	}

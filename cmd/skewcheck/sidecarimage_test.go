@@ -61,6 +61,11 @@ func TestSidecarImage(t *testing.T) {
 	if rep.Target != "sidecar:reference-image" || len(rep.Tests) != len(want) {
 		t.Errorf("report: target %q, %d tests, want sidecar:reference-image and %d", rep.Target, len(rep.Tests), len(want))
 	}
+	focus := ".*"
+	if !integration.Soak() {
+		focus = sidecarImageFocus
+	}
+	expectSelectedPassed(t, "reference image", rep, focus)
 	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
 		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
 			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))

@@ -25,7 +25,7 @@ import (
 // dialled while a full one drains, one left idle by an earlier test), so the bound is not
 // how few a gateway can get by with but what only a gateway that does not share its
 // upstream connections between clients reaches: one connection per client holds about
-// one per client per upstream. Measured over 10 runs each (2026-11-29, `skewcheck mutation
+// 200 per upstream, one for each client. Measured over 10 runs each (2026-11-29, `skewcheck mutation
 // --mutants '^gateway/(connection-per-client|go-transport)$' --every-test --focus GW-080`,
 // seeds 1 to 10, three runs side by side beside other clusters): the reference 2 per
 // upstream every time; a Go http.Transport with HTTP/2 that dials whenever streams run
