@@ -205,8 +205,8 @@ unit:
 docs:
 	$(GO) run ./internal/catalogue -o docs/tests.md -faults docs/chaos.md
 
-# Integration tests need root (UTS and network namespaces). Three packages run side by side
-# (TEST_P), and within cmd/skewcheck its cluster tests run two at a time (go test's
+# Integration tests need root (UTS and network namespaces). Four packages run side by side
+# (TEST_P: with three, the cores were 30 to 60 % idle for much of a run, 2026-11-29), and within cmd/skewcheck its cluster tests run two at a time (go test's
 # -parallel default on 2 cores; ginkgo refuses a -parallel given to go test, so it cannot
 # be raised here): most of their time is waiting (faults held, partitions timing out, kind
 # nodes booting), so the cores were idle two thirds of a one-at-a-time run.
@@ -225,7 +225,7 @@ docs:
 # keeps go test's exit status (make's /bin/sh may be dash, which has no pipefail).
 TESTSUMMARY := bin/testsummary
 TEST_JSON ?= $(REPORT_DIR)/make-test.json
-TEST_P ?= 3
+TEST_P ?= 4
 # go test starts packages in the order it is given them, TEST_P at a time: the longest go
 # first, so that those that mostly wait (upstream's held faults and timeouts) wait while
 # the CPU-bound ones run, not alone at the end. Listed last, suites (TestUpstreamIsConformant,
