@@ -23,7 +23,8 @@ type Test struct {
 	// disagree about what the test checks; the test asserts the code's side of each.
 	SpecVsCode []SpecVsCode
 	// Holds is how long the test waits by design, whatever the target does (an upstream
-	// grace period it must see out): added to the bound on the whole test.
+	// grace period it must see out): added to the bound on the whole test (the report's
+	// `spec` timeout is the bound of a test that holds nothing).
 	Holds time.Duration
 	Run   func(ctx context.Context, env *Env)
 }
