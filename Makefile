@@ -206,10 +206,11 @@ docs:
 	$(GO) run ./internal/catalogue -o docs/tests.md -faults docs/chaos.md
 
 # Integration tests need root (UTS and network namespaces). Four packages run side by side
-# (TEST_P: with three, the cores were 30 to 60 % idle for much of a run, 2026-11-29), and within cmd/skewcheck its cluster tests run two at a time (go test's
-# -parallel default on 2 cores; ginkgo refuses a -parallel given to go test, so it cannot
-# be raised here): most of their time is waiting (faults held, partitions timing out, kind
-# nodes booting), so the cores were idle two thirds of a one-at-a-time run.
+# (TEST_P: with three, the cores were 30 to 60 % idle for much of a run, 2026-11-29), and
+# within cmd/skewcheck its cluster tests run two at a time (go test's -parallel default on
+# 2 cores; ginkgo refuses a -parallel given to go test, so it cannot be raised here): most
+# of their time is waiting (faults held, partitions timing out, kind nodes booting), so the
+# cores were idle two thirds of a one-at-a-time run.
 # Clusters take their own loopback /24, images and binaries are built under machine-wide
 # locks, and each test looks for what it left behind by its own marks (owner pids, its
 # environment mark), never by name, so side by side is safe. -count=1: a cached result

@@ -12,8 +12,7 @@ import (
 // front passes identities through), the apiserver's audit and log are its evidence, and
 // node is the server and its front sharing a fate (FrontServer.Fronted). What the endpoint
 // serves itself is read from the apiserver (ServedFrom), never through the front, and the
-// apiserver is named (Behind). A front that
-// keeps a log of its own sets Log after.
+// apiserver is named (Behind). A front that keeps a log of its own sets Log after.
 func Endpoint(site *clusters.FrontSite, i int, name, url string, node framework.Node) *framework.Endpoint {
 	d := site.Direct.Endpoints[i]
 	admin, user := rest.CopyConfig(d.Admin), rest.CopyConfig(d.User)

@@ -137,8 +137,8 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	inside := t.TempDir()
 	certify := append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp,discovery", "--report-dir", inside,
 		"--audit-log-dir", kind.NodeAuditDir, "--conformance-flag=--upstream"}, lb...)
-	if !integration.Soak() {
-		certify = append(certify, "--conformance-flag=--focus="+reachFocus)
+	if focus := makeTestFocus(reachFocus); focus != "" {
+		certify = append(certify, "--conformance-flag=--focus="+focus)
 	}
 	for i, s := range rec.Servers {
 		certify = append(certify, "--conformance-flag=--audit-logs="+s.Hostname+"="+kind.NodeAuditLog(i))
@@ -154,9 +154,7 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	// hand, the identity tests as their user contexts.
 	perContext := t.TempDir()
 	contexts := []string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--report-dir", perContext, "--kubeconfig", rec.Kubeconfig}
-	if !integration.Soak() {
-		contexts = append(contexts, "--focus", reachFocus)
-	}
+	contexts = withFocus(contexts, makeTestFocus(reachFocus))
 	var admins, users []string
 	for _, s := range rec.Servers {
 		admins, users = append(admins, s.Admin), append(users, s.User)
@@ -167,10 +165,7 @@ func TestKindClusterAsItRuns(t *testing.T) {
 
 	// One verdict per test, whichever way the cluster was reached (in make test, per test
 	// of reachFocus: the others are left out of the two later runs).
-	compared := regexp.MustCompile(reachFocus)
-	if integration.Soak() {
-		compared = regexp.MustCompile("")
-	}
+	compared := regexp.MustCompile(makeTestFocus(reachFocus))
 	for _, tc := range rep.Tests {
 		if !compared.MatchString(tc.ID) {
 			continue

@@ -88,9 +88,7 @@ func TestGatewayImage(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"conformance", "--versions", oldV + "," + newV, "--gateway-image", tag, "--gateway-name", "reference-image",
 		"--gateway-apply-command", apply, "--report-dir", dir}
-	if !integration.Soak() {
-		args = append(args, "--focus", gatewayImageFocus)
-	}
+	args = withFocus(args, makeTestFocus(gatewayImageFocus))
 	out, code := run(t, t.TempDir(), args...)
 	expectNoNewContainers(t, rt, before)
 	rep := readReport(t, dir, out)

@@ -53,6 +53,17 @@ func runReferenceAsSidecar(t *testing.T, args ...string) {
 	}
 }
 
+// expectSidecarLogs fails unless the report directory dir holds each sidecar's log, with
+// the reference peer proxy's output in it.
+func expectSidecarLogs(t *testing.T, dir string) {
+	t.Helper()
+	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
+		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
+			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
+		}
+	}
+}
+
 // runWithReferenceSidecar runs conformance with args against the reference as a sidecar,
 // checks that each sidecar's log is in the report directory and that no sidecar outlives
 // the run, and returns the report, the exit code, the report directory and the output.
@@ -65,11 +76,7 @@ func runWithReferenceSidecar(t *testing.T, args ...string) (report.Conformance, 
 	for _, p := range markedProcesses(t) {
 		t.Errorf("a process of the run (a sidecar?) is still running: %s", p)
 	}
-	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
-		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
-			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
-		}
-	}
+	expectSidecarLogs(t, dir)
 	rep := readReport(t, dir, out)
 	if rep.Target != "sidecar:reference-as-sidecar" || !strings.HasPrefix(rep.Endpoints[0].Name, "sidecar-") {
 		t.Errorf("report: target %q, endpoints %+v", rep.Target, rep.Endpoints)

@@ -41,12 +41,9 @@ func TestSidecarImage(t *testing.T) {
 	before := skewcheckContainers(t, rt)
 	oldV, newV := integration.Versions()
 	dir := t.TempDir()
-	args := []string{"conformance", "--versions", oldV + "," + newV, "--server-flag", "1=--runtime-config=batch/v1=false",
-		"--sidecar-name", "reference-image", "--sidecar-image", tag, "--report-dir", dir}
-	if !integration.Soak() {
-		args = append(args, "--focus", sidecarImageFocus)
-	}
-	out, code := run(t, t.TempDir(), args...)
+	focus := makeTestFocus(sidecarImageFocus)
+	out, code := run(t, t.TempDir(), withFocus([]string{"conformance", "--versions", oldV + "," + newV, "--server-flag", "1=--runtime-config=batch/v1=false",
+		"--sidecar-name", "reference-image", "--sidecar-image", tag, "--report-dir", dir}, focus)...)
 	expectNoNewContainers(t, rt, before)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, tail(out, 40))
@@ -61,16 +58,8 @@ func TestSidecarImage(t *testing.T) {
 	if rep.Target != "sidecar:reference-image" || len(rep.Tests) != len(want) {
 		t.Errorf("report: target %q, %d tests, want sidecar:reference-image and %d", rep.Target, len(rep.Tests), len(want))
 	}
-	focus := ".*"
-	if !integration.Soak() {
-		focus = sidecarImageFocus
-	}
 	expectSelectedPassed(t, "reference image", rep, focus)
-	for _, n := range []string{"sidecar-apiserver-1.log", "sidecar-apiserver-2.log"} {
-		if log, _ := os.ReadFile(filepath.Join(dir, "sidecar", n)); !strings.Contains(string(log), "reference peer proxy") {
-			t.Errorf("%s in the report directory lacks the sidecar's output:\n%s", n, tail(string(log), 10))
-		}
-	}
+	expectSidecarLogs(t, dir)
 }
 
 // sidecarImageFocus is TestSidecarImage's instance in make test, a test for each thing the

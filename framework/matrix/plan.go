@@ -92,9 +92,9 @@ type PlanOptions struct {
 
 // NewPlan is the night of versions (oldest first): each adjacent pair's conformance run and
 // upgrade (and, with o.Emulation, its emulated-vs-real comparison; where o.Soak says so,
-// its soak profiles), then the newest pair's
-// runs on o.Providers and one mutation job per family. Durations come from previous (the
-// jobs an earlier night ran, by ID) where it has them.
+// its soak profiles), then the newest pair's runs on o.Providers and one mutation job per
+// family. Durations come from previous (the jobs an earlier night ran, by ID) where it has
+// them.
 func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) {
 	if len(versions) < 2 {
 		return Plan{}, fmt.Errorf("a night needs at least two versions, got %v", versions)

@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -26,7 +25,7 @@ import (
 // until both list it, and a few more.
 func crdNeverAPeers(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
-	g := fixtures.CustomGVR(uniqueName("disc"))
+	g := fixtures.CustomGVR(fixtures.UniqueName("disc"))
 	env.NewCRD(ctx, g, origin, origin)
 	listedOnlyAsOwn(ctx, env, g, origin)
 }
@@ -36,7 +35,7 @@ func crdNeverAPeers(ctx context.Context, env *framework.Env) {
 // server's aggregator serves it itself, so merged /apis never lists it while nopeer lacks it.
 func aggregatedNeverAPeers(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
-	g := fixtures.AggregatedGVR(uniqueName("disc"))
+	g := fixtures.AggregatedGVR(fixtures.UniqueName("disc"))
 	env.NewAggregatedAPI(ctx, g, origin, origin)
 	listedOnlyAsOwn(ctx, env, g, origin)
 }
@@ -84,9 +83,4 @@ func listedOnlyAsOwn(ctx context.Context, env *framework.Env, g disc.GVR, origin
 	}
 	// The slowest endpoint's: with two servers, the one other's.
 	env.Measure("listedAfterSeconds", slowest)
-}
-
-// uniqueName is prefix and a number, a valid DNS label: a group of a test's own.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }

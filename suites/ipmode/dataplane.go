@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
 // samples is how many requests a steady path is checked with: the dataplane balances over
@@ -31,7 +32,7 @@ func lbService(ctx context.Context, d *framework.Dataplane, opts ...framework.Se
 
 // lbServiceNamed is lbService that also returns the hostname the node resolves to the IP.
 func lbServiceNamed(ctx context.Context, d *framework.Dataplane, opts ...framework.ServiceOption) (*framework.BackedService, string, string) {
-	name := fmt.Sprintf("ipmode-dp-%d", time.Now().UnixNano()%1_000_000_000)
+	name := fixtures.UniqueName("ipmode-dp")
 	svc, del, err := d.CreateService(ctx, name, opts...)
 	Expect(err).NotTo(HaveOccurred())
 	ginkgo.DeferCleanup(del)
@@ -100,7 +101,7 @@ func caughtUp(ctx context.Context, env *framework.Env) {
 }
 
 func marker(ctx context.Context, d *framework.Dataplane, bound time.Duration, what string) {
-	svc, del, err := d.CreateService(ctx, fmt.Sprintf("ipmode-marker-%d", time.Now().UnixNano()%1_000_000_000))
+	svc, del, err := d.CreateService(ctx, fixtures.UniqueName("ipmode-marker"))
 	Expect(err).NotTo(HaveOccurred())
 	defer del(context.Background())
 	waitPath(ctx, d, d.FromClient, d.NodeIP, svc.NodePort, false, bound, what)

@@ -26,7 +26,7 @@ import (
 // every read 200 and every write 201 for Refused, and no request reaches another server.
 func aggregatedJustCreated(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
-	g := fixtures.AggregatedGVR(uniqueName("mvp"))
+	g := fixtures.AggregatedGVR(fixtures.UniqueName("mvp"))
 	env.NewAggregatedAPI(ctx, g, origin, origin)
 	servedByEachItself(ctx, env, g, origin,
 		"until its aggregator has the APIService the honest answer is 404, and 503 until its availability check has reached the server", 404, 503)
@@ -41,7 +41,7 @@ func aggregatedJustCreated(ctx context.Context, env *framework.Env) {
 // Converge (the aggregator's availability check is re-run on its own schedule).
 func aggregatedServerDown(ctx context.Context, env *framework.Env) {
 	origin := env.Target.Endpoints[0]
-	g := fixtures.AggregatedGVR(uniqueName("mvp"))
+	g := fixtures.AggregatedGVR(fixtures.UniqueName("mvp"))
 	a := env.NewAggregatedAPI(ctx, g, origin, origin)
 	list := framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"}
 	for _, e := range env.Target.Endpoints {

@@ -28,7 +28,7 @@ import (
 // newCRD creates a CRD of a group of its own through origin for the running test, deleted
 // through cleanupVia when it ends (framework.Env.NewCRD).
 func newCRD(ctx context.Context, env *framework.Env, origin, cleanupVia *framework.Endpoint) discovery.GVR {
-	g := fixtures.CustomGVR(uniqueName("mvp"))
+	g := fixtures.CustomGVR(fixtures.UniqueName("mvp"))
 	env.NewCRD(ctx, g, origin, cleanupVia)
 	return g
 }
@@ -66,7 +66,7 @@ func servedByEachItself(ctx context.Context, env *framework.Env, g discovery.GVR
 		for time.Since(served) < env.Timeouts.Refused {
 			r := e.Do(ctx, framework.Request{Path: g.CollectionPath(testNamespace()) + "?limit=1"})
 			Expect(r).To(framework.HaveStatus(200), "%s answered 200 for %s, then this %.1f s later", e.Name, g.Key(), time.Since(served).Seconds())
-			w := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, uniqueName("w"))})
+			w := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, fixtures.UniqueName("w"))})
 			Expect(w).To(framework.HaveStatus(201), "create a %s through %s once it serves it", g.Kind, e.Name)
 			ids = append(ids, r.AuditID, w.AuditID)
 			time.Sleep(250 * time.Millisecond)
@@ -86,7 +86,7 @@ func crdOriginDown(ctx context.Context, env *framework.Env) {
 		s := framework.AwaitServed(ctx, e, g, 50*time.Millisecond, env.Timeouts.Converge)
 		Expect(s.After).NotTo(BeZero(), "%s never answered 200 for %s within %v (answers %v)", e.Name, g.Key(), env.Timeouts.Converge, s.Statuses)
 	}
-	before := uniqueName("before")
+	before := fixtures.UniqueName("before")
 	Expect(origin.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: widget(g, before)})).To(framework.HaveStatus(201))
 	env.RestartWhenDone(origin)
 	Expect(origin.Node.Kill()).To(Succeed())

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
 // unprivilegedDenied: authorization runs with the user's identity at the peer.
@@ -29,7 +30,7 @@ func unprivilegedDenied(ctx context.Context, env *framework.Env) {
 func allowedUser(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "get", "list", "watch") {
 		grantRead(ctx, env, r)
-		name := uniqueName("allowed")
+		name := fixtures.UniqueName("allowed")
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
 		as := framework.AsUser
 		Expect(r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace(), name), As: as})).To(framework.HaveStatus(200), "get as the allowed user through %s", r.Entry.Name)
@@ -152,7 +153,7 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 // grantRead lets the unprivileged user get, list and watch the route's resource, and
 // waits until the peer's authorizer has seen the grant.
 func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
-	name := uniqueName("skewcheck-read")
+	name := fixtures.UniqueName("skewcheck-read")
 	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},
 		"rules": []any{map[string]any{"apiGroups": []string{r.GVR.Group}, "resources": []string{r.GVR.Resource}, "verbs": []string{"get", "list", "watch"}}}}
 	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},

@@ -3,8 +3,6 @@ package mvp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,11 +16,6 @@ import (
 // might retry or rewrite: what the proxy answers is exactly what is asserted and recorded.
 
 func objectPath(g discovery.GVR, ns, name string) string { return g.CollectionPath(ns) + "/" + name }
-
-// uniqueName makes names that do not collide across tests and reruns.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
-}
 
 // testNamespace is where the tests make their objects: default, or the run's own namespace
 // on a cluster skewcheck does not own.

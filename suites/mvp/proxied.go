@@ -18,7 +18,7 @@ import (
 // proxiedReads: an object made on the peer reads the same through the entry as directly.
 func proxiedReads(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "get", "list") {
-		name := uniqueName("read")
+		name := fixtures.UniqueName("read")
 		createVia(ctx, r.Peer, r.Peer, r.GVR, name)
 		path := objectPath(r.GVR, testNamespace(), name)
 		via := r.Entry.Do(ctx, framework.Request{Path: path})
@@ -39,7 +39,7 @@ func proxiedReads(ctx context.Context, env *framework.Env) {
 // proxiedWrites: every write verb through the entry takes effect on the peer.
 func proxiedWrites(ctx context.Context, env *framework.Env) {
 	for _, r := range routesFor(env, "create", "update", "patch", "delete", "deletecollection", "get") {
-		name := uniqueName("write")
+		name := fixtures.UniqueName("write")
 		created := createVia(ctx, r.Entry, r.Peer, r.GVR, name)
 		path := objectPath(r.GVR, testNamespace(), name)
 		onPeer := r.Peer.Do(ctx, framework.Request{Path: path})
@@ -65,7 +65,7 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 			WithTimeout(env.Timeouts.Request).Should(Equal(404), "%s deleted through %s is still on %s", name, r.Entry.Name, r.Peer.Name)
 
 		// deletecollection, by a label only this test's objects carry
-		batch := uniqueName("batch")
+		batch := fixtures.UniqueName("batch")
 		for i := 0; i < 2; i++ {
 			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace())
 			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/batch": batch})
@@ -96,7 +96,7 @@ func proxiedWatch(ctx context.Context, env *framework.Env) {
 		list := r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()) + "?limit=1"})
 		Expect(list).To(framework.HaveStatus(200))
 		rv := meta(decode(list), "resourceVersion")
-		name := uniqueName("watch")
+		name := fixtures.UniqueName("watch")
 		wctx, cancel := context.WithTimeout(ctx, watchOpenFor+env.Timeouts.Request)
 		defer cancel()
 		client, req, err := framework.StreamRequest(wctx, r.Entry, fmt.Sprintf("%s?watch=true&timeoutSeconds=%d&resourceVersion=%v&fieldSelector=%s",
@@ -141,7 +141,7 @@ func firstAdded(stream io.Reader, name string) error {
 func proxiedSubresource(ctx context.Context, env *framework.Env) {
 	// The test's FeatureSkewedStatus made sure there is one.
 	for _, r := range framework.StatusRoutes(env.Target)[:1] {
-		name := uniqueName("sub")
+		name := fixtures.UniqueName("sub")
 		created := createVia(ctx, r.Peer, r.Peer, r.GVR, name)
 		via := r.Entry.Do(ctx, framework.Request{Path: objectPath(r.GVR, testNamespace(), name) + "/status"})
 		Expect(via).To(framework.HaveStatus(200), "get %s/status through %s", r.GVR.Key(), r.Entry.Name)

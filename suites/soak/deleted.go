@@ -2,7 +2,6 @@ package soak
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -30,8 +29,8 @@ func deletedStaysDeleted(ctx context.Context, env *framework.Env) {
 	// both extensions, so a server that keeps what it read (upstream from 1.36) has both
 	// to bring back.
 	origin, restarted := eps[0], eps[len(eps)-1]
-	crd := fixtures.CustomGVR(uniqueName("soak"))
-	agg := fixtures.AggregatedGVR(uniqueName("soak"))
+	crd := fixtures.CustomGVR(fixtures.UniqueName("soak"))
+	agg := fixtures.AggregatedGVR(fixtures.UniqueName("soak"))
 	own := []disc.GVR{crd, agg}
 
 	Expect(framework.CreateCRD(ctx, origin, crd)).To(Succeed())
@@ -184,7 +183,10 @@ func watchListedUnserved(ctx context.Context, env *framework.Env, deletedAt map[
 		if d := round.Sub(first.Add(extensionGrace)); d > -graceWindow && d < graceWindow {
 			wait = pollNear
 		}
-		time.Sleep(time.Until(round.Add(wait)))
+		select {
+		case <-ctx.Done(): // the test's bound: the reads above fail it
+		case <-time.After(time.Until(round.Add(wait))):
+		}
 	}
 	return out
 }
@@ -203,9 +205,4 @@ func groupVersions(s disc.Set) map[string]bool {
 		out[g.GroupVersion()] = true
 	}
 	return out
-}
-
-// uniqueName is prefix and a number, a valid DNS label: a group of the test's own.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }

@@ -63,9 +63,9 @@ A baseline runs every test of its profiles; a mutant only the tests it claims
 
 A test is failed by a mutant when it fails against the mutant, as the mutant claims, and
 passes against the baseline. Writes mutation.json and mutation.md to --report-dir, each
-run's report beside them. Exit 1 when a run left no report, a test fails against a baseline, or a test no
-mutant fails or a mutant no test catches has no reason in the reasons table
-(suites/mutation.go).`,
+run's report beside them. Exit 1 when a run left no report, a test fails against a
+baseline, or a test no mutant fails or a mutant no test catches has no reason in the
+reasons table (suites/mutation.go).`,
 		Example: "  skewcheck mutation --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck mutation --list\n" +
 			"  skewcheck mutation --mutants '^peerproxy/drop-impersonation$' --focus 'MVP-042'",

@@ -109,10 +109,7 @@ summary.`,
 
 func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error {
 	start := time.Now()
-	if err := checkNightlyFlags(o); err != nil {
-		return err
-	}
-	shardI, shardN, err := matrix.ParseShard(o.shard)
+	shardI, shardN, err := checkNightlyFlags(o)
 	if err != nil {
 		return err
 	}
@@ -194,14 +191,13 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 
 // checkNightlyFlags judges what needs no plan, binary or cluster to judge, so a mistake
 // is refused in a second, naming the flags and the fix, before anything is resolved,
-// built or started.
-func checkNightlyFlags(o nightlyOptions) error {
+// built or started; it returns the shard, i of n.
+func checkNightlyFlags(o nightlyOptions) (i, n int, err error) {
 	if len(o.versions) < 2 {
-		return fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
+		return 0, 0, fmt.Errorf("--versions %s: a matrix needs at least two versions", strings.Join(o.versions, ","))
 	}
-	_, n, err := matrix.ParseShard(o.shard)
-	if err != nil {
-		return err
+	if i, n, err = matrix.ParseShard(o.shard); err != nil {
+		return 0, 0, err
 	}
 	// A shard without --plan-file makes a plan of its own: versions resolved when it
 	// starts (a patch released in between changes them) and durations from its own
@@ -209,9 +205,9 @@ func checkNightlyFlags(o nightlyOptions) error {
 	// to two; a merge refuses shards of different plans, after the night has run. --plan
 	// alone runs no shard.
 	if n > 1 && o.planFile == "" && !o.plan {
-		return fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.shard)
+		return 0, 0, fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.shard)
 	}
-	return nil
+	return i, n, nil
 }
 
 // nightlyPlan is the plan in --plan-file, or a new one of --versions, each resolved to a
@@ -352,8 +348,10 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 	r := matrix.NightlyRun{ID: j.ID, What: j.What, From: j.From, To: j.To, Dir: j.ID}
 	dir := filepath.Join(o.reportDir, r.Dir)
 	seed := strconv.FormatInt(o.seed, 10)
-	args := []string{"emulation", "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
+	var args []string
 	switch j.What {
+	case matrix.JobEmulation:
+		args = []string{"emulation", "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
 	case matrix.JobProvider:
 		args = []string{"conformance", "--provider", j.Provider, "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
 	case matrix.JobSoak:

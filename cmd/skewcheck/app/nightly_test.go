@@ -98,7 +98,7 @@ func TestCheckNightlyFlags(t *testing.T) {
 		{"a shard that is none", nightlyOptions{versions: versions, shard: "5/4", planFile: "plan.json"}, `--shard "5/4": want i/n`},
 		{"one version", nightlyOptions{versions: versions[:1], shard: "1/1"}, "at least two versions"},
 	} {
-		err := checkNightlyFlags(c.o)
+		_, _, err := checkNightlyFlags(c.o)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v, want the flags taken", c.name, err)
@@ -106,7 +106,10 @@ func TestCheckNightlyFlags(t *testing.T) {
 			t.Errorf("%s: %v, want refused with %q", c.name, err, c.want)
 		}
 	}
-	err := checkNightlyFlags(nightlyOptions{versions: versions, shard: "2/4"})
+	if i, n, err := checkNightlyFlags(nightlyOptions{versions: versions, shard: "2/4", planFile: "plan.json"}); i != 2 || n != 4 || err != nil {
+		t.Errorf("--shard 2/4: shard %d/%d, %v; want 2/4", i, n, err)
+	}
+	_, _, err := checkNightlyFlags(nightlyOptions{versions: versions, shard: "2/4"})
 	for _, fix := range []string{"skewcheck nightly --plan > plan.json", "--plan-file plan.json to every shard"} {
 		if err == nil || !strings.Contains(err.Error(), fix) {
 			t.Errorf("%v: does not say what to do (%q)", err, fix)
