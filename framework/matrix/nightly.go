@@ -27,8 +27,8 @@ type Nightly struct {
 	Ranges string `json:"ranges,omitempty"`
 	// Mutations are the night's families of the mutation matrix, on the newest pair.
 	Mutations []NightlyMutation `json:"mutations,omitempty"`
-	// Others are the night's runs on other providers, its emulated-vs-real comparisons and
-	// its soak runs.
+	// Others are the night's runs on other providers, its emulated-vs-real comparisons, its
+	// soak runs and its runs at the ranges' far ends.
 	Others []NightlyRun `json:"others,omitempty"`
 	// Shard is "i/n" when this is one shard's share of the night (Plan.Shard).
 	Shard string `json:"shard,omitempty"`
@@ -63,10 +63,11 @@ type NightlyMutation struct {
 }
 
 // NightlyRun is the outcome of a job the index shows in one line: the newest pair's
-// default profiles on another provider, or a pair's emulated-vs-real comparison.
+// default profiles on another provider, a pair's emulated-vs-real comparison or soak run,
+// or a run at a far end of the ranges.
 type NightlyRun struct {
 	ID     string `json:"id"`
-	What   string `json:"what"` // JobProvider or JobEmulation
+	What   string `json:"what"` // JobProvider, JobEmulation, JobSoak or JobRanges
 	From   string `json:"from"`
 	To     string `json:"to"`
 	Dir    string `json:"dir"` // relative to the index
@@ -332,7 +333,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 <td>{{with .Conformance}}{{.Seed}}{{end}}</td><td>{{seconds .Seconds}}</td>
 <td><a href="{{.ConformanceDir}}/">conformance</a> (<a href="{{.ConformanceDir}}/conformance-report.yaml">yaml</a>, <a href="{{.ConformanceDir}}/junit.xml">junit</a>{{with .Conformance}}{{with .ArtifactsDir}}, <a href="{{$p.ConformanceDir}}/artifacts/">artifacts</a>{{end}}{{end}}), <a href="{{.Upgrade.Dir}}/upgrade.json">upgrade.json</a></td></tr>
 {{end}}</table>
-{{if .N.Others}}<h2>Other providers, emulation and soak</h2><table><tr><th>job</th><th>verdict</th><th>report</th></tr>
+{{if .N.Others}}<h2>Other providers, emulation, soak and the ranges' far ends</h2><table><tr><th>job</th><th>verdict</th><th>report</th></tr>
 {{range .N.Others}}<tr><td>{{.ID}}</td><td class="{{if .Passed}}pass{{else}}fail{{end}}">{{if .Passed}}passed{{else}}failed: {{.Error}}{{end}}{{with .Summary}} ({{.}}){{end}}</td><td><a href="{{.Dir}}/">{{.Dir}}</a></td></tr>
 {{end}}</table>{{end}}
 {{range .N.Pairs}}{{if .Upgrade.Timeline}}<h2>Rolling upgrade {{.From}} &rarr; {{.To}}{{if .Upgrade.Hops}} and back{{end}}</h2>

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/mod/semver"
 )
 
 // What a night's job runs.
@@ -21,6 +23,10 @@ const (
 	// JobSoak is one pair's soak profiles: tests that wait out an upstream grace period,
 	// minutes each, which the conformance job leaves out.
 	JobSoak = "soak"
+	// JobRanges is one run at a far end of the version ranges (a RangeEnd), which the
+	// night's adjacent pairs never reach: one release twice, whose tests must skip or pass
+	// as their ranges say.
+	JobRanges = "ranges"
 )
 
 // Job is one piece of a night that runs on one machine: a pair's conformance run, its
@@ -36,6 +42,7 @@ type Job struct {
 	To       string `json:"to"`
 	Family   string `json:"family,omitempty"`   // JobMutation's
 	Provider string `json:"provider,omitempty"` // JobProvider's
+	Profiles string `json:"profiles,omitempty"` // JobRanges': comma-separated
 	// Seconds is the job's duration the last time it ran (Measured), else an estimate.
 	Seconds  float64 `json:"seconds"`
 	Measured bool    `json:"measured"`
@@ -69,6 +76,9 @@ const (
 	providerEstimate    = 6 * 60
 	emulationEstimate   = 20 * 60
 	soakEstimate        = 9 * 60
+	// A far end's run: most of its tests skip by range in seconds, 1.32's pass in about 4
+	// minutes (2026-11-23, make ranges).
+	rangesEstimate = 3 * 60
 )
 
 // The peer proxy's baseline runs the soak profile too (2026-11-29): about 6 minutes more.
@@ -88,6 +98,16 @@ type PlanOptions struct {
 	// Soak says whether a pair runs the soak profiles (a job of its own): only where
 	// their tests apply to both versions (nil: no pair does).
 	Soak func(older, newer string) bool
+	// RangeEnds are the version ranges' far ends, each a job (after the pairs').
+	RangeEnds []RangeEnd
+}
+
+// RangeEnd is one run at a far end of the version ranges: one release twice (batch/v1 off
+// on the first server, for a skew), with the profiles whose ranges begin or change near it.
+type RangeEnd struct {
+	Name     string // the job's ID after "ranges/", and its report directory's name
+	Version  string // a release, vX.Y.Z
+	Profiles string // comma-separated
 }
 
 // NewPlan is the night of versions (oldest first): each adjacent pair's conformance run and
@@ -125,6 +145,9 @@ func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) 
 			add(Job{ID: pair + "/" + JobSoak, What: JobSoak, From: from, To: to}, soakEstimate)
 		}
 	}
+	for _, e := range o.RangeEnds {
+		add(Job{ID: JobRanges + "/" + e.Name, What: JobRanges, From: e.Version, To: e.Version, Profiles: e.Profiles}, rangesEstimate)
+	}
 	from, to := versions[len(versions)-2], versions[len(versions)-1]
 	for _, p := range o.Providers {
 		add(Job{ID: from + "-" + to + "/conformance-" + p, What: JobProvider, From: from, To: to, Provider: p}, providerEstimate)
@@ -140,10 +163,10 @@ func NewPlan(versions []string, o PlanOptions, previous []JobRun) (Plan, error) 
 }
 
 // Validate checks a plan read from a file (nightly --plan-file) before any job runs: every
-// job of a known kind, its ID unique, its versions among the plan's. A plan NewPlan made
-// passes.
+// job of a known kind, its ID unique, its versions among the plan's (a far end's, one
+// release, is outside them by design). A plan NewPlan made passes.
 func (p Plan) Validate() error {
-	kinds := []string{JobConformance, JobUpgrade, JobMutation, JobProvider, JobEmulation, JobSoak}
+	kinds := []string{JobConformance, JobUpgrade, JobMutation, JobProvider, JobEmulation, JobSoak, JobRanges}
 	seen := map[string]bool{}
 	for _, j := range p.Jobs {
 		switch {
@@ -151,7 +174,9 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("job %q is of kind %q; the kinds are %s", j.ID, j.What, strings.Join(kinds, ", "))
 		case seen[j.ID]:
 			return fmt.Errorf("job %q is listed twice: every job runs in exactly one shard", j.ID)
-		case !slices.Contains(p.Versions, j.From) || !slices.Contains(p.Versions, j.To):
+		case j.What == JobRanges && (j.From != j.To || !semver.IsValid(j.From) || semver.Prerelease(j.From) != "" || strings.Count(j.From, ".") != 2 || j.Profiles == ""):
+			return fmt.Errorf("job %q runs %s and %s with profiles %q: a far end's run is one release (vX.Y.Z) twice, with its profiles", j.ID, j.From, j.To, j.Profiles)
+		case j.What != JobRanges && (!slices.Contains(p.Versions, j.From) || !slices.Contains(p.Versions, j.To)):
 			return fmt.Errorf("job %q runs %s and %s, which the plan's versions %v do not both hold", j.ID, j.From, j.To, p.Versions)
 		}
 		seen[j.ID] = true

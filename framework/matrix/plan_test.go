@@ -41,16 +41,20 @@ func TestNewPlan(t *testing.T) {
 	}
 	full, _ := NewPlan(night, PlanOptions{Providers: []string{"kind", "containers"}, Emulation: true,
 		EmulationPossible: func(older, _ string) bool { return older != "v1.33.13" },
-		Soak:              func(older, _ string) bool { return older >= "v1.35" }}, nil)
+		Soak:              func(older, _ string) bool { return older >= "v1.35" },
+		RangeEnds:         []RangeEnd{{Name: "v1.29.15-ipmode", Version: "v1.29.15", Profiles: "ipmode"}}}, nil)
 	var more []string
 	for _, j := range full.Jobs {
-		if j.What == JobProvider || j.What == JobEmulation || j.What == JobSoak {
+		if j.What == JobProvider || j.What == JobEmulation || j.What == JobSoak || j.What == JobRanges {
 			more = append(more, j.ID)
 		}
 	}
 	if want := []string{"v1.34.4-v1.35.4/emulation", "v1.35.4-v1.36.3/emulation", "v1.35.4-v1.36.3/soak", "v1.36.3-v1.37.2/emulation", "v1.36.3-v1.37.2/soak",
-		"v1.36.3-v1.37.2/conformance-kind", "v1.36.3-v1.37.2/conformance-containers"}; !slices.Equal(more, want) {
-		t.Errorf("provider, emulation and soak jobs %v, want %v", more, want)
+		"ranges/v1.29.15-ipmode", "v1.36.3-v1.37.2/conformance-kind", "v1.36.3-v1.37.2/conformance-containers"}; !slices.Equal(more, want) {
+		t.Errorf("provider, emulation, soak and far ends' jobs %v, want %v", more, want)
+	}
+	if j := full.Jobs[slices.IndexFunc(full.Jobs, func(j Job) bool { return j.What == JobRanges })]; j.From != "v1.29.15" || j.To != "v1.29.15" || j.Profiles != "ipmode" || j.Seconds != rangesEstimate {
+		t.Errorf("far end's job %+v: want v1.29.15 twice, ipmode, the estimate", j)
 	}
 	if err := full.Validate(); err != nil {
 		t.Errorf("a plan with soak jobs does not validate: %v", err)
@@ -123,7 +127,8 @@ func TestParseShard(t *testing.T) {
 // A plan file is checked before a job runs: an unknown kind, a job listed twice, a job of
 // versions the plan lacks are refused, saying which job; NewPlan's plans pass.
 func TestPlanValidate(t *testing.T) {
-	good, err := NewPlan([]string{"v1.35.4", "v1.36.3"}, PlanOptions{Families: []string{"gateway"}, Providers: []string{"kind"}}, nil)
+	good, err := NewPlan([]string{"v1.35.4", "v1.36.3"}, PlanOptions{Families: []string{"gateway"}, Providers: []string{"kind"},
+		RangeEnds: []RangeEnd{{Name: "v1.27.16", Version: "v1.27.16", Profiles: "mvp,chaos"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +143,9 @@ func TestPlanValidate(t *testing.T) {
 		{"unknown kind", func(p *Plan) { p.Jobs[0].What = "bake" }, `is of kind "bake"`},
 		{"twice", func(p *Plan) { p.Jobs = append(p.Jobs, p.Jobs[0]) }, "is listed twice"},
 		{"foreign version", func(p *Plan) { p.Jobs[1].To = "v1.37.2" }, "do not both hold"},
+		{"far end of two versions", func(p *Plan) { p.Jobs[2].To = "v1.28.15" }, "a far end's run is one release (vX.Y.Z) twice"},
+		{"far end of a minor", func(p *Plan) { p.Jobs[2].From, p.Jobs[2].To = "v1.27", "v1.27" }, "a far end's run is one release"},
+		{"far end without profiles", func(p *Plan) { p.Jobs[2].Profiles = "" }, "a far end's run is one release"},
 	} {
 		p := good
 		p.Jobs = slices.Clone(good.Jobs)

@@ -44,6 +44,8 @@ type nightlyOptions struct {
 	providers []string // other providers the newest pair runs on
 	emulation bool
 	soak      bool
+	ranges    bool   // the version ranges' far ends (suites.RangeEnds), a job each
+	jobs      string // only the plan's jobs whose ID matches this
 	plan      bool   // print the plan and exit
 	shard     string // "i/n"
 	previous  string // an earlier night's nightly.json, for the plan's durations
@@ -66,6 +68,10 @@ func newNightlyCommand(streams IOStreams) *cobra.Command {
     older version reads back what the newer one wrote;
   - with --soak, where its tests apply to both versions, conformance --profiles soak on
     the same three servers: the tests that wait out an upstream grace period (minutes).
+With --ranges, each far end of the version ranges (1.27, 1.28, 1.29, 1.32, 1.35 alone),
+which adjacent pairs never reach: conformance of one release twice with the profiles that
+must skip or pass there (make ranges runs these alone, with --jobs '^ranges/'); a run
+that contradicts a range fails its job, a test skipped by range does not.
 Then, with --mutation, the mutation matrix (skewcheck mutation) on the newest pair: every
 flawed reference against its profiles, under --report-dir/mutation/.
 A night is a plan of jobs (each pair's conformance, upgrade, soak and, with --emulation, its
@@ -99,6 +105,8 @@ summary.`,
 	f.StringSliceVar(&o.providers, "providers", []string{"kind", "containers"}, "other providers the newest pair's default profiles run on, each a job (empty: none); they need Docker")
 	f.BoolVar(&o.emulation, "emulation", true, "compare each pair's real skew with its emulation (skewcheck emulation), where the newer can emulate the older (1.31 or later)")
 	f.BoolVar(&o.soak, "soak", true, "run each pair's soak profiles (tests that wait out an upstream grace period, minutes each) as a job of their own, where they apply to both versions")
+	f.BoolVar(&o.ranges, "ranges", true, "run each far end of the version ranges (one release twice, older releases the pairs never reach, their kube-apiservers built first) as a job of its own")
+	f.StringVar(&o.jobs, "jobs", "", "run only the jobs of the plan (or of this shard's share) whose ID matches this regular expression: one job of a night again, or the ranges' ends alone ('^ranges/')")
 	f.BoolVar(&o.plan, "plan", false, "print the night's jobs as JSON (id, what, pair, family, seconds, measured) and exit")
 	f.StringVar(&o.shard, "shard", "1/1", "run the i-th of n shares of the plan (i/n): every job is in exactly one shard; with n > 1, give every shard the same --plan-file")
 	f.StringVar(&o.previous, "previous", "", "an earlier night's nightly.json: the plan's durations come from its jobs")
@@ -138,10 +146,15 @@ func runNightly(ctx context.Context, streams IOStreams, o nightlyOptions) error 
 	if err != nil {
 		return err
 	}
+	if o.jobs != "" {
+		if jobs, err = onlyJobs(jobs, o.jobs, o.shard); err != nil {
+			return err
+		}
+	}
 	// Every binary the shard needs first, one at a time: a build already uses both cores,
 	// and a failed build should end the night before any cluster starts.
 	o.bin.Progress = streams.ErrOut
-	needed := neededVersions(resolved, jobs)
+	needed := neededVersions(jobs)
 	for i, v := range needed {
 		fmt.Fprintf(streams.ErrOut, "== nightly: kube-apiserver %s (%d of %d)\n", v, i+1, len(needed))
 		if _, err := binaries.Ensure(ctx, binaries.KubeAPIServer, v, o.bin); err != nil {
@@ -207,7 +220,29 @@ func checkNightlyFlags(o nightlyOptions) (i, n int, err error) {
 	if n > 1 && o.planFile == "" && !o.plan {
 		return 0, 0, fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.shard)
 	}
+	if _, err := regexp.Compile(o.jobs); err != nil {
+		return 0, 0, fmt.Errorf("--jobs %q is no regular expression: %w", o.jobs, err)
+	}
 	return i, n, nil
+}
+
+// onlyJobs are the jobs whose ID matches expr (checked by checkNightlyFlags); none is a
+// mistake, refused with the IDs there are.
+func onlyJobs(jobs []matrix.Job, expr, shard string) ([]matrix.Job, error) {
+	re := regexp.MustCompile(expr)
+	var out, ids []string
+	var kept []matrix.Job
+	for _, j := range jobs {
+		ids = append(ids, j.ID)
+		if re.MatchString(j.ID) {
+			kept = append(kept, j)
+			out = append(out, j.ID)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("--jobs %q matches none of the %d jobs of shard %s: %s", expr, len(jobs), shard, strings.Join(ids, ", "))
+	}
+	return kept, nil
 }
 
 // nightlyPlan is the plan in --plan-file, or a new one of --versions, each resolved to a
@@ -230,6 +265,9 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 		}
 		if o.soak {
 			po.Soak = soakApplies
+		}
+		if o.ranges {
+			po.RangeEnds = suites.RangeEnds
 		}
 		return matrix.NewPlan(versions, po, previous)
 	}
@@ -268,12 +306,15 @@ func readPreviousJobs(path string) ([]matrix.JobRun, error) {
 	return n.Jobs, nil
 }
 
-// neededVersions are the versions, in order, that jobs run.
-func neededVersions(versions []string, jobs []matrix.Job) []string {
+// neededVersions are the versions jobs run, each once, in the order the jobs first name
+// them: the pairs' versions, then the ranges' far ends.
+func neededVersions(jobs []matrix.Job) []string {
 	var out []string
-	for _, v := range versions {
-		if slices.ContainsFunc(jobs, func(j matrix.Job) bool { return j.From == v || j.To == v }) {
-			out = append(out, v)
+	for _, j := range jobs {
+		for _, v := range []string{j.From, j.To} {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
 		}
 	}
 	return out
@@ -286,7 +327,7 @@ func runJob(ctx context.Context, streams IOStreams, self string, o nightlyOption
 	case matrix.JobMutation:
 		n.Mutations = append(n.Mutations, runNightlyMutation(ctx, streams, self, o, j))
 		return
-	case matrix.JobProvider, matrix.JobEmulation, matrix.JobSoak:
+	case matrix.JobProvider, matrix.JobEmulation, matrix.JobSoak, matrix.JobRanges:
 		n.Others = append(n.Others, runNightlyOther(ctx, streams, self, o, j))
 		return
 	}
@@ -341,9 +382,9 @@ func runPairUpgrade(ctx context.Context, streams IOStreams, self string, o night
 }
 
 // runNightlyOther runs the newest pair's default profiles on another provider, a pair's
-// emulated-vs-real comparison or its soak profiles, as a child skewcheck: its exit code is
-// the verdict (0 passed; 1 failed; 2 could not check everything, which a night counts as a
-// failure).
+// emulated-vs-real comparison, its soak profiles or a far end of the ranges, as a child
+// skewcheck: its exit code is the verdict (0 passed; 1 failed; 2 could not check
+// everything, which a night counts as a failure), but a far end's (rangesVerdict).
 func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nightlyOptions, j matrix.Job) matrix.NightlyRun {
 	r := matrix.NightlyRun{ID: j.ID, What: j.What, From: j.From, To: j.To, Dir: j.ID}
 	dir := filepath.Join(o.reportDir, r.Dir)
@@ -357,6 +398,8 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 	case matrix.JobSoak:
 		args = append(append([]string{"conformance"}, highlyAvailable(j.From, j.To)...),
 			"--profiles", strings.Join(suites.SoakProfiles, ","), "--seed", seed, "--report-dir", dir)
+	case matrix.JobRanges:
+		args = rangeEndArgs(j, seed, dir)
 	}
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s\n", j.ID)
 	if p, err := clusters.Lookup(j.Provider); err == nil && p.Supports(clusters.NodeImages) {
@@ -376,9 +419,13 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 			r.Error += " (" + defect + ")"
 		}
 	}
-	if c, rerr := report.Read(filepath.Join(dir, report.JSONFile)); rerr == nil {
+	c, rerr := report.Read(filepath.Join(dir, report.JSONFile))
+	if rerr == nil {
 		passed, failed, skipped := c.Counts()
 		r.Summary = fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
+	}
+	if j.What == matrix.JobRanges {
+		r.Passed, r.Error = rangesVerdict(c, rerr, err)
 	}
 	return r
 }
@@ -495,11 +542,23 @@ func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 
 func writeNightly(dir string, n *matrix.Nightly) error {
 	// The night's runs, set against every version range the tests claim: the pairs are
-	// adjacent, so a night of the matrix checks each range from both sides it can reach.
+	// adjacent, and the far ends' runs reach beyond them, so a night checks each range
+	// from both sides.
 	var runs []*report.Conformance
+	var named []report.NamedRun
 	for _, p := range n.Pairs {
 		if p.Conformance != nil {
 			runs = append(runs, p.Conformance)
+			named = append(named, report.NamedRun{Name: p.From + "-" + p.To, Run: p.Conformance})
+		}
+	}
+	for _, r := range n.Others {
+		if r.What != matrix.JobRanges {
+			continue
+		}
+		if c, err := report.Read(filepath.Join(dir, r.Dir, report.JSONFile)); err == nil {
+			runs = append(runs, c)
+			named = append(named, report.NamedRun{Name: r.ID, Run: c})
 		}
 	}
 	checks := matrix.CheckRanges(suites.All(), runs)
@@ -507,14 +566,8 @@ func writeNightly(dir string, n *matrix.Nightly) error {
 	if err := os.WriteFile(filepath.Join(dir, matrix.RangesFile), []byte(matrix.RangesMarkdown(checks)), 0o644); err != nil {
 		return err
 	}
-	// Every pair's conformance run in one JUnit file, for CI systems that read one (a
-	// merge of shards writes the same as one machine).
-	var named []report.NamedRun
-	for _, p := range n.Pairs {
-		if p.Conformance != nil {
-			named = append(named, report.NamedRun{Name: p.From + "-" + p.To, Run: p.Conformance})
-		}
-	}
+	// Every pair's and far end's conformance run in one JUnit file, for CI systems that
+	// read one (a merge of shards writes the same as one machine).
 	junit, err := report.JUnitOf(named)
 	if err != nil {
 		return err

@@ -97,6 +97,7 @@ func TestCheckNightlyFlags(t *testing.T) {
 		{"a shard of a plan of its own", nightlyOptions{versions: versions, shard: "2/4"}, "--shard 2/4 without --plan-file"},
 		{"a shard that is none", nightlyOptions{versions: versions, shard: "5/4", planFile: "plan.json"}, `--shard "5/4": want i/n`},
 		{"one version", nightlyOptions{versions: versions[:1], shard: "1/1"}, "at least two versions"},
+		{"jobs that are no expression", nightlyOptions{versions: versions, shard: "1/1", jobs: "ranges/("}, `--jobs "ranges/(" is no regular expression`},
 	} {
 		_, _, err := checkNightlyFlags(c.o)
 		switch {
