@@ -54,6 +54,11 @@ type Dataplane struct {
 	csOnce sync.Once
 	cs     kubernetes.Interface
 	csErr  error
+
+	// handedOut are the NodePorts CreateService has been given, those of deleted Services
+	// too: CreateMarker refuses them (dataplanemarker.go).
+	portsMu   sync.Mutex
+	handedOut map[int]bool
 }
 
 // Backend is one endpoint address of the topology.

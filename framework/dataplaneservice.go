@@ -53,9 +53,16 @@ const otherNode = "skewcheck-other-node"
 
 // CreateService makes a BackedService; delete removes the Service and its EndpointSlice.
 func (d *Dataplane) CreateService(ctx context.Context, name string, opts ...ServiceOption) (svc *BackedService, delete func(context.Context), err error) {
+	svc, delete, _, err = d.createService(ctx, name, opts...)
+	return svc, delete, err
+}
+
+// createService is CreateService that also says whether an earlier Service had the
+// NodePort the apiserver gave this one.
+func (d *Dataplane) createService(ctx context.Context, name string, opts ...ServiceOption) (svc *BackedService, delete func(context.Context), reused bool, err error) {
 	cs, err := d.clientset()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	const ns = "default"
 	labels := map[string]string{fixtures.Label: "true"}
@@ -72,8 +79,10 @@ func (d *Dataplane) CreateService(ctx context.Context, name string, opts ...Serv
 	}
 	s, err := cs.CoreV1().Services(ns).Create(ctx, want, metav1.CreateOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating Service %s/%s: %w", ns, name, err)
+		return nil, nil, false, fmt.Errorf("creating Service %s/%s: %w", ns, name, err)
 	}
+	svc.NodePort = int(s.Spec.Ports[0].NodePort)
+	reused = d.handOut(svc.NodePort)
 	delete = func(ctx context.Context) {
 		cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
 		cs.DiscoveryV1().EndpointSlices(ns).Delete(ctx, name, metav1.DeleteOptions{})
@@ -95,10 +104,9 @@ func (d *Dataplane) CreateService(ctx context.Context, name string, opts ...Serv
 	}
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 		delete(ctx)
-		return nil, nil, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, name, err)
+		return nil, nil, false, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, name, err)
 	}
-	svc.NodePort = int(s.Spec.Ports[0].NodePort)
-	return svc, delete, nil
+	return svc, delete, reused, nil
 }
 
 // SetIngress writes status.loadBalancer.ingress of the Service, as a cloud provider's

@@ -47,9 +47,11 @@ type Request struct {
 // Response is everything a probe saw. AuditID is the Audit-ID the probe sent; an
 // apiserver records it, so the audit logs show which servers a request really reached.
 type Response struct {
-	Endpoint    string      `json:"endpoint"`
-	Method      string      `json:"method"`
-	Path        string      `json:"path"`
+	Endpoint string `json:"endpoint"`
+	Method   string `json:"method"`
+	Path     string `json:"path"`
+	// Status is the answer's HTTP status; 0 when no whole answer came: no response at all,
+	// or one whose body broke off (Err says which, and the status its headers gave).
 	Status      int         `json:"status"`
 	ContentType string      `json:"contentType"`
 	Body        []byte      `json:"-"`
@@ -131,10 +133,30 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		resp.Status, resp.Header = r.StatusCode, r.Header
 		return resp
 	}
-	resp.Body, _ = io.ReadAll(io.LimitReader(r.Body, 4<<20))
-	resp.Status, resp.ContentType, resp.Header = r.StatusCode, r.Header.Get("Content-Type"), r.Header
-	resp.BodyText = string(resp.Body)
+	got, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	resp.ContentType, resp.Header, resp.Body, resp.BodyText = r.Header.Get("Content-Type"), r.Header, got, string(got)
+	if err != nil {
+		// The body broke off (the connection ended, or the bound ran out, before its end):
+		// what arrived is kept as evidence, but the status is not the answer's. client-go
+		// gives its callers only an error here, whatever the status, so a 200 cut short
+		// must not count as a 200 (nor a 503 cut short as a 503) in any verdict.
+		resp.Err = cutShort(r, len(got), err)
+		return resp
+	}
+	resp.Status = r.StatusCode
 	return resp
+}
+
+// cutShort says what a response whose body broke off after got bytes was: its status, how
+// much of its body came, and why it ended. Its words avoid those an error kind is told by
+// (chaos.ErrorKind), so the kind is the read error's: "unexpected EOF" when the connection
+// ended, a deadline when the bound ran out.
+func cutShort(r *http.Response, got int, err error) string {
+	of := fmt.Sprintf("%d of %d", got, r.ContentLength)
+	if r.ContentLength < 0 {
+		of = fmt.Sprintf("%d (no length declared)", got)
+	}
+	return fmt.Sprintf("HTTP %d, but its body broke off after %s bytes: %v (an answer cut short is no answer; its status is not counted)", r.StatusCode, of, err)
 }
 
 // dialClients keeps the HTTP client of each config with a Dial function, for as long as

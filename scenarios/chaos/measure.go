@@ -80,7 +80,8 @@ type Outcome struct {
 	Not503AfterFirst int `json:"not503AfterFirst503"`
 	// AfterFirst503 counts the reads after the first 503, while the fault lasted, by status.
 	AfterFirst503 map[int]int `json:"afterFirst503,omitempty"`
-	// Statuses counts read answers by HTTP status (0: no answer: a client error).
+	// Statuses counts read answers by HTTP status (0: no answer: a client error, or a
+	// body cut short, framework.Response.Status).
 	Statuses    map[int]int `json:"statuses"`
 	Reads       int         `json:"reads"`
 	Writes      int         `json:"writes"`
@@ -252,81 +253,24 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 		o.Observed, o.Broken200 = seen.Notes, seen.Broken200
 	}
 	o.HealTook = time.Since(healed).Seconds()
-	last := 0
-	for time.Since(healed) < opts.Recover {
-		if last = probe(ctx, route.Entry, framework.Request{Path: list}).Status; last == 200 {
-			o.TimeToRecover = time.Since(healed).Seconds()
-			if !first404.IsZero() && o.Window404 == 0 {
-				o.Window404 = time.Since(first404).Seconds()
-			}
-			break
+	took, last, recovered := awaitRecovery(ctx, probing(route.Entry, framework.Request{Path: list}), healed, opts.Recover)
+	if recovered {
+		o.TimeToRecover = took.Seconds()
+		if !first404.IsZero() && o.Window404 == 0 {
+			o.Window404 = time.Since(first404).Seconds()
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if o.TimeToRecover == 0 {
+	} else {
 		o.Unrecovered = fmt.Sprintf("no 200 within %v of healing (the last answer: %d)", opts.Recover, last)
 		o.LastUnrecovered = last
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {
-		if !readBack(ctx, route.Peer, route.GVR.CollectionPath("default")+"/"+name, opts.Recover) {
+		if !readBack(ctx, probing(route.Peer, framework.Request{Path: route.GVR.CollectionPath("default") + "/" + name}), opts.Recover) {
 			o.LostWrites++
 		}
 	}
 	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: route.GVR.CollectionPath("default") + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
 	return o
-}
-
-// readBack reports whether the peer has an acknowledged object: 200 says yes, 404 says it
-// is lost, and anything else (an error, a 5xx) is asked again until bound, after which a
-// write that cannot be shown to exist counts as lost.
-func readBack(ctx context.Context, peer *framework.Endpoint, path string, bound time.Duration) bool {
-	deadline := time.Now().Add(bound)
-	for {
-		switch probe(ctx, peer, framework.Request{Path: path}).Status {
-		case 200:
-			return true
-		case 404:
-			return false
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// pathWorks waits up to bound for path through e to answer 200, and returns the last
-// answer and how long it waited: a fault starts from a path that works, also after an
-// earlier fault whose effects on the proxy outlast it (a test that failed for a proxy
-// still refusing its peer leaves it so for a while). The whole wait ends within bound:
-// every probe (its dial, TLS handshake and body read) and every pause runs under one
-// deadline, so a server that hangs (a frozen peer, 45 s for upstream to give up on it)
-// cannot hold it a probe's own 90 s past bound.
-func pathWorks(ctx context.Context, e *framework.Endpoint, path string, bound time.Duration) (framework.Response, time.Duration) {
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	var last framework.Response
-	for tries := 0; ; tries++ {
-		r := probe(ctx, e, framework.Request{Path: path})
-		if r.Status == 200 {
-			return r, time.Since(start)
-		}
-		if ctx.Err() != nil {
-			// A probe the deadline cut says less than the answer before it, if any.
-			if tries == 0 {
-				last = r
-			}
-			return last, time.Since(start)
-		}
-		last = r
-		select {
-		case <-ctx.Done():
-			return last, time.Since(start)
-		case <-time.After(time.Second):
-		}
-	}
 }
 
 // probe is one request, bounded so a hung connection cannot stall the measurement forever
