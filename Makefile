@@ -142,8 +142,9 @@ chaos: deps binaries
 
 # The version matrix, as a nightly upgrade-skew job runs it: for every adjacent pair, the
 # conformance profiles and a rolling upgrade of 3 servers and its rollback (upgrade, then
-# downgrade back), with a crash during every step;
-# then the mutation matrix (below) on the newest pair.
+# downgrade back), with a crash during every step, its emulated-vs-real comparison and its
+# soak profile; the newest pair on kind and containers; the mutation matrix (below) on the
+# newest pair; the version ranges' far ends (make ranges, below).
 # Builds each kube-apiserver it lacks first (about 5 minutes each on 2 cores, cached).
 # Opens with _reports/nightly/index.html; exit 1 on any failure.
 # On several machines: one plan (bin/skewcheck nightly --plan > plan.json), and on each
@@ -194,10 +195,10 @@ docs:
 
 # Integration tests need root (UTS and network namespaces). Four packages run side by side
 # (TEST_P: with three, the cores were 30 to 60 % idle for much of a run, 2026-11-29), and
-# within cmd/skewcheck its cluster tests run two at a time (go test's -parallel default on
-# 2 cores; ginkgo refuses a -parallel given to go test, so it cannot be raised here): most
-# of their time is waiting (faults held, partitions timing out, kind nodes booting), so the
-# cores were idle two thirds of a one-at-a-time run.
+# within cmd/skewcheck its cluster tests run three at a time (its TestMain raises go test's
+# -parallel default of one per core; ginkgo refuses a -parallel given to go test, so it
+# cannot be raised here): most of their time is waiting (faults held, partitions timing
+# out, kind nodes booting), so the cores were idle two thirds of a one-at-a-time run.
 # Clusters take their own loopback /24, images and binaries are built under machine-wide
 # locks, and each test looks for what it left behind by its own marks (owner pids, its
 # environment mark), never by name, so side by side is safe. -count=1: a cached result

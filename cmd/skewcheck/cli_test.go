@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,16 @@ func TestMain(m *testing.M) {
 	// test binary on the node, and TestKindClusterAsItRuns makes its kind cluster in this
 	// process, whose docker commands may go through the shim: this binary, started as docker.
 	reexec.RunIfCalled()
+	// Three of these tests at a time, not go test's default of one per core (two here),
+	// unless -parallel says otherwise: they mostly wait (kind nodes booting, faults held,
+	// images loading), and this package is make test's longest, finishing alone while the
+	// cores idle. make test cannot raise -parallel for it: ginkgo's packages refuse the flag.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", "3")
+	}
 	dir, err := os.MkdirTemp("", "skewcheck-cli-")
 	if err != nil {
 		panic(err)

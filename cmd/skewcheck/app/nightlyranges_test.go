@@ -122,3 +122,17 @@ func TestOnlyJobs(t *testing.T) {
 		t.Errorf("^mutation/: %v; want refused with the jobs there are", err)
 	}
 }
+
+// A job's line on the page names the tests that passed only as a known upstream deviation
+// (a soak job's SOAK-001 on 1.36), so the morning page shows upstream's catalogued defect.
+func TestRunSummaryNamesDeviations(t *testing.T) {
+	c := &report.Conformance{Tests: []report.Test{{ID: "SOAK-001", Result: report.Passed, KnownDeviation: "a deleted group-version comes back"},
+		{ID: "MVP-010", Result: report.Passed}, {ID: "DISC-002", Result: report.Skipped}}}
+	if got, want := runSummary(c), "2 passed, 0 failed, 1 skipped; 1 only as a known upstream deviation: SOAK-001"; got != want {
+		t.Errorf("runSummary = %q, want %q", got, want)
+	}
+	c.Tests[0].KnownDeviation = ""
+	if got, want := runSummary(c), "2 passed, 0 failed, 1 skipped"; got != want {
+		t.Errorf("without a deviation: %q, want %q", got, want)
+	}
+}
