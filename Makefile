@@ -219,8 +219,11 @@ TEST_P ?= 4
 # first, so that those that mostly wait (upstream's held faults and timeouts) wait while
 # the CPU-bound ones run, not alone at the end. Listed last, suites (TestUpstreamIsConformant,
 # 7 min) ran its last 4 minutes alone at 97 % idle (2026-11-29, docs/measurements.md).
-# ./... adds every other package once.
-TEST_FIRST ?= ./cmd/skewcheck ./suites ./reference/peerproxy ./scenarios/chaos ./clusters/kind ./scenarios/upgrade
+# Then the packages of a minute or so, before the forty of seconds: behind those, in
+# go test's alphabetical order, scenarios/races started 10 minutes in and ended the run
+# (2026-11-29, session 34). ./... adds every other package once.
+TEST_FIRST ?= ./cmd/skewcheck ./suites ./reference/peerproxy ./scenarios/chaos ./clusters/kind ./scenarios/upgrade \
+	./clusters/containers/cluster ./clusters/local ./scenarios/races
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: deps binaries

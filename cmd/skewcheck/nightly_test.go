@@ -28,7 +28,7 @@ func TestNightlyShardsMerge(t *testing.T) {
 	oldV, newV := integration.Versions()
 	state := t.TempDir()
 	plan := filepath.Join(t.TempDir(), "plan.json")
-	cmd := exec.Command(cli, "nightly", "--plan", "--versions", oldV+","+newV, "--mutation=false", "--providers", "", "--emulation=false", "--soak=false")
+	cmd := exec.Command(cli, "nightly", "--plan", "--versions", oldV+","+newV, "--mutation=false", "--providers", "", "--emulation=false", "--soak=false", "--ranges=false")
 	cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
 	b, err := cmd.Output()
 	if err != nil {
