@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,10 +69,12 @@ func TestContainersNameClash(t *testing.T) {
 	expectOnly(t, rt, append(before, n.Name, c.Name))
 }
 
-// owned lists the names of skewcheck's containers and networks.
+// owned lists the names of the containers and networks this test process made: those of
+// other processes (the CLI's runs of cmd/skewcheck's tests, side by side with this
+// package) come and go meanwhile, and are theirs to clean up.
 func owned(t *testing.T, rt *containers.Runtime) []string {
 	t.Helper()
-	f := make(client.Filters).Add("label", containers.OwnerLabel)
+	f := make(client.Filters).Add("label", containers.OwnerLabel+"="+strconv.Itoa(os.Getpid()))
 	cs, err := rt.Provider().Client().ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		t.Fatal(err)
