@@ -230,13 +230,12 @@ func checkNightlyFlags(o nightlyOptions) (i, n int, err error) {
 // mistake, refused with the IDs there are.
 func onlyJobs(jobs []matrix.Job, expr, shard string) ([]matrix.Job, error) {
 	re := regexp.MustCompile(expr)
-	var out, ids []string
+	var ids []string
 	var kept []matrix.Job
 	for _, j := range jobs {
 		ids = append(ids, j.ID)
 		if re.MatchString(j.ID) {
 			kept = append(kept, j)
-			out = append(out, j.ID)
 		}
 	}
 	if len(kept) == 0 {
