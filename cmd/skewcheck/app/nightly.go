@@ -432,8 +432,7 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 // as a known upstream deviation: a soak job's SOAK-001 on 1.36, say, which the morning page
 // must show as upstream's catalogued defect, not as a plain pass.
 func runSummary(c *report.Conformance) string {
-	passed, failed, skipped := c.Counts()
-	s := fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
+	s := report.ClosingLine(c)
 	var deviated []string
 	for _, t := range c.Tests {
 		if t.KnownDeviation != "" {
