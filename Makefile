@@ -21,7 +21,8 @@ build:
 
 # nftables (nft) for packet-loss and partition faults, kube-proxy's nftables mode and the
 # reference dataplane; iptables for kube-proxy's iptables mode; debootstrap for kind node
-# images (the kind tests, with a Docker engine). Installed from Debian's
+# images (the kind tests, with a Docker engine); busybox-static for the sh and cat of
+# skewcheck's image (make skewcheck-image; hydrophone execs them). Installed from Debian's
 # packages when missing and running as root. Without them a conformance or chaos run skips
 # those faults and dataplanes with the reason; make test fails the tests that need them,
 # unless SKEWCHECK_SKIP_NFT=1 says the machine lacks nftables knowingly (docs/test-prerequisites.md).
@@ -29,8 +30,9 @@ deps:
 	@missing=""; command -v nft >/dev/null 2>&1 || missing="nftables"; \
 	command -v iptables-restore >/dev/null 2>&1 || missing="$$missing iptables"; \
 	command -v debootstrap >/dev/null 2>&1 || missing="$$missing debootstrap"; \
+	[ -x /bin/busybox ] || missing="$$missing busybox-static"; \
 	[ -z "$$missing" ] || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images)"; \
+		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images, the sh and cat of skewcheck's image)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "$$missing not found and cannot install: runs will skip the faults and dataplanes that need them, and make test fails their tests"; fi; }
 
@@ -116,7 +118,8 @@ conformance-gateway:
 
 # skewcheck's own image, which runs inside the cluster under test (skewcheck certify,
 # sonobuoy, hydrophone): FROM scratch, the binary built with the tag incluster (only what
-# runs inside: no embedded etcd, kind or Docker client), stripped, under 60 MB.
+# runs inside: no embedded etcd, kind or Docker client), stripped, and the static busybox
+# deps installs as its sh and cat, for hydrophone's exec; about 62 MB.
 SKEWCHECK_IMAGE ?= skewcheck/skewcheck:dev
 skewcheck-image: build
 	CGO_ENABLED=0 $(GO) build -tags incluster -trimpath -ldflags="-s -w" -o bin/skewcheck-incluster ./cmd/skewcheck

@@ -24,6 +24,8 @@ const (
 	VendorFronts Capability = "a sidecar or gateway in front of the apiservers"
 	// ServersWithoutPeerProxy: ServerSpec.DisablePeerProxy.
 	ServersWithoutPeerProxy Capability = "servers without the mixed version proxy"
+	// KubeadmPeerProxy: ServerSpec.KubeadmPeerProxy.
+	KubeadmPeerProxy Capability = "servers with the mixed version proxy as kubeadm leaves it (no --peer-ca-file)"
 	// PeerAdvertise: ServerSpec.PeerAdvertise.
 	PeerAdvertise Capability = "a peer-advertise address of one's own"
 	// EmulatedVersions: ServerSpec.EmulatedVersion.

@@ -129,6 +129,9 @@ func (s Spec) Needs() []Capability {
 		if sv.DisablePeerProxy && !slices.Contains(out, ServersWithoutPeerProxy) {
 			out = append(out, ServersWithoutPeerProxy)
 		}
+		if sv.KubeadmPeerProxy && !slices.Contains(out, KubeadmPeerProxy) {
+			out = append(out, KubeadmPeerProxy)
+		}
 		if sv.PeerAdvertise != "" && !slices.Contains(out, PeerAdvertise) {
 			out = append(out, PeerAdvertise)
 		}

@@ -15,6 +15,13 @@ type ServerSpec struct {
 	// DisablePeerProxy runs this server without the mixed version proxy (gate off, no peer
 	// CA). A provider without ServersWithoutPeerProxy refuses it.
 	DisablePeerProxy bool
+	// KubeadmPeerProxy starts this server with the Mixed Version Proxy's flags as kubeadm
+	// leaves them: none. Its gate stays at the release's default (on from 1.36) and it has
+	// no --peer-ca-file, so upstream builds no proxy: from 1.36 the gate is on and the
+	// server still answers 404 for what only a peer serves (kubernetes/kubeadm#3301), as on
+	// most real clusters. DisablePeerProxy wins over it. A provider without
+	// KubeadmPeerProxy refuses it.
+	KubeadmPeerProxy bool
 	// PeerAdvertise overrides the ip:port peers use to reach this server, for example a
 	// fault proxy in front of it, so that only apiserver-to-peer traffic is faulted. A
 	// provider without PeerAdvertise refuses it.

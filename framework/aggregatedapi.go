@@ -170,3 +170,12 @@ func (env *Env) NewAggregatedAPI(ctx context.Context, g discovery.GVR, origin, c
 	})
 	return a
 }
+
+// AggregatedAPIWrites are what NewAggregatedAPI writes (StartAggregatedAPI, Remove), for
+// the Makes of a test that calls it.
+var AggregatedAPIWrites = []Write{
+	{Resource: "services", Verbs: []string{"create", "delete"}, Scope: InNamespace("default"),
+		Why: "an ExternalName Service naming this machine, where the aggregated API's server runs"},
+	{Resource: "apiservices.apiregistration.k8s.io", Verbs: []string{"create", "delete"}, Scope: Cluster,
+		Why: "the APIService of the aggregated API's group-version (<name>.aggregated.skewcheck.io), with that Service"},
+}

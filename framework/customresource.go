@@ -105,3 +105,12 @@ func (env *Env) NewCRD(ctx context.Context, g discovery.GVR, origin, cleanupVia 
 		gomega.Expect(env.Target.Refresh(ctx)).To(gomega.Succeed())
 	})
 }
+
+// CRDWrites are what NewCRD writes, for the Makes of a test that calls it: the CRD, and
+// with it the group its objects are made in (CRDObjectWrites).
+var CRDWrites = []Write{{Resource: "customresourcedefinitions.apiextensions.k8s.io", Verbs: []string{"create", "delete"}, Scope: ClusterLabelled,
+	Why: "a CRD of a group of its own per test (<name>.crd.skewcheck.io), which every apiserver serves; deleting it deletes its objects"}}
+
+// CRDObjectWrites are the objects a test makes of a CRD NewCRD made.
+var CRDObjectWrites = []Write{{Resource: "widgets.<name>.crd.skewcheck.io", Verbs: []string{"create"}, Scope: RunNamespace,
+	Why: "objects of that CRD, deleted with it"}}

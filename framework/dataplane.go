@@ -12,6 +12,9 @@ import (
 // FeatureDataplane: the target has a service dataplane under test, in a network of hosts
 // skewcheck built around it.
 var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
+	if t.Unowned {
+		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a dataplane under test programs a network skewcheck builds, and in that cluster its Services would be programmed by the cluster's own nodes")
+	}
 	if t.Dataplane == nil && t.NoDataplane != "" {
 		return t.NoDataplane
 	}

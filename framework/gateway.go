@@ -13,6 +13,9 @@ import (
 // FeatureGateway: an API gateway under test stands in front of the target's endpoints
 // (which are then the apiservers behind it), and the suite may change its configuration.
 var FeatureGateway = DeclareFeature("Gateway", func(t *Target) string {
+	if t.Unowned {
+		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a gateway under test runs in front of the apiservers of a cluster skewcheck makes")
+	}
 	if t.Gateway == nil {
 		return "no API gateway under test"
 	}

@@ -76,6 +76,7 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 	setFootprint(env.Target)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	Register(tests, env)
+	reportProgress()
 	var ginkgoReport ginkgo.Report
 	ginkgo.ReportAfterSuite("skewcheck conformance report", func(r ginkgo.Report) { ginkgoReport = r })
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -88,7 +89,7 @@ func Run(t ginkgo.GinkgoTestingT, env *Env, tests []Test, opts RunOptions) *repo
 		suiteConfig.SkipStrings = []string{opts.Skip}
 	}
 	reporterConfig.Verbose = opts.Verbose
-	ginkgo.RunSpecs(t, "skewcheck conformance", suiteConfig, reporterConfig)
+	ginkgo.RunSpecs(t, suiteDescription, suiteConfig, reporterConfig)
 	return buildReport(ginkgoReport, env, tests, opts)
 }
 
@@ -114,7 +115,7 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 	}
 	for _, e := range env.Target.Endpoints {
 		c.Endpoints = append(c.Endpoints, report.Endpoint{Name: e.Name, Version: e.Version, EmulationVersion: e.EmulationVersion,
-			URL: e.URL, Served: slices.Sorted(maps.Keys(e.Served))})
+			Prerelease: IsPrerelease(e.Version), URL: e.URL, Served: slices.Sorted(maps.Keys(e.Served))})
 	}
 	byID := map[string]Test{}
 	for _, t := range tests {

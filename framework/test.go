@@ -26,6 +26,10 @@ type Test struct {
 	// grace period it must see out): added to the bound on the whole test (the report's
 	// `spec` timeout is the bound of a test that holds nothing).
 	Holds time.Duration
+	// Makes are the test's writes, everything it creates, changes or deletes on the
+	// cluster (NoWrites when it only reads): what a run on a cluster skewcheck does not own
+	// declares before it starts (--dry-run).
+	Makes []Write
 	Run   func(ctx context.Context, env *Env)
 }
 
@@ -44,21 +48,36 @@ func versionRange(since, until string) string {
 	return since + "-" + until
 }
 
-// InRange reports whether version (v1.36.3) is within since..until (minor versions).
+// InRange reports whether version (v1.36.3) is within since..until (minor versions). A
+// prerelease is its minor: v1.38.0-beta.0 is 1.38, inside "1.36".."1.38" and above "1.37".
 func InRange(version, since, until string) bool {
-	mm := semver.MajorMinor(canonical(version))
-	if since != "" && semver.Compare(mm, canonical(since)) < 0 {
+	if since != "" && CompareMinor(version, since) < 0 {
 		return false
 	}
-	if until != "" && semver.Compare(mm, canonical(until)) > 0 {
+	if until != "" && CompareMinor(version, until) > 0 {
 		return false
 	}
 	return true
 }
 
-// CompareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1).
+// CompareMinor compares the minor versions of a and b ("v1.32.13" and "1.33" give -1;
+// "v1.38.0-beta.0" and "1.38" give 0).
 func CompareMinor(a, b string) int {
 	return semver.Compare(semver.MajorMinor(canonical(a)), semver.MajorMinor(canonical(b)))
+}
+
+// IsPrerelease reports whether v is a Kubernetes prerelease, as its tags and /version name
+// them: v1.38.0-alpha.1, v1.38.0-beta.0, v1.38.0-rc.0 (with or without the v, and with
+// what a build from between tags adds: v1.38.0-beta.0.12+0123abcd). A distribution's
+// suffix (v1.30.2-eks-a1b2c3) is no prerelease: the release it names is out.
+func IsPrerelease(v string) bool {
+	pre := semver.Prerelease(canonical(v))
+	for _, p := range []string{"-alpha.", "-beta.", "-rc."} {
+		if n, ok := strings.CutPrefix(pre, p); ok && n != "" && n[0] >= '0' && n[0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // CompareVersions compares two versions, with or without their "v" ("1.33", "v1.32.13").

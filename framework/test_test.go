@@ -92,10 +92,50 @@ func TestInRange(t *testing.T) {
 		{"v1.36.3", "v1.28", "v1.36", true},
 		{"v1.100.0", "1.36", "", true}, // numeric, not lexical
 		{"v1.9.0", "1.28", "", false},
+		// A prerelease is its minor: 1.38.0-beta.0 is 1.38.
+		{"v1.38.0-beta.0", "1.36", "1.38", true},
+		{"1.38.0-beta.0", "1.38", "1.38", true},
+		{"v1.38.0-alpha.1", "1.38", "", true},
+		{"v1.38.0-rc.0", "", "1.37", false},
+		{"v1.38.0-beta.0", "", "1.37", false},
+		{"v1.38.0-beta.0", "1.39", "", false},
+		{"v1.38.0-beta.0", "", "v1.38.0-beta.0", true}, // a bound is a minor, however written
 	}
 	for _, tc := range cases {
 		if got := InRange(tc.version, tc.since, tc.until); got != tc.want {
 			t.Errorf("InRange(%q, %q, %q) = %v, want %v", tc.version, tc.since, tc.until, got, tc.want)
+		}
+	}
+}
+
+// CompareMinor and CompareVersions on prereleases: the minor alone, and semver's order
+// (a prerelease before its release); IsPrerelease knows Kubernetes' forms from a
+// distribution's suffix.
+func TestPrereleaseVersions(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"v1.38.0-beta.0", "1.38", 0},
+		{"1.38.0-beta.0", "v1.38.0", 0},
+		{"v1.38.0-beta.0", "1.37", 1},
+		{"v1.37.2", "v1.38.0-alpha.1", -1},
+	} {
+		if got := CompareMinor(c.a, c.b); got != c.want {
+			t.Errorf("CompareMinor(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	if CompareVersions("v1.38.0-beta.0", "v1.38.0") >= 0 || CompareVersions("v1.38.0-beta.0", "v1.37.2") <= 0 ||
+		CompareVersions("1.38.0-beta.0", "v1.38.0-beta.0") != 0 || CompareVersions("v1.38.0-alpha.1", "v1.38.0-beta.0") >= 0 {
+		t.Error("CompareVersions does not order prereleases as semver does")
+	}
+	for v, want := range map[string]bool{
+		"v1.38.0-beta.0": true, "1.38.0-beta.0": true, "v1.38.0-alpha.1": true, "v1.38.0-rc.0": true,
+		"v1.38.0-beta.0.12+0123abcd": true, "v1.38.0": false, "v1.30.2-eks-a1b2c3": false,
+		"v1.30.2+k3s1": false, "v1.38.0-beta": false, "": false, "banana": false,
+	} {
+		if got := IsPrerelease(v); got != want {
+			t.Errorf("IsPrerelease(%q) = %v, want %v", v, got, want)
 		}
 	}
 }
@@ -203,6 +243,7 @@ func TestDeviationAllowance(t *testing.T) {
 		return &Deviation{Since: since, Until: until, Summary: "s", Allowed: "a 401", Allows: only401}
 	}
 	old, newer := fullEndpoint("apiserver-1", "v1.34.2", nil), fullEndpoint("apiserver-2", "v1.36.3", nil)
+	beta := fullEndpoint("apiserver-3", "v1.38.0-beta.0", nil)
 	cases := []struct {
 		name      string
 		deviation *Deviation
@@ -215,6 +256,11 @@ func TestDeviationAllowance(t *testing.T) {
 		{"not upstream", dev("1.28", "1.36"), false, Observation{At: newer, Status: 401}, "only to upstream"},
 		{"seen at an endpoint out of range, another in it", dev("", "1.34"), true, Observation{At: newer, Status: 401}, "outside the deviation's range"},
 		{"seen at the endpoint in range", dev("", "1.34"), true, Observation{At: old, Status: 401}, ""},
+		// A prerelease is its minor: a deviation up to 1.37 does not cover 1.38.0-beta.0,
+		// one of 1.38 (or open) does.
+		{"a prerelease above the range", dev("1.28", "1.37"), true, Observation{At: beta, Status: 401}, "outside the deviation's range"},
+		{"a prerelease at the range's end", dev("1.28", "1.38"), true, Observation{At: beta, Status: 401}, ""},
+		{"a prerelease in an open range", dev("1.36", ""), true, Observation{At: beta, Status: 401}, ""},
 		{"another status", dev("", ""), true, Observation{At: newer, Status: 404}, "allows only a 401"},
 		{"no endpoint", dev("", ""), true, Observation{Status: 401}, "names no endpoint"},
 		{"no predicate", &Deviation{Summary: "s"}, true, Observation{At: newer, Status: 401}, "allows only"},

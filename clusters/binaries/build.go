@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,9 +66,27 @@ func buildFromProxy(ctx context.Context, r request) error {
 	}
 	defer os.RemoveAll(work)
 
-	mod, err := downloadKubernetes(ctx, work, r.version)
+	// A release that needs a newer Go than the machine's (v1.38.0-beta.0: go 1.27.0) is
+	// downloaded all the same, but go says it "requires go >= ..." instead of unpacking it:
+	// its go.mod decides the toolchain, and the download is done again with that.
+	mod, err := downloadKubernetes(ctx, work, r.version, goEnv())
+	var tooNew *goTooNewError
+	if err != nil && !errors.As(err, &tooNew) {
+		return err
+	}
+	tc, err := buildToolchain(ctx, r, mod)
 	if err != nil {
 		return err
+	}
+	r.toolchain = tc.Toolchain
+	env := toolchainEnv(goEnv(), tc.Toolchain)
+	if tooNew != nil {
+		if tc.Toolchain == "" {
+			return tooNew
+		}
+		if mod, err = downloadKubernetes(ctx, work, r.version, env); err != nil {
+			return err
+		}
 	}
 	gomod, err := wrapperGoMod(mod.goMod, r.version)
 	if err != nil {
@@ -84,11 +103,7 @@ func buildFromProxy(ctx context.Context, r request) error {
 	}
 	defer logFile.Close()
 	build := func(env []string) error {
-		cmd := exec.CommandContext(ctx, goCommand, "build", "-trimpath", "-tags", buildTags,
-			"-ldflags", versionLDFlags(r.version, mod.time, mod.commit),
-			"-o", r.out, "k8s.io/kubernetes/cmd/"+string(r.component))
-		cmd.Dir = work
-		cmd.Env = env
+		cmd := goBuildCommand(ctx, r, mod, work, env)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		return cmd.Run()
 	}
@@ -97,7 +112,7 @@ func buildFromProxy(ctx context.Context, r request) error {
 	stop := heartbeat.Every(buildReport, func(elapsed time.Duration) {
 		r.progress.printf("still building %s %s (%s)", r.component, r.version, elapsed)
 	})
-	err = build(goEnv())
+	err = build(env)
 	// Each retry can meet more of them (1.27's cloud-provider needs controller-manager, which
 	// go only looks at once cloud-provider is in): retry while the list grows.
 	for known := 0; err != nil; {
@@ -108,14 +123,29 @@ func buildFromProxy(ctx context.Context, r request) error {
 		known = len(unknown)
 		r.progress.printf("the checksum database does not know %s (published by Kubernetes from the tag of %s, served by the Go module proxy): building again without checking them against it",
 			strings.Join(unknown, ", "), r.version)
-		err = build(append(goEnv(), "GONOSUMDB="+strings.Join(modulePaths(unknown), ",")))
+		err = build(append(env[:len(env):len(env)], "GONOSUMDB="+strings.Join(modulePaths(unknown), ",")))
 	}
 	stop()
 	if err != nil {
 		return buildError(r, err, logPath)
 	}
-	r.progress.printf("built %s %s in %s", r.component, r.version, time.Since(start).Round(time.Second))
+	if r.toolchain != "" {
+		r.progress.printf("built %s %s with Go toolchain %s in %s", r.component, r.version, r.toolchain, time.Since(start).Round(time.Second))
+	} else {
+		r.progress.printf("built %s %s in %s", r.component, r.version, time.Since(start).Round(time.Second))
+	}
 	return nil
+}
+
+// goBuildCommand is the go build of r's component in the wrapper module at work, with the
+// environment env (goEnv, with the release's GOTOOLCHAIN when it needs one).
+func goBuildCommand(ctx context.Context, r request, mod kubernetesModuleInfo, work string, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, goCommand, "build", "-trimpath", "-tags", buildTags,
+		"-ldflags", versionLDFlags(r.version, mod.time, mod.commit),
+		"-o", r.out, "k8s.io/kubernetes/cmd/"+string(r.component))
+	cmd.Dir = work
+	cmd.Env = env
+	return cmd
 }
 
 // sumDBUnknown matches go's complaint about a module the checksum database has no
@@ -167,47 +197,66 @@ func buildError(r request, runErr error, logPath string) error {
 	if os.MkdirAll(filepath.Dir(kept), 0o755) == nil && os.WriteFile(kept, out, 0o644) == nil {
 		where = kept
 	}
-	return fmt.Errorf("go build of k8s.io/kubernetes/cmd/%s@%s failed: %v\n--- last lines of go's output (full log: %s) ---\n%s\n---\n"+
+	with := ""
+	if r.toolchain != "" {
+		with = " (with GOTOOLCHAIN=" + r.toolchain + ", the Go this version needs)"
+	}
+	return fmt.Errorf("go build of k8s.io/kubernetes/cmd/%s@%s%s failed: %v\n--- last lines of go's output (full log: %s) ---\n%s\n---\n"+
 		"check that the Go module proxy is reachable (go env GOPROXY) and that your go is at least what kubernetes %s's go.mod requires (go version); "+
 		"or use the official binary (Source \"download\"), or name a binary you have in $%s (%s@%s=/path/to/%s)",
-		r.component, r.version, runErr, where, strings.Join(lines, "\n"), r.version, envBinaries, r.component, r.version, r.component)
+		r.component, r.version, with, runErr, where, strings.Join(lines, "\n"), r.version, envBinaries, r.component, r.version, r.component)
 }
 
 // kubernetesModuleInfo is what the build needs to know about the downloaded
 // k8s.io/kubernetes module.
 type kubernetesModuleInfo struct {
 	goMod  []byte
+	zip    string    // the module's zip in the module cache (its .go-version is read from it)
 	time   time.Time // the tag's time, used as the build date so rebuilds are reproducible
 	commit string    // the tagged commit, when the proxy reports it
 }
 
+// goTooNewError is go mod download's refusal of a module whose go.mod requires a newer
+// Go than the one running ("k8s.io/kubernetes@v1.38.0-beta.0 requires go >= 1.27.0
+// (running go 1.26.8; GOTOOLCHAIN=local)"). The module's go.mod and zip are in the module
+// cache all the same, so the build can pick the toolchain that go.mod asks for.
+type goTooNewError struct{ msg string }
+
+func (e *goTooNewError) Error() string { return e.msg }
+
 // downloadKubernetes fetches k8s.io/kubernetes@version into the module cache
-// (the build needs its source anyway) and returns its go.mod.
-func downloadKubernetes(ctx context.Context, dir, version string) (kubernetesModuleInfo, error) {
+// (the build needs its source anyway) with the environment env and returns its go.mod.
+// When go refuses it as too new for the running go (a *goTooNewError), what it did
+// download is returned with the error.
+func downloadKubernetes(ctx context.Context, dir, version string, env []string) (kubernetesModuleInfo, error) {
 	var info kubernetesModuleInfo
 	// dir has no go.mod yet, so this downloads the module without a main module.
 	cmd := exec.CommandContext(ctx, goCommand, "mod", "download", "-json", kubernetesModule+"@"+version)
 	cmd.Dir = dir
-	cmd.Env = goEnv()
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	// go prints the JSON, including an Error field, even when it fails.
 	var m struct {
-		Info, GoMod, Error string
+		Info, GoMod, Zip, Error string
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil || (runErr != nil && m.Error == "") {
 		return info, fmt.Errorf("go mod download %s@%s failed: %v: %s%s; check that the Go module proxy is reachable (go env GOPROXY)",
 			kubernetesModule, version, runErr, strings.TrimSpace(stderr.String()), strings.TrimSpace(stdout.String()))
 	}
+	var tooNew error
 	if m.Error != "" {
-		return info, fmt.Errorf("go mod download %s@%s failed: %s", kubernetesModule, version, m.Error)
+		if !strings.Contains(m.Error, "requires go >= ") || m.GoMod == "" {
+			return info, fmt.Errorf("go mod download %s@%s failed: %s", kubernetesModule, version, m.Error)
+		}
+		tooNew = &goTooNewError{msg: fmt.Sprintf("go mod download %s@%s failed: %s; install the Go it requires and put it first on PATH", kubernetesModule, version, m.Error)}
 	}
 	data, err := os.ReadFile(m.GoMod)
 	if err != nil {
 		return info, fmt.Errorf("reading go.mod of %s@%s: %w", kubernetesModule, version, err)
 	}
-	info.goMod = data
+	info.goMod, info.zip = data, m.Zip
 	if raw, err := os.ReadFile(m.Info); err == nil {
 		var i struct {
 			Time   time.Time
@@ -217,7 +266,7 @@ func downloadKubernetes(ctx context.Context, dir, version string) (kubernetesMod
 			info.time, info.commit = i.Time, i.Origin.Hash
 		}
 	}
-	return info, nil
+	return info, tooNew
 }
 
 // wrapperGoMod writes the go.mod of the wrapper module that builds

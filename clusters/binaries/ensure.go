@@ -85,6 +85,7 @@ type request struct {
 	cacheDir        string
 	downloadBaseURL string
 	progress        *progress
+	toolchain       string // the GOTOOLCHAIN a build runs with ("go1.27.3"); "" for the machine's go
 }
 
 // ensurer holds Ensure's steps, so tests can replace the minutes-long build

@@ -18,7 +18,7 @@ import (
 const kubernetesModule = "k8s.io/kubernetes"
 
 // versionHint tells a user how to name a version; every version error ends with it.
-const versionHint = `give an exact version such as v1.36.3, a minor such as 1.36 (its newest patch release), or "latest"`
+const versionHint = `give an exact version such as v1.36.3 or a prerelease such as v1.38.0-beta.0, a minor such as 1.36 (its newest patch release), or "latest"`
 
 // resolver turns user input into an exact version. The version listing and the
 // look-up of one version are fields so Resolve's logic is tested with fakes and no
@@ -164,6 +164,19 @@ func (r resolver) resolve(ctx context.Context, input, label string) (string, err
 			}
 		}
 		if match == "" {
+			// A minor whose release is still to come may have prereleases: they are never
+			// chosen for a minor (whoever asks for 1.38 wants a release), but named, so
+			// that the way to test one is plain.
+			var pre []string
+			for _, v := range known {
+				if semver.Prerelease(v) != "" && strings.HasPrefix(v, q.v+".") {
+					pre = append(pre, v)
+				}
+			}
+			if len(pre) > 0 {
+				return "", fmt.Errorf("no %s %s: %s has no release of %s on the Go module proxy yet, only prereleases: %s; name one exactly (%s) to test it, or %s",
+					label, strings.TrimPrefix(q.v, "v"), kubernetesModule, strings.TrimPrefix(q.v, "v"), strings.Join(pre, ", "), pre[len(pre)-1], versionHint)
+			}
 			return "", fmt.Errorf("no %s %s: %s has no release of %s on the Go module proxy; %s; %s",
 				label, strings.TrimPrefix(q.v, "v"), kubernetesModule, strings.TrimPrefix(q.v, "v"), newest(releases), versionHint)
 		}

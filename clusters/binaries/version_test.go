@@ -51,7 +51,9 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{"v1.36.2", []string{"no kube-apiserver v1.36.2", "no such version on the Go module proxy", "releases of 1.36: v1.36.0, v1.36.1, v1.36.3", "latest"}},
 		{"v1.99.0", []string{"no kube-apiserver v1.99.0", "no release of 1.99", "newest releases: v1.36.3, v1.36.1, v1.36.0, v1.35.4, v1.35.0"}},
-		{"1.37", []string{"no kube-apiserver 1.37", "no release of 1.37", "newest releases: v1.36.3"}},
+		// A minor with prereleases only names them, and never picks one.
+		{"1.37", []string{"no kube-apiserver 1.37", "no release of 1.37", "only prereleases: v1.37.0-alpha.1, v1.37.0-rc.1", "name one exactly (v1.37.0-rc.1)"}},
+		{"1.99", []string{"no kube-apiserver 1.99", "no release of 1.99", "newest releases: v1.36.3"}},
 		{"v1.37.0-rc.9", []string{"releases of 1.37: v1.37.0-alpha.1, v1.37.0-rc.1"}},
 		{"", []string{"no Kubernetes version given"}},
 		{"banana", []string{`"banana" is not a Kubernetes version`, "v1.36.3"}},

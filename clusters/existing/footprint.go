@@ -2,7 +2,6 @@ package existing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -22,8 +19,10 @@ import (
 // namespace of its own, a ServiceAccount there as the powerless user (RBAC grants it
 // nothing; its token comes from the TokenRequest API, so no user context is needed), and
 // the cluster-scoped objects its tests make, each labelled with the run's name
-// (framework.RunLabel). Footprint.Remove deletes all of it, on success, failure and
-// interrupt alike.
+// (framework.RunLabel, for `skewcheck cleanup` after a run that was killed). Every object
+// is recorded by name and UID as the server answers its create (Recorder), and
+// Footprint.Remove deletes exactly those, on success, failure and interrupt alike: never an
+// object of another run, even one of the same name.
 
 // userAccount is the ServiceAccount that plays the unprivileged user.
 const userAccount = "skewcheck-unprivileged"
@@ -31,50 +30,29 @@ const userAccount = "skewcheck-unprivileged"
 // tokenLifetime is how long the user's token lasts: longer than any run.
 const tokenLifetime = 2 * time.Hour
 
-// labelledClusterScoped are the cluster-scoped resources a test may make, removed by the
-// run's label.
-var labelledClusterScoped = []schema.GroupVersionResource{
-	{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
-	{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"},
-}
-
 // Footprint is what one run makes in a cluster it does not own.
 type Footprint struct {
 	// Run names the run: its namespace is "skewcheck-" + Run, its objects carry it.
 	Run string
+	// Recorder records what the run makes, through every config it wrapped: Make's and
+	// MakeNamespace's, and the target's (Recorder.WrapTarget) before any test runs.
+	Recorder *Recorder
 }
 
-// NewFootprint names a run after the time it starts, unique enough for the runs of one
-// cluster and readable in `kubectl get ns`.
+// NewFootprint is a run starting now, named by RunID, recording what it makes.
 func NewFootprint(now time.Time) Footprint {
-	return Footprint{Run: now.UTC().Format("20060102-150405")}
+	return Footprint{Run: RunID(now), Recorder: &Recorder{}}
 }
 
 // Namespace is the run's own namespace.
 func (f Footprint) Namespace() string { return "skewcheck-" + f.Run }
 
-// Plan lists, for --dry-run and the report, everything the run makes and the rights it
-// needs to make it, in the words of kubectl.
-func (f Footprint) Plan() []string {
-	sel := framework.RunLabel + "=" + f.Run
-	return []string{
-		"namespace " + f.Namespace() + " (label " + sel + "), where every namespaced object of the tests is made",
-		"serviceaccount " + f.Namespace() + "/" + userAccount + ", the unprivileged user (RBAC grants it nothing; its token from the TokenRequest API)",
-		"clusterroles and clusterrolebindings labelled " + sel + " (the identity tests grant that user read access to one resource)",
-		"customresourcedefinitions labelled " + sel + " (the custom resource and discovery tests)",
-		"removed at the end, on failure and on interrupt: the namespace, then everything labelled " + sel,
-		"it reads: endpointslices in default, leases in kube-system (identity leases, read only), /version and discovery of each apiserver",
-		"it never writes to kube-system, stops a server, faults the network or touches a registration: those tests skip here, naming the capability",
-	}
-}
-
-// Make creates the namespace and the unprivileged ServiceAccount, and returns a client
-// configuration for that account (base without its credentials, with the account's token)
-// and its user name.
+// Make creates the namespace and the unprivileged ServiceAccount, recorded, and returns a
+// client configuration for that account (admin without its credentials, with the
+// account's token). That config is not recorded (rest.AnonymousClientConfig drops every
+// wrapper): wrap it, or the target made with it, before creating through it.
 func (f Footprint) Make(ctx context.Context, admin *rest.Config) (*rest.Config, error) {
-	cs, err := kubernetes.NewForConfig(admin)
+	cs, err := kubernetes.NewForConfig(f.Recorder.Wrap(admin))
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +74,10 @@ func (f Footprint) Make(ctx context.Context, admin *rest.Config) (*rest.Config, 
 	return user, nil
 }
 
-// MakeNamespace creates the run's namespace alone: for endpoints named by hand
+// MakeNamespace creates the run's namespace alone, recorded: for endpoints named by hand
 // (--contexts), whose users the caller brings, the tests need only a place of their own.
 func (f Footprint) MakeNamespace(ctx context.Context, admin *rest.Config) error {
-	cs, err := kubernetes.NewForConfig(admin)
+	cs, err := kubernetes.NewForConfig(f.Recorder.Wrap(admin))
 	if err != nil {
 		return err
 	}
@@ -124,41 +102,18 @@ func (f Footprint) wordForbidden(err error, what string) error {
 // removeTimeout bounds Remove: a cluster that stopped answering must not hold the exit.
 const removeTimeout = time.Minute
 
-// Remove deletes the namespace and every cluster-scoped object labelled with the run, and
-// says what it could not delete and how to delete it by hand. It runs with a deadline of
-// its own, never the run's context: it runs on every exit, an interrupted one included,
-// when the run's context is already cancelled. It does not wait for the namespace to
-// finish terminating.
+// Remove deletes what the run recorded (Recorder.Remove) and says what it left and how to
+// remove that. It runs with a deadline of its own, never the run's context: it runs on
+// every exit, an interrupted one included, when the run's context is already cancelled.
+// It does not wait for the namespace to finish terminating.
 func (f Footprint) Remove(admin *rest.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
-	if err := f.remove(ctx, admin); err != nil {
-		return fmt.Errorf("%w (remove it with kubectl delete ns %s and kubectl delete crd,clusterrole,clusterrolebinding -l %s=%s)",
-			err, f.Namespace(), framework.RunLabel, f.Run)
+	if err := f.Recorder.Remove(ctx, admin); err != nil {
+		return fmt.Errorf("run %s could not remove all it made: %w; remove what is left with `skewcheck cleanup --kubeconfig <kubeconfig> --run %s --yes` (without --yes it lists what it would delete)",
+			f.Run, err, f.Run)
 	}
 	return nil
-}
-
-func (f Footprint) remove(ctx context.Context, admin *rest.Config) error {
-	cs, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	if err := cs.CoreV1().Namespaces().Delete(ctx, f.Namespace(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		errs = append(errs, fmt.Errorf("deleting namespace %s: %w", f.Namespace(), err))
-	}
-	sel := metav1.ListOptions{LabelSelector: framework.RunLabel + "=" + f.Run}
-	for _, r := range labelledClusterScoped {
-		if err := dyn.Resource(r).DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting %s labelled %s: %w", r.Resource, sel.LabelSelector, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // String is the run as a report names it.

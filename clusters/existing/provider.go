@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -44,6 +45,8 @@ type cluster struct {
 	listing kubernetes.Interface
 	fp      Footprint
 	out     io.Writer
+	// found is what Discover read at the start: the leases matched to the servers.
+	found *Found
 	// byAddress names the servers found, by the address the EndpointSlice lists.
 	byAddress map[string]string
 }
@@ -68,18 +71,19 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 	if err != nil {
 		return nil, fmt.Errorf("a client for %s (kubeconfig %s): %w", admin.Host, spec.Kubeconfig, err)
 	}
-	c := &cluster{admin: admin, listing: listing, fp: NewFootprint(time.Now()), out: out}
+	c := &cluster{admin: admin, listing: listing, fp: runFootprint(spec), out: out, found: found}
 	fmt.Fprintf(out, "making %s\n", c.fp)
 	user, err := c.fp.Make(ctx, admin)
 	if err != nil {
-		c.Delete()
-		return nil, err
+		// Only what this run recorded goes: a namespace that already existed is another's.
+		return nil, errors.Join(err, c.Delete())
 	}
 	t, err := found.Target(ctx, admin, user)
 	if err != nil {
-		c.Delete()
-		return nil, err
+		return nil, errors.Join(err, c.Delete())
 	}
+	// Before any test: every object a test makes through an endpoint is the run's to remove.
+	c.fp.Recorder.WrapTarget(t)
 	t.Namespace, t.Run, t.Unowned = c.fp.Namespace(), c.fp.Run, true
 	c.target, c.byAddress = t, map[string]string{}
 	for i, s := range found.Servers {
@@ -87,6 +91,17 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 	}
 	found.print(out, admin.Host, t)
 	return c, nil
+}
+
+// runFootprint is the run's footprint: inside the cluster, under the ID certify gave it
+// (RunEnv), so certify knows the run's name and can sweep it should the pod die before
+// its own clean-up; elsewhere, a new ID.
+func runFootprint(spec clusters.Spec) Footprint {
+	fp := NewFootprint(time.Now())
+	if id := os.Getenv(RunEnv); spec.InCluster && id != "" {
+		fp.Run = id
+	}
+	return fp
 }
 
 // adminConfig is how the run reaches the cluster: the kubeconfig's context, or the pod's

@@ -33,6 +33,10 @@ type Image struct {
 	// image, each with the shared libraries and loader it needs (ldd), so that a program
 	// the entrypoint runs by name (nft for knftables) works in an image with no base.
 	HostExecutables []string
+	// Links are symbolic links made in the image, by path, each to its target: names a
+	// multi-call binary of HostExecutables answers to (busybox runs as the applet its name
+	// says, so /bin/sh -> busybox is a shell).
+	Links map[string]string
 	// Labels are the image's, so skewcheck can find what it built (docker images --filter label=...).
 	Labels map[string]string
 }
@@ -45,14 +49,32 @@ func Build(ctx context.Context, rt *containers.Runtime, binary, ref string, cmd 
 
 // BuildImage builds img into the local engine. Nothing is pulled: FROM scratch has no base.
 func BuildImage(ctx context.Context, rt *containers.Runtime, img Image, progress io.Writer) error {
-	if img.Entrypoint == "" && len(img.HostExecutables) == 0 {
-		return fmt.Errorf("image %s: nothing to run (no entrypoint, no host executable)", img.Ref)
-	}
 	dir, err := os.MkdirTemp("", "skewcheck-image-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if err := writeContext(dir, img); err != nil {
+		return err
+	}
+	repo, tag := splitRef(img.Ref)
+	ctx, cancel := context.WithTimeout(ctx, BuildTimeout)
+	defer cancel()
+	_, err = rt.Provider().BuildImage(ctx, &testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
+		Context: dir, Repo: repo, Tag: tag, KeepImage: true, BuildLogWriter: progress}})
+	if err != nil {
+		return fmt.Errorf("building image %s: %w", img.Ref, err)
+	}
+	return nil
+}
+
+// writeContext writes img's build context into dir: the Dockerfile, the entrypoint and
+// rootfs/, the tree copied onto the image's root (the host executables, their libraries
+// and the links, which COPY keeps as links).
+func writeContext(dir string, img Image) error {
+	if img.Entrypoint == "" && len(img.HostExecutables) == 0 {
+		return fmt.Errorf("image %s: nothing to run (no entrypoint, no host executable)", img.Ref)
+	}
 	var dockerfile strings.Builder
 	dockerfile.WriteString("FROM scratch\n")
 	entrypoint := "/entrypoint"
@@ -78,6 +100,17 @@ func BuildImage(ctx context.Context, rt *containers.Runtime, img Image, progress
 				return fmt.Errorf("putting %s into the build context: %w", f, err)
 			}
 		}
+	}
+	for _, link := range slices.Sorted(maps.Keys(img.Links)) {
+		p := filepath.Join(dir, "rootfs", link)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(img.Links[link], p); err != nil {
+			return fmt.Errorf("putting the link %s -> %s into the build context: %w", link, img.Links[link], err)
+		}
+	}
+	if len(img.HostExecutables) > 0 || len(img.Links) > 0 {
 		// A scratch image has no PATH of its own: programs run by name are found here.
 		dockerfile.WriteString("COPY rootfs/ /\nENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n")
 	}
@@ -88,18 +121,7 @@ func BuildImage(ctx context.Context, rt *containers.Runtime, img Image, progress
 	ep, _ := json.Marshal([]string{entrypoint})
 	args, _ := json.Marshal(img.Cmd)
 	dockerfile.WriteString("ENTRYPOINT " + string(ep) + "\nCMD " + string(args) + "\n")
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile.String()), 0o644); err != nil {
-		return err
-	}
-	repo, tag := splitRef(img.Ref)
-	ctx, cancel := context.WithTimeout(ctx, BuildTimeout)
-	defer cancel()
-	_, err = rt.Provider().BuildImage(ctx, &testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
-		Context: dir, Repo: repo, Tag: tag, KeepImage: true, BuildLogWriter: progress}})
-	if err != nil {
-		return fmt.Errorf("building image %s: %w", img.Ref, err)
-	}
-	return nil
+	return os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile.String()), 0o644)
 }
 
 // splitRef splits name[:tag] into name and tag (latest when absent); a colon before the

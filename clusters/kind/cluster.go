@@ -33,6 +33,9 @@ type Config struct {
 	// NoPeerProxy are the nodes (1-based) whose apiserver runs without the Mixed Version
 	// Proxy, for a front that does its job instead.
 	NoPeerProxy map[int]bool
+	// KubeadmPeerProxy are the nodes (1-based) whose apiserver gets no Mixed Version Proxy
+	// flag of skewcheck's, as kubeadm leaves it: the gate at its default, no --peer-ca-file.
+	KubeadmPeerProxy map[int]bool
 	// NodeImages are kind node images to use instead of building skewcheck's, each for the
 	// version it carries (kindest/node:<version> where a registry is reachable; pulled when
 	// the engine lacks it). A version with none gets a node image built offline.
@@ -230,8 +233,15 @@ func nodeImages(ctx context.Context, eng *engine, cfg Config, out io.Writer) ([]
 			}
 			given[v] = n
 		}
-		n.peerProxy = !cfg.NoPeerProxy[i+1]
-		n.flags = append(nodeFlags(v, n.peerProxy), cfg.ServerFlags[i+1]...)
+		mode := proxyOn
+		switch {
+		case cfg.NoPeerProxy[i+1]:
+			mode = proxyOff
+		case cfg.KubeadmPeerProxy[i+1]:
+			mode = proxyAsKubeadm
+		}
+		n.peerProxy = mode == proxyOn
+		n.flags = append(nodeFlags(v, mode), cfg.ServerFlags[i+1]...)
 		nodes = append(nodes, n)
 	}
 	if _, err := nodeimage.BuildLoadBalancer(ctx, nodeimage.Options{Binaries: cfg.Binaries, Progress: out}); err != nil && len(nodes) > 1 {
@@ -280,19 +290,32 @@ func cleanupNote(err error) string {
 	return fmt.Sprintf(" (but cleaning up failed: %v; remove what is left with `skewcheck cluster delete --name <name>`)", err)
 }
 
+// proxyMode is how a node's apiserver runs the Mixed Version Proxy.
+type proxyMode int
+
+const (
+	proxyOn        proxyMode = iota // the gate on, the cluster CA as peer CA
+	proxyOff                        // the gate off, for a front that does the proxy's job
+	proxyAsKubeadm                  // no flag of skewcheck's: inert from 1.36 (kubernetes/kubeadm#3301)
+)
+
 // nodeFlags are the kube-apiserver flags skewcheck gives a node of version v:
-//   - the Mixed Version Proxy, on or off as asked, on each node's own command line (not
+//   - the Mixed Version Proxy as mode says, on each node's own command line (not
 //     kubeadm's shared extraArgs): on is the gate and the CA peers' serving certificates
 //     chain to (the cluster CA); off is the gate false, since it is beta and on by default
-//     from 1.36, and no --peer-ca-file, which the apiserver refuses without the gate;
+//     from 1.36, and no --peer-ca-file, which the apiserver refuses without the gate; as
+//     kubeadm is neither, which kubeadm itself never sets;
 //   - the user's UID taken from X-Remote-Uid where the apiserver can (1.33+, where
 //     RemoteRequestHeaderUID is on by default), as local clusters' do: kubeadm sets every
 //     other --requestheader-* flag but this one, and without it a UID is lost on the hop
 //     from a front (a sidecar, a gateway, the reference peer proxy) to the apiserver.
-func nodeFlags(v string, peerProxy bool) []string {
-	flags := []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false"}
-	if peerProxy {
+func nodeFlags(v string, mode proxyMode) []string {
+	var flags []string
+	switch mode {
+	case proxyOn:
 		flags = []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt"}
+	case proxyOff:
+		flags = []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false"}
 	}
 	if framework.CompareMinor(v, "1.33") >= 0 {
 		flags = append(flags, "--requestheader-uid-headers=X-Remote-Uid")

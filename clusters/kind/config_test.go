@@ -80,19 +80,21 @@ func TestClusterConfig(t *testing.T) {
 }
 
 // TestNodeFlags: a node without the proxy has the gate false and no --peer-ca-file (the
-// apiserver refuses the file without the gate); the UID header from 1.33 only.
+// apiserver refuses the file without the gate); one as kubeadm makes it has neither flag;
+// the UID header from 1.33 only.
 func TestNodeFlags(t *testing.T) {
 	for _, tc := range []struct {
-		version   string
-		peerProxy bool
-		want      []string
+		version string
+		mode    proxyMode
+		want    []string
 	}{
-		{"v1.36.3", false, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false", "--requestheader-uid-headers=X-Remote-Uid"}},
-		{"v1.35.4", true, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt", "--requestheader-uid-headers=X-Remote-Uid"}},
-		{"v1.32.13", true, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt"}},
+		{"v1.36.3", proxyOff, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=false", "--requestheader-uid-headers=X-Remote-Uid"}},
+		{"v1.35.4", proxyOn, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt", "--requestheader-uid-headers=X-Remote-Uid"}},
+		{"v1.32.13", proxyOn, []string{"--feature-gates=UnknownVersionInteroperabilityProxy=true", "--peer-ca-file=/etc/kubernetes/pki/ca.crt"}},
+		{"v1.36.3", proxyAsKubeadm, []string{"--requestheader-uid-headers=X-Remote-Uid"}},
 	} {
-		if got := nodeFlags(tc.version, tc.peerProxy); !slices.Equal(got, tc.want) {
-			t.Errorf("%s, proxy %v: %q, want %q", tc.version, tc.peerProxy, got, tc.want)
+		if got := nodeFlags(tc.version, tc.mode); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, mode %v: %q, want %q", tc.version, tc.mode, got, tc.want)
 		}
 	}
 }
@@ -112,12 +114,13 @@ func TestFileConfigMakesNodes(t *testing.T) {
 	p := &Provider{}
 	fc := clusters.FileConfig{Name: "e2e", Servers: []clusters.ServerSpec{
 		{Version: "v1.35.4", ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		{Version: "v1.36.3", DisablePeerProxy: true}}}
+		{Version: "v1.36.3", DisablePeerProxy: true}, {Version: "v1.36.3", KubeadmPeerProxy: true}}}
 	if err := p.apply(fc); err != nil {
 		t.Fatal(err)
 	}
-	if p.cfg.Name != "e2e" || !slices.Equal(p.cfg.Versions, []string{"v1.35.4", "v1.36.3"}) ||
-		!slices.Equal(p.cfg.ServerFlags[1], []string{"--runtime-config=batch/v1=false"}) || !p.cfg.NoPeerProxy[2] || p.cfg.NoPeerProxy[1] {
+	if p.cfg.Name != "e2e" || !slices.Equal(p.cfg.Versions, []string{"v1.35.4", "v1.36.3", "v1.36.3"}) ||
+		!slices.Equal(p.cfg.ServerFlags[1], []string{"--runtime-config=batch/v1=false"}) || !p.cfg.NoPeerProxy[2] || p.cfg.NoPeerProxy[1] ||
+		!p.cfg.KubeadmPeerProxy[3] || p.cfg.KubeadmPeerProxy[2] {
 		t.Errorf("config = %+v", p.cfg)
 	}
 	for name, fc := range map[string]clusters.FileConfig{

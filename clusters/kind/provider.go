@@ -28,7 +28,7 @@ func Registration() clusters.Provider {
 		Name:        providerName,
 		Description: "one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers,
-			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy},
+			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy},
 		New:     newCluster,
 		Lasting: lasting{},
 	}
@@ -64,11 +64,12 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 
 // setServers makes the nodes of servers, in order: node i+1 of servers[i].
 func (c *Config) setServers(servers []clusters.ServerSpec) {
-	c.Versions, c.ServerFlags, c.NoPeerProxy = nil, map[int][]string{}, map[int]bool{}
+	c.Versions, c.ServerFlags, c.NoPeerProxy, c.KubeadmPeerProxy = nil, map[int][]string{}, map[int]bool{}, map[int]bool{}
 	for i, s := range servers {
 		c.Versions = append(c.Versions, s.Version)
 		c.ServerFlags[i+1] = s.ExtraFlags
 		c.NoPeerProxy[i+1] = s.DisablePeerProxy
+		c.KubeadmPeerProxy[i+1] = s.KubeadmPeerProxy
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // Emulation (KEP-4330, kube-apiserver's --emulated-version) makes a binary serve the APIs
@@ -52,11 +54,14 @@ func CheckEmulation(binary, emulated string) error {
 
 // featureVersion is the release whose feature-gate defaults a server has: the one it
 // emulates, else its binary's.
-func featureVersion(s *Server) string {
-	if e := s.Spec.EmulatedVersion; e != "" {
+func featureVersion(s *Server) string { return featureRelease(s.Version, s.Spec) }
+
+// featureRelease is featureVersion of a server of a resolved version and its spec.
+func featureRelease(version string, spec clusters.ServerSpec) string {
+	if e := spec.EmulatedVersion; e != "" {
 		return "v" + strings.TrimPrefix(e, "v")
 	}
-	return s.Version
+	return version
 }
 
 // DescribeVersion says what a server is, for progress lines: "v1.36.3" or "v1.36.3 emulating 1.35".

@@ -39,7 +39,7 @@ func HasPeerProxy(version string) bool { return minor(version) >= gateSince }
 // never proxies, while, its gate on, it still writes its endpoint lease and its peers
 // proxy to it (docs/spec-vs-code.md: the KEP says 503 there).
 func peerProxyEnabled(version string, s clusters.ServerSpec) bool {
-	return gateEnabled(version, s) && !peerCAEmptied(s)
+	return gateEnabled(version, s) && !peerCAEmptied(s) && !s.KubeadmPeerProxy
 }
 
 // peerCAEmptied reports whether the spec's extra flags end with an empty --peer-ca-file.
@@ -63,6 +63,9 @@ func gateEnabled(version string, s clusters.ServerSpec) bool {
 		return false
 	}
 	on := !s.DisablePeerProxy
+	if on && s.KubeadmPeerProxy {
+		on = gateDefault(featureRelease(version, s)) // kubeadm names no gate
+	}
 	for _, f := range s.ExtraFlags {
 		v, ok := strings.CutPrefix(f, "--feature-gates=")
 		if !ok {
@@ -158,7 +161,7 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 	if len(gates) > 0 {
 		f = append(f, "--feature-gates="+strings.Join(gates, ","))
 	}
-	if on {
+	if on && !s.Spec.KubeadmPeerProxy { // kubeadm sets no peer CA (kubernetes/kubeadm#3301)
 		// The server's own copy of the cluster CA (certfiles.go), so a fault can replace
 		// one server's peer CA without touching every server's --client-ca-file.
 		peerCA := s.Certs.PeerCA
@@ -166,10 +169,10 @@ func apiserverFlags(c *Cluster, s *Server) []string {
 			peerCA = b.CA.CertFile
 		}
 		f = append(f, "--peer-ca-file="+peerCA)
-		if s.Spec.PeerAdvertise != "" {
-			ip, port, _ := net.SplitHostPort(s.Spec.PeerAdvertise) // checked when the spec was made
-			f = append(f, "--peer-advertise-ip="+ip, "--peer-advertise-port="+port)
-		}
+	}
+	if on && s.Spec.PeerAdvertise != "" {
+		ip, port, _ := net.SplitHostPort(s.Spec.PeerAdvertise) // checked when the spec was made
+		f = append(f, "--peer-advertise-ip="+ip, "--peer-advertise-port="+port)
 	}
 	return append(f, s.Spec.ExtraFlags...)
 }

@@ -79,6 +79,21 @@ func TestAPIServerFlags(t *testing.T) {
 			hasNot:       []string{"--peer-ca-file=", "--peer-advertise-ip=", "--peer-advertise-port="},
 		},
 		{
+			// kubeadm's flags: the gate left at its default (on from 1.36), no peer CA.
+			name: "1.36 as kubeadm leaves it", version: "v1.36.3", spec: clusters.ServerSpec{KubeadmPeerProxy: true},
+			has:    []string{uid, "--proxy-client-cert-file=", "--requestheader-allowed-names=front-proxy-client"},
+			hasNot: []string{"--feature-gates=", "--peer-ca-file="},
+		},
+		{
+			name: "1.35 as kubeadm leaves it: the alpha gate off", version: "v1.35.4", spec: clusters.ServerSpec{KubeadmPeerProxy: true},
+			hasNot: []string{"--feature-gates=", "--peer-ca-file="},
+		},
+		{
+			name: "1.36 emulating 1.35 as kubeadm leaves it: the gate of 1.35", version: "v1.36.3",
+			spec:   clusters.ServerSpec{KubeadmPeerProxy: true, EmulatedVersion: "1.35"},
+			hasNot: []string{"--feature-gates=", "--peer-ca-file="},
+		},
+		{
 			name: "1.35 proxy off: alpha gate is already off", version: "v1.35.4", spec: clusters.ServerSpec{DisablePeerProxy: true},
 			hasNot: []string{"--feature-gates=", "--peer-ca-file=", rtcfg},
 		},
@@ -303,6 +318,10 @@ func TestPeerProxyNeedsAPeerCA(t *testing.T) {
 		{"v1.36.3", clusters.ServerSpec{ExtraFlags: []string{"--peer-ca-file=", "--peer-ca-file=/etc/ca.crt"}}, true, true},
 		{"v1.36.3", clusters.ServerSpec{DisablePeerProxy: true}, false, false},
 		{"v1.27.16", clusters.ServerSpec{}, false, false},
+		{"v1.36.3", clusters.ServerSpec{KubeadmPeerProxy: true}, true, false},
+		{"v1.35.4", clusters.ServerSpec{KubeadmPeerProxy: true}, false, false},
+		{"v1.36.3", clusters.ServerSpec{KubeadmPeerProxy: true, EmulatedVersion: "1.35"}, false, false},
+		{"v1.36.3", clusters.ServerSpec{KubeadmPeerProxy: true, DisablePeerProxy: true}, false, false},
 	} {
 		if got := gateEnabled(tc.version, tc.spec); got != tc.gate {
 			t.Errorf("%s %v: gate on = %v, want %v", tc.version, tc.spec.ExtraFlags, got, tc.gate)

@@ -15,7 +15,7 @@ func Registration() clusters.Provider {
 		Name:        "local",
 		Description: "processes of this machine, each apiserver its own hostname and loopback address",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.Fronts, clusters.VendorFronts,
-			clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise, clusters.EmulatedVersions, clusters.Named, clusters.NamedFronts},
+			clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy, clusters.PeerAdvertise, clusters.EmulatedVersions, clusters.Named, clusters.NamedFronts},
 		Preflight: CheckPrivilege,
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			c, err := New(ctx, ConfigOf(spec))

@@ -21,7 +21,10 @@ type Endpoint struct {
 	// EmulationVersion is the release the server emulated (--emulated-version, KEP-4330),
 	// from /version's emulationMajor and emulationMinor; empty when it emulated none.
 	EmulationVersion string `json:"emulationVersion,omitempty"`
-	URL              string `json:"url"`
+	// Prerelease says Version is a Kubernetes prerelease (v1.38.0-beta.0: -alpha.N, -beta.N
+	// or -rc.N): what the run found holds for that build, and the release may differ.
+	Prerelease bool   `json:"prerelease,omitempty"`
+	URL        string `json:"url"`
 	// Served are the GVRs the server itself served (its nopeer discovery, read before the
 	// tests ran), as group/version/resource with "core" for the legacy group: what a run
 	// of another pair is compared by.
@@ -150,4 +153,7 @@ type Conformance struct {
 	Skip  string `json:"skip,omitempty"`
 	// ArtifactsDir holds evidence of failures, relative to the report directory.
 	ArtifactsDir string `json:"artifactsDir,omitempty"`
+	// ProxyState is the Mixed Version Proxy's state at each server, read before any test;
+	// nil when the run did not read it.
+	ProxyState *ProxyState `json:"proxyState,omitempty"`
 }

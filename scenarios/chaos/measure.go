@@ -114,6 +114,10 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	o := Outcome{Target: target, Fault: f.Name(), Load: opts.Load, Description: f.Description(), Seed: opts.Seed, TimeTo503: -1, TimeToFirstError: -1,
 		Statuses: map[int]int{}, AfterFirst503: map[int]int{}, Errors: map[string]int{}}
 	list := route.GVR.Path() + "?limit=1"
+	// The writes go where the run's tests write (the run's namespace on a cluster skewcheck
+	// does not own), each labelled with the run: the GVR may be cluster-scoped.
+	ns := framework.TestNamespace()
+	collection := route.GVR.CollectionPath(ns)
 	// Up to twice the recover bound: a proxy may still refuse the peer after an earlier
 	// fault, or after failures while it started, for as long as it may take to recover
 	// from a fault and again as long (a circuit breaker open 120 s past its last failure,
@@ -212,11 +216,13 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 			// the orphan finalizer can keep a deleted job), and the next fault of the same
 			// run and seed must not find its names taken (409).
 			name := fmt.Sprintf("chaos-%d-%s-%d-%d", opts.Seed, f.Name(), n, rng.Intn(1000))
-			obj, _ := fixtures.Object(route.GVR, name, "default")
-			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/chaos": fmt.Sprint(opts.Seed)})
+			obj, _ := fixtures.Object(route.GVR, name, ns)
+			labels := framework.RunLabels()
+			labels["skewcheck.io/chaos"] = fmt.Sprint(opts.Seed)
+			obj.SetLabels(labels)
 			body, _ := json.Marshal(obj.Object)
 			start := time.Now()
-			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: route.GVR.CollectionPath("default"), Body: body})
+			r := probe(ctx, route.Entry, framework.Request{Method: "POST", Path: collection, Body: body})
 			mu.Lock()
 			o.SlowestAnswer = max(o.SlowestAnswer, time.Since(start).Seconds())
 			o.Writes++
@@ -265,11 +271,11 @@ func Measure(ctx context.Context, target string, route framework.Route, f faults
 	}
 	o.AckedWrites = len(acked)
 	for _, name := range acked {
-		if !readBack(ctx, probing(route.Peer, framework.Request{Path: route.GVR.CollectionPath("default") + "/" + name}), opts.Recover) {
+		if !readBack(ctx, probing(route.Peer, framework.Request{Path: collection + "/" + name}), opts.Recover) {
 			o.LostWrites++
 		}
 	}
-	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: route.GVR.CollectionPath("default") + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
+	probe(ctx, route.Peer, framework.Request{Method: "DELETE", Path: collection + "?labelSelector=skewcheck.io/chaos%3D" + fmt.Sprint(opts.Seed)})
 	return o
 }
 

@@ -101,14 +101,16 @@ func (s *slowBody) Inject(ctx context.Context) error {
 // fill writes padded objects to the serving server itself (not through the path the
 // fault slows) until its list of them is longBody bytes.
 func (s *slowBody) fill(ctx context.Context) error {
-	path := s.route.GVR.CollectionPath("default")
+	path := s.route.GVR.CollectionPath(framework.TestNamespace())
 	for size := 0; size < longBody; {
 		name := fmt.Sprintf("slow-body-%d", s.written)
-		obj, ok := fixtures.Object(s.route.GVR, name, "default")
+		obj, ok := fixtures.Object(s.route.GVR, name, framework.TestNamespace())
 		if !ok {
 			return fmt.Errorf("slow-body writes %s, which has no fixture", s.route.GVR.Key())
 		}
-		obj.SetLabels(map[string]string{fixtures.Label: "true", slowBodyLabel: "true"})
+		labels := framework.RunLabels() // the GVR may be cluster-scoped
+		labels[slowBodyLabel] = "true"
+		obj.SetLabels(labels)
 		obj.SetAnnotations(map[string]string{slowBodyLabel + "-padding": strings.Repeat("x", padding)})
 		body, _ := json.Marshal(obj.Object)
 		if r := s.route.Peer.Do(ctx, framework.Request{Method: "POST", Path: path, Body: body}); r.Status != 201 {
@@ -125,7 +127,7 @@ func (s *slowBody) fill(ctx context.Context) error {
 }
 
 func (s *slowBody) listPath() string {
-	return s.route.GVR.CollectionPath("default") + "?labelSelector=" + slowBodyLabel + "%3Dtrue"
+	return s.route.GVR.CollectionPath(framework.TestNamespace()) + "?labelSelector=" + slowBodyLabel + "%3Dtrue"
 }
 
 // list reads the long list through the entry, as a client would, until it ends or ctx does.

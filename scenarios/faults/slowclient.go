@@ -165,7 +165,7 @@ func (s *slowClient) request(kind, host string) (head string, drip byte) {
 	}
 	// A JSON object may hold any amount of white space: the body is valid as far as it goes.
 	return fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{",
-		s.route.GVR.CollectionPath("default"), host, auth, 1<<20), ' '
+		s.route.GVR.CollectionPath(framework.TestNamespace()), host, auth, 1<<20), ' '
 }
 
 // authorization is the admin's bearer token as a header line, "" when it has a
@@ -180,7 +180,7 @@ func (s *slowClient) authorization() string {
 // readSlowly watches the route's resource and reads the stream a byte a tick: the load's
 // writes make events the front must hold while the client does not take them.
 func (s *slowClient) readSlowly(run context.Context, c *slowConn, conn net.Conn, host string) {
-	req := fmt.Sprintf("GET %s?watch=true HTTP/1.1\r\nHost: %s\r\n%s\r\n", s.route.GVR.CollectionPath("default"), host, s.authorization())
+	req := fmt.Sprintf("GET %s?watch=true HTTP/1.1\r\nHost: %s\r\n%s\r\n", s.route.GVR.CollectionPath(framework.TestNamespace()), host, s.authorization())
 	if _, err := conn.Write([]byte(req)); err != nil {
 		s.cutAt(run, c, "")
 		return

@@ -25,6 +25,9 @@ type load struct {
 	o      Options
 	t0     time.Time
 	label  string
+	// watchTimeout ends every watch stream, as clients' watches end, so that a server's
+	// graceful stop never waits on them; each end is resumed from the last resourceVersion.
+	watchTimeout time.Duration
 
 	mu      sync.Mutex
 	tracked []discovery.GVR // listable GVRs some live server serves; core ones always
@@ -37,7 +40,7 @@ type load struct {
 }
 
 func newLoad(t *framework.Target, o Options, t0 time.Time) *load {
-	return &load{target: t, o: o, t0: t0, label: fmt.Sprintf("skewcheck.io/upgrade=%d", o.Seed),
+	return &load{target: t, o: o, t0: t0, label: fmt.Sprintf("skewcheck.io/upgrade=%d", o.Seed), watchTimeout: 5 * time.Second,
 		lastRV: map[string]string{}, seen: map[string]map[string]bool{}, servedBy: map[string]map[string]bool{}}
 }
 
@@ -111,18 +114,20 @@ func (l *load) traffic(ctx context.Context, e *framework.Endpoint, seed int64) {
 		l.mu.Lock()
 		g := l.tracked[rng.Intn(len(l.tracked))]
 		l.mu.Unlock()
+		sent := l.since()
 		r := do(ctx, e, framework.Request{Path: g.Path() + "?limit=1"})
 		if ctx.Err() != nil {
 			return
 		}
-		l.record(Event{Server: e.Name, Kind: "read", GVR: g.Key(), Status: r.Status})
+		l.record(Event{Server: e.Name, Kind: "read", GVR: g.Key(), Status: r.Status, Sent: sent, Error: r.Err})
 		name := fmt.Sprintf("upgrade-%d-%s-%d", l.o.Seed, e.Name, n)
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"skewcheck.io/upgrade":"%d"}}}`, name, l.o.Seed)
+		sent = l.since()
 		w := do(ctx, e, framework.Request{Method: "POST", Path: l.configmaps(), Body: []byte(body)})
 		if ctx.Err() != nil {
 			return
 		}
-		ev := Event{Server: e.Name, Kind: "write", GVR: "core/v1/configmaps", Status: w.Status}
+		ev := Event{Server: e.Name, Kind: "write", GVR: "core/v1/configmaps", Status: w.Status, Sent: sent, Error: w.Err}
 		if w.Status == 201 {
 			ev.Name = name
 		}
@@ -132,24 +137,25 @@ func (l *load) traffic(ctx context.Context, e *framework.Endpoint, seed int64) {
 }
 
 // watch keeps a watch of the load's configmaps open through e, resuming from the last
-// resourceVersion it saw whenever the stream ends (its server was stopped for the upgrade).
+// resourceVersion it saw whenever the stream ends. A resume is recorded only after a
+// break: a stream cut short, or a reconnect that got no stream (its server was out); a
+// stream that ran to its own timeout broke nothing.
 func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
-	first := true
-	for ; ctx.Err() == nil; first = false {
+	broken := false
+	for ctx.Err() == nil {
 		l.mu.Lock()
 		rv := l.lastRV[e.Name]
 		l.mu.Unlock()
-		// Watches end by themselves every few seconds, as clients' do, so a server's graceful
-		// stop never waits on them; each end is resumed from the last resourceVersion.
-		path := l.configmaps() + "?watch=true&timeoutSeconds=5&labelSelector=" + url.QueryEscape(l.label)
+		path := fmt.Sprintf("%s?watch=true&timeoutSeconds=%d&labelSelector=%s", l.configmaps(), int(l.watchTimeout.Seconds()), url.QueryEscape(l.label))
 		if rv != "" {
 			path += "&resourceVersion=" + rv
 		}
-		status, events, expired := l.stream(ctx, e, path)
+		sent := l.since()
+		s := l.stream(ctx, e, path)
 		if ctx.Err() != nil {
 			return
 		}
-		if expired {
+		if s.expired {
 			// 410 Gone: the restarted server's watch cache starts after our version. A
 			// client relists; here, watching from the current state is the same.
 			l.mu.Lock()
@@ -157,31 +163,40 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 			l.mu.Unlock()
 			l.record(Event{Server: e.Name, Kind: "watch-relist", Status: 410})
 		}
-		// A resume is a reconnected stream that delivered events again.
-		if events > 0 && !first {
+		if s.events > 0 && broken {
 			l.record(Event{Server: e.Name, Kind: "watch-resume", Status: 200})
 		}
-		l.record(Event{Server: e.Name, Kind: "watch-end", Status: status})
+		broken = broken && s.events == 0 || s.status != 200 || s.early
+		l.record(Event{Server: e.Name, Kind: "watch-end", Status: s.status, Sent: sent, Error: s.err, Early: s.early})
 		sleep(ctx, 200*time.Millisecond)
 	}
 }
 
-// stream reads one watch until it ends: the watch request's status (0: no answer), how
-// many events it delivered, and whether the server said our resourceVersion is too old
-// (410 Gone, or an ERROR event).
-func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (status, events int, expired bool) {
+// streamEnd is how one watch ended: the watch request's status (0: no answer), how many
+// events it delivered, whether the server said our resourceVersion is too old (410 Gone,
+// or an ERROR event), whether the stream ended before its timeout, and the client's error.
+type streamEnd struct {
+	status, events int
+	expired, early bool
+	err            string
+}
+
+// stream reads one watch until it ends.
+func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) streamEnd {
+	start := time.Now()
 	client, req, err := framework.StreamRequest(ctx, e, path)
 	if err != nil {
-		return 0, 0, false
+		return streamEnd{err: err.Error()}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, 0, false
+		return streamEnd{err: err.Error()}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		return resp.StatusCode, 0, resp.StatusCode == 410
+		return streamEnd{status: resp.StatusCode, expired: resp.StatusCode == 410}
 	}
+	end := streamEnd{status: 200}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -198,10 +213,10 @@ func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (
 			continue
 		}
 		if ev.Type == "ERROR" {
-			expired = true
+			end.expired, end.err = true, "an ERROR event: the resourceVersion is too old"
 			continue
 		}
-		events++
+		end.events++
 		l.mu.Lock()
 		l.lastRV[e.Name] = ev.Object.Metadata.ResourceVersion
 		if l.seen[e.Name] == nil {
@@ -210,7 +225,13 @@ func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) (
 		l.seen[e.Name][ev.Object.Metadata.Name] = true
 		l.mu.Unlock()
 	}
-	return resp.StatusCode, events, expired
+	if err := sc.Err(); err != nil {
+		end.err = err.Error()
+	}
+	// The server counts the timeout from when it got the request, after start: a stream
+	// that ended sooner, or on an error, was cut short.
+	end.early = end.err != "" || time.Since(start) < l.watchTimeout
+	return end
 }
 
 func do(ctx context.Context, e *framework.Endpoint, req framework.Request) framework.Response {
@@ -231,9 +252,8 @@ func doAny(ctx context.Context, t *framework.Target, req framework.Request) fram
 	return resp
 }
 
-// check fills the result: writes acknowledged but missing at the end, events classified
-// against the steps and counted in every period, and watches that never came back after
-// their server's restart.
+// check fills the result: every answer, the acknowledged writes missing at the end, and
+// the verdict on them (Judge).
 func (l *load) check(ctx context.Context, r *Result) {
 	l.mu.Lock()
 	r.Events = append([]Event(nil), l.events...)
@@ -265,46 +285,9 @@ func (l *load) check(ctx context.Context, r *Result) {
 	}
 	for i, e := range r.Events {
 		if e.Name != "" {
-			r.Counts.AckedWrites++
 			r.Events[i].Lost = !have[e.Name]
 		}
 	}
-	r.classify()
-	lostByHop := map[int]int{}
-	for _, e := range r.Events {
-		if e.Lost {
-			r.Counts.LostWrites++
-			lostByHop[r.hopAt(e.T)]++
-		}
-	}
-	for h := range r.Hops {
-		if n := lostByHop[h]; n > 0 {
-			r.violate(r.Hops[h].Start, fmt.Sprintf("%d acknowledged writes of hop %d (%s -> %s) are gone", n, h+1, r.Hops[h].From, r.Hops[h].To))
-		}
-	}
-	for i, st := range r.Steps {
-		if st.Unfinished {
-			continue // the watch ended before the server was back: nothing to resume yet
-		}
-		// The resume must come after this restart and before the server's next one.
-		until := r.Duration + 1
-		for _, next := range r.Steps[i+1:] {
-			if next.Server == st.Server {
-				until = next.Start
-				break
-			}
-		}
-		resumed := false
-		for _, e := range r.Events {
-			if e.Server == st.Server && e.Kind == "watch-resume" && e.T > st.Start && e.T <= until {
-				resumed = true
-				break
-			}
-		}
-		if !resumed {
-			r.Counts.WatchesNotResumed = append(r.Counts.WatchesNotResumed, st.Server)
-			r.violate(st.Start, fmt.Sprintf("the watch through %s did not resume after its restart at %s (hop %d)", st.Server, st.To, st.Hop))
-		}
-	}
+	Judge(r)
 	doAny(ctx, l.target, framework.Request{Method: "DELETE", Path: l.configmaps() + "?labelSelector=" + url.QueryEscape(l.label)})
 }

@@ -53,11 +53,17 @@ func Observe(ctx context.Context, c clusters.Cluster, o ObserveOptions) (*Result
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{o: o, target: target, listing: asListing(c), servers: map[string]*serverState{}}
+	holders, _ := c.(IdentityHolders)
+	w := &watcher{o: o, target: target, listing: asListing(c), holders: holders, servers: map[string]*serverState{}, why: map[int]string{}}
 	r := &Result{Servers: len(target.Endpoints), Seed: o.Seed, Window: o.Window.Seconds(), Started: time.Now()}
 	w.r = r
+	var names []string
 	for _, e := range target.Endpoints {
-		w.servers[e.Name] = &serverState{up: true, version: e.Version, step: -1}
+		w.servers[e.Name] = &serverState{up: true, version: e.Version, step: -1, pending: -1}
+		names = append(names, e.Name)
+	}
+	for name, p := range w.processes(ctx, names...) {
+		w.servers[name].proc = p
 	}
 	r.From, r.Initial = oldest(target), initial(target)
 	w.l = newLoad(target, Options{Seed: o.Seed, Interval: o.Interval, Namespace: o.Namespace}, r.Started)
@@ -104,18 +110,28 @@ type serverState struct {
 	lastUp  float64 // when it last answered ready (and was listed)
 	version string
 	step    int // index in r.Steps of its step under way, -1 when none
+	// proc names its process as last seen; pending is the index in r.Steps of its step
+	// back but not yet shown a restart (-1: none), tried when that was last looked at, and
+	// rebase when to read proc again after a restart (0: no need).
+	proc          process
+	pending       int
+	tried, rebase float64
 }
 
 type watcher struct {
 	o       ObserveOptions
 	target  *framework.Target
 	listing clusters.Listing
+	holders IdentityHolders // nil: the cluster reads no identity leases
 	l       *load
 	r       *Result
 	servers map[string]*serverState
 	// upSince is when every server was last seen back with a step not yet converged.
 	upSince float64
 	joined  []string
+	// why says, by index in r.Steps, what was compared and stayed for a step back that
+	// nothing showed a restart yet: the reason of its readiness gap.
+	why map[int]string
 }
 
 func (w *watcher) progress(format string, a ...any) {
@@ -169,7 +185,7 @@ func (w *watcher) poll(ctx context.Context, t float64) {
 	var wg sync.WaitGroup
 	for i, e := range w.target.Endpoints {
 		wg.Add(1)
-		go func() { defer wg.Done(); seen[i] = ask(ctx, e, max(4*w.o.Poll, 2*time.Second)) }()
+		go func() { defer wg.Done(); seen[i] = ask(ctx, e, w.bound()) }()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -190,18 +206,18 @@ func (w *watcher) poll(ctx context.Context, t float64) {
 			// leaving does to the others (a peer dropped as it deletes its lease) is in
 			// the step's window, not before it.
 			w.r.Steps = append(w.r.Steps, Step{Server: e.Name, From: s.version, Start: s.lastUp})
-			s.up, s.step = false, len(w.r.Steps)-1
+			s.up, s.step, s.pending = false, len(w.r.Steps)-1, -1
 			w.progress("%.1fs: %s left (%s)\n", t, e.Name, p.why(listed == nil || listed[e.Name]))
 		case !s.up && up:
 			s.up, s.version, s.lastUp = true, p.version, t
-			if s.step >= 0 {
-				st := &w.r.Steps[s.step]
-				st.Up, st.To = t, p.version
-			}
-			w.progress("%.1fs: %s is back at %s\n", t, e.Name, p.version)
+			w.back(ctx, e.Name, s, t)
 		}
 	}
+	w.confirm(ctx, t)
 }
+
+// bound is how long one look at one server may take.
+func (w *watcher) bound() time.Duration { return max(4*w.o.Poll, 2*time.Second) }
 
 // listed are the servers the cluster lists now (nil when it lists none, or could not be
 // asked: the probes alone decide then).
@@ -293,6 +309,7 @@ func (w *watcher) allAt(version string) bool {
 func (w *watcher) finish() {
 	r := w.r
 	end := w.l.since()
+	w.splitGaps()
 	var notBack, unsettled []string
 	for i := range r.Steps {
 		st := &r.Steps[i]
@@ -335,8 +352,12 @@ func (w *watcher) finish() {
 	if len(unsettled) > 0 {
 		why = append(why, "back but not converged when the watch ended: "+strings.Join(unsettled, ", "))
 	}
-	if len(r.Steps) == 0 {
-		why = append(why, fmt.Sprintf("no apiserver restarted in %.0fs of watching", end))
+	if !r.restarted() {
+		none := fmt.Sprintf("no apiserver restarted in %.0fs of watching", end)
+		if len(r.Gaps) > 0 {
+			none += "; not restarts but readiness gaps: " + r.gapsText()
+		}
+		why = append(why, none)
 	}
 	if w.o.Until != "" && !w.allAt(w.o.Until) {
 		why = append(why, "not every apiserver reached "+w.o.Until+": "+strings.Join(w.versions(), ", "))

@@ -9,8 +9,8 @@ import (
 // TestWatchedStepsMakeHops: steps seen in a row to one version are one hop, from the
 // version the first left; a step to another version starts the next; a server that left
 // and never came back keeps its window open to the end of the watch, in the hop under way,
-// and the result says so; a restart at the same version is a hop of its own, adding no
-// version to the path.
+// and the result says so; a restart at the same version (shown by its identity lease's new
+// holder) is a hop of its own, adding no version to the path.
 func TestWatchedStepsMakeHops(t *testing.T) {
 	w := &watcher{o: ObserveOptions{Until: "v1.36.3"}, l: &load{t0: time.Now().Add(-time.Minute)},
 		servers: map[string]*serverState{"a": {up: true, version: "v1.36.3", step: -1}, "b": {up: true, version: "v1.36.3", step: -1}, "c": {version: "v1.35.4", step: 4}}}
@@ -40,7 +40,8 @@ func TestWatchedStepsMakeHops(t *testing.T) {
 
 	restart := &watcher{o: ObserveOptions{}, l: &load{t0: time.Now().Add(-time.Minute)},
 		servers: map[string]*serverState{"a": {up: true, version: "v1.36.3", step: -1}}}
-	restart.r = &Result{From: "v1.36.3", Steps: []Step{{Server: "a", From: "v1.36.3", To: "v1.36.3", Start: 5, Up: 8, End: 9}}}
+	restart.r = &Result{From: "v1.36.3", Steps: []Step{{Server: "a", From: "v1.36.3", To: "v1.36.3", Start: 5, Up: 8, End: 9,
+		Confirmed: "its identity lease has a new holder (apiserver-a_2, was apiserver-a_1)"}}}
 	restart.finish()
 	if h := restart.r.Hops; len(h) != 1 || h[0].Direction != Restart || len(restart.r.Path) != 1 || restart.r.Unobserved != "" {
 		t.Errorf("a restart at the same version: hops %+v, path %v, unobserved %q; want one restart hop, the path unchanged", h, restart.r.Path, restart.r.Unobserved)

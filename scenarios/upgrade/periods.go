@@ -29,6 +29,9 @@ type Tally struct {
 	Lost     int `json:"lost,omitempty"`    // writes acknowledged in the period, gone at the end
 	Resumes  int `json:"resumes,omitempty"` // watch streams that resumed and delivered events
 	Relists  int `json:"relists,omitempty"` // watches told 410 Gone, which start over
+	// Other: every other answer that was not the request's success (a status but 2xx, 404
+	// and 503; a watch stream cut short), by kind in Result.Failures.
+	Other int `json:"other,omitempty"`
 }
 
 // The kinds of period.
@@ -79,7 +82,7 @@ func (r *Result) tallyPeriods() {
 		if class == "" {
 			continue
 		}
-		in := r.inWindow(e.T)
+		in := r.inWindow(e)
 		for i := range r.Periods {
 			p := &r.Periods[i]
 			if p.Kind == PeriodOutside && in || p.Kind != PeriodOutside && (e.T < p.Start || e.T > p.End) {
@@ -130,6 +133,9 @@ func (r *Result) count(t *Tally, e Event) {
 		t.NoAnswer++
 	case e.Status >= 200 && e.Status < 300 && r.rerouted(e):
 		t.Rerouted++
+	}
+	if k := failure(e); k != "" && e.Status != 404 && e.Status != 503 && e.Status != 0 {
+		t.Other++
 	}
 	if e.Lost {
 		t.Lost++

@@ -33,16 +33,42 @@ func (r *Result) Table() string {
 			fmt.Fprintf(&b, "  kept %s\n", line)
 		}
 	}
-	b.WriteString("\n| period | class | requests | 404 | 503 | no answer | rerouted | lost writes | watch resumes | relists |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range r.Gaps {
+		fmt.Fprintf(&b, "readiness gap, not a restart: %s unready %.1fs to %.1fs: %s\n", g.Server, g.Start, g.End, g.Why)
+	}
+	b.WriteString("\n| period | class | requests | 404 | 503 | no answer | rerouted | lost writes | watch resumes | relists | other failures |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Periods {
 		for _, c := range Classes {
 			t := p.Classes[c]
 			if t == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", p.Name, c, t.Requests, t.NotFound, t.Unavailable, t.NoAnswer, t.Rerouted, t.Lost, t.Resumes, t.Relists)
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", p.Name, c, t.Requests, t.NotFound, t.Unavailable, t.NoAnswer, t.Rerouted, t.Lost, t.Resumes, t.Relists, t.Other)
 		}
+	}
+	b.WriteString(r.failureTable())
+	return b.String()
+}
+
+// failureTable lists every kind of failed answer, by request, server and GVR: outside the
+// windows (violations), inside them and not allowed there (violations), and allowed.
+func (r *Result) failureTable() string {
+	if len(r.Failures) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nfailed answers (not a read's 200, a write's 201, a watch's stream to its timeout), by kind:\n\n")
+	b.WriteString("| where | kind | request | server | gvr | answers | verdict |\n|---|---|---|---|---|---|---|\n")
+	for _, f := range r.Failures {
+		where, verdict := "outside every window", "violations"
+		if f.Inside {
+			where = "in a window"
+			if f.Allowed != "" {
+				verdict = "allowed: " + f.Allowed
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n", where, f.Kind, f.Request, f.Server, f.GVR, f.Count, verdict)
 	}
 	return b.String()
 }

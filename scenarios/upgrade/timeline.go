@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"sort"
@@ -11,7 +12,8 @@ import (
 // steps as shaded spans (darker: the step; lighter: the declared window after it), each
 // hop's mixed window as a bar above the rows (green: an upgrade; purple: a downgrade), and
 // any fault injected during a step on its server's row.
-// A reader sees at a glance where 404s and 503s fell relative to the steps and hops.
+// A reader sees at a glance where every kind of failure fell relative to the steps and
+// hops, and where a server was unready without restarting (a readiness gap).
 func (r *Result) SVG() string {
 	servers := map[string]bool{}
 	for _, e := range r.Events {
@@ -23,7 +25,7 @@ func (r *Result) SVG() string {
 	}
 	sort.Strings(names)
 	const left, width, rowH, top = 110.0, 900.0, 34.0, 56.0
-	height := top + rowH*float64(len(names)) + 90
+	height := top + rowH*float64(len(names)) + 102
 	total := r.Duration
 	if total <= 0 {
 		total = 1
@@ -61,6 +63,14 @@ func (r *Result) SVG() string {
 			}
 		}
 	}
+	for _, g := range r.Gaps {
+		for i, n := range names {
+			if n == g.Server {
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="none" stroke="#d95f0e" stroke-dasharray="4 2"><title>readiness gap, not a restart: %s</title></rect>`+"\n",
+					x(g.Start), top+rowH*float64(i)+1, x(g.End)-x(g.Start), rowH-2, html.EscapeString(g.Why))
+			}
+		}
+	}
 	for i, n := range names {
 		y := top + rowH*float64(i)
 		fmt.Fprintf(&b, `<text x="10" y="%.0f">%s</text>`+"\n", y+rowH/2+4, html.EscapeString(n))
@@ -71,8 +81,9 @@ func (r *Result) SVG() string {
 		row[n] = i
 	}
 	for _, e := range r.Events {
-		if e.Kind != "read" && e.Kind != "write" && e.Kind != "watch-resume" {
-			continue
+		kind := failure(e)
+		if e.Kind != "read" && e.Kind != "write" && e.Kind != "watch-resume" && kind == "" {
+			continue // a watch's routine end
 		}
 		y := top + rowH*float64(row[e.Server]) + 4
 		h := rowH - 8
@@ -80,27 +91,39 @@ func (r *Result) SVG() string {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#6a51a3"/>`+"\n", x(e.T), y+h/2)
 			continue
 		}
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s"><title>%s %s %d at %.2fs</title></rect>`+"\n",
-			x(e.T), y, h, colour(e.Status), e.Kind, html.EscapeString(e.GVR), e.Status, e.T)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s"><title>%s %s %s at %.2fs</title></rect>`+"\n",
+			x(e.T), y, h, colour(kind), e.Kind, html.EscapeString(e.GVR), html.EscapeString(cmp.Or(kind, fmt.Sprint(e.Status))), e.T)
 	}
-	legend := []struct{ c, t string }{{colour(200), "2xx"}, {colour(404), "404"}, {colour(503), "503"}, {colour(0), "no answer / other"}, {"#6a51a3", "watch resumed"}, {"#9ecae1", "step"}, {"#deebf7", "convergence window"}, {"#fcbba1", "fault"}, {"#74c476", "upgrade hop"}, {"#9e9ac8", "downgrade hop"}}
+	legend := []struct{ c, t string }{{colour(""), "success"}, {colour("404"), "404"}, {colour("503"), "503"}, {colour("429"), "429"},
+		{colour("403"), "other 4xx"}, {colour("500"), "other 5xx"}, {colour(NoAnswer), "no answer"}, {colour(EndedEarly), "watch cut short"},
+		{"#6a51a3", "watch resumed"}, {"#9ecae1", "step"}, {"#deebf7", "convergence window"}, {"#fcbba1", "fault"},
+		{"#d95f0e", "readiness gap (dashed)"}, {"#74c476", "upgrade hop"}, {"#9e9ac8", "downgrade hop"}}
 	for i, l := range legend {
-		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+(i%5)*180, height-30+12*float64(i/5), l.c, 24+(i%5)*180, height-21+12*float64(i/5), l.t)
+		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="10" height="10" fill="%s"/><text x="%d" y="%.0f">%s</text>`+"\n", 10+(i%5)*180, height-42+12*float64(i/5), l.c, 24+(i%5)*180, height-33+12*float64(i/5), l.t)
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
 }
 
-func colour(status int) string {
+// colour is a tick's, by the answer's failure ("" for a success).
+func colour(kind string) string {
 	switch {
-	case status >= 200 && status < 300:
+	case kind == "":
 		return "#31a354"
-	case status == 404:
+	case kind == "404":
 		return "#de2d26"
-	case status == 503:
+	case kind == "503":
 		return "#fd8d3c"
+	case kind == "429":
+		return "#fed976"
+	case strings.HasPrefix(kind, "4"):
+		return "#e7298a"
+	case strings.HasPrefix(kind, "5"):
+		return "#67000d"
+	case strings.HasPrefix(kind, EndedEarly):
+		return "#525252"
 	}
-	return "#969696"
+	return "#969696" // no answer
 }
 
 func verdict(r *Result) string {

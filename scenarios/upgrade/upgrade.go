@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
 
@@ -33,7 +32,7 @@ type Options struct {
 	// Interval paces each server's load; Settle is load before the first step, between
 	// steps and after the last, so that much traffic falls outside every window; Window is
 	// the declared convergence window after a step (which already waited for convergence),
-	// in which 404s and 503s are expected and only counted.
+	// in which the failed answers an upgrade gives (allowances) are counted, not violations.
 	Interval, Settle, Window time.Duration
 	Progress                 io.Writer
 	// Provider makes the cluster (clusters.New; a registered provider's name, required), from Cluster
@@ -70,6 +69,10 @@ type Step struct {
 	// Unfinished, of a watched step: the watch ended before the server came back (Up 0)
 	// or converged; End is the watch's end.
 	Unfinished bool `json:"unfinished,omitempty"`
+	// Confirmed says what shows the server's process changed: skewcheck restarted it, its
+	// version changed, its identity lease has a new holder or its process start time
+	// moved. A watched step left unconfirmed is a readiness gap (Gap), not a step.
+	Confirmed string `json:"confirmed,omitempty"`
 }
 
 // Hop is one rolling restart of every server from one version of the path to the next.
@@ -98,6 +101,15 @@ type Event struct {
 	Status int     `json:"status"`         // of a watch-end: the watch request's own status
 	Name   string  `json:"name,omitempty"` // of an acknowledged write: the object written
 	Lost   bool    `json:"lost,omitempty"` // the acknowledged write is gone at the end
+	// Sent is when the request went out (T is when its answer came): a request that
+	// overlaps a window was subject to it, even if its answer came after.
+	Sent float64 `json:"sent,omitempty"`
+	// Error is what the client saw when no whole answer came (Status 0), or what ended a
+	// watch's stream.
+	Error string `json:"error,omitempty"`
+	// Early, of a watch-end: its stream ended (an error, or the server closing it) before
+	// the watch's own timeout, which ends every stream routinely.
+	Early bool `json:"early,omitempty"`
 }
 
 // Counts are the figures compared night to night.
@@ -109,6 +121,11 @@ type Counts struct {
 	UnavailableOutside, UnavailableInside int
 	WatchResumes                          int
 	WatchesNotResumed                     []string
+	// FailedOutside and FailedInside count every answer that was not the load's success (a
+	// read not 200, a write not 201, no answer, a watch cut short), 404s and 503s included, outside every window (each a violation) and
+	// inside one; Disallowed are those inside that no upgrade gives there (each a
+	// violation too). Result.Failures has them by kind, server and GVR.
+	FailedOutside, FailedInside, Disallowed int
 }
 
 // Result is the whole run.
@@ -136,7 +153,13 @@ type Result struct {
 	// versions that serve it: what tells a skewed read, and a rerouted one, apart.
 	ServedBy map[string][]string `json:"servedBy,omitempty"`
 	// Kept are objects written along the way and read back after every later hop.
-	Kept       []Kept `json:"kept,omitempty"`
+	Kept []Kept `json:"kept,omitempty"`
+	// Failures are the answers that were not the load's success, by kind, request, server,
+	// GVR and window, each with whether an upgrade may give it there.
+	Failures []Failure `json:"failures,omitempty"`
+	// Gaps, of a watched upgrade, are the times a server stopped being ready without its
+	// process changing: no step, no window, never a hop.
+	Gaps       []Gap `json:"readinessGaps,omitempty"`
 	Violations []string
 	// Unobserved, of a watched upgrade (Observe), says what the watch could not see
 	// through: no step at all, a server that never came back, a version never reached.
@@ -247,6 +270,8 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 				return nil, fmt.Errorf("hop %d, restarting %s at %s: %w", h+1, s.Name(), to, err)
 			}
 			step.Up, step.To = l.since(), s.Version()
+			// Restart stopped the process and started another: that is the evidence.
+			step.Confirmed = "skewcheck restarted it at " + step.To
 			if faulted != nil {
 				r.Faults = append(r.Faults, <-faulted)
 			}
@@ -346,53 +371,6 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// inWindow reports whether t lies in a step or a fault, or in the declared window after one.
-func (r *Result) inWindow(t float64) bool {
-	for _, s := range r.Steps {
-		if t >= s.Start && t <= s.End+r.Window {
-			return true
-		}
-	}
-	for _, f := range r.Faults {
-		if t >= f.Start && t <= f.End+r.Window {
-			return true
-		}
-	}
-	return false
-}
-
-// classify counts the load's answers against the steps, and in every period.
-func (r *Result) classify() {
-	sort.Slice(r.Events, func(i, j int) bool { return r.Events[i].T < r.Events[j].T })
-	for _, e := range r.Events {
-		switch e.Kind {
-		case "read":
-			r.Counts.Reads++
-		case "write":
-			r.Counts.Writes++
-		case "watch-resume":
-			r.Counts.WatchResumes++
-		}
-		if e.Kind != "read" && e.Kind != "write" {
-			continue
-		}
-		in := r.inWindow(e.T)
-		switch {
-		case e.Status == 404 && in:
-			r.Counts.NotFoundInside++
-		case e.Status == 404:
-			r.Counts.NotFoundOutside++
-			r.violate(e.T, fmt.Sprintf("404 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
-		case e.Status == 503 && in:
-			r.Counts.UnavailableInside++
-		case e.Status == 503:
-			r.Counts.UnavailableOutside++
-			r.violate(e.T, fmt.Sprintf("503 for %s through %s at %.1fs, outside every step window", e.GVR, e.Server, e.T))
-		}
-	}
-	r.tallyPeriods()
-}
-
 // violate records a violation, also under the hop it happened in.
 func (r *Result) violate(t float64, v string) {
 	r.Violations = append(r.Violations, v)
@@ -412,7 +390,3 @@ func (r *Result) hopAt(t float64) int {
 	}
 	return h
 }
-
-// Classify counts r.Events against r.Steps (exported for tests and for re-reading a saved
-// run with another window).
-func Classify(r *Result) { r.classify() }

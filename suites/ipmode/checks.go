@@ -3,17 +3,16 @@ package ipmode
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
-// The load-balancer address is data only: nothing is ever sent to it (198.18.0.0/15 is
-// the benchmarking range, never routed here).
+// The load-balancer address is data only: skewcheck sends nothing to it (198.18.0.0/15 is
+// the benchmarking range). A dataplane may still program it (FeatureInertIngressIP).
 const lbIP = "198.18.0.10"
 
 // unownedClass is a loadBalancerClass no cloud controller implements: on an existing
@@ -21,23 +20,25 @@ const lbIP = "198.18.0.10"
 // controller (and bill someone); with it, every controller leaves it alone.
 const unownedClass = "skewcheck.io/no-controller"
 
-// service creates a Service of type through e, in a namespace of the test's own, both
-// deleted when the test ends, and returns its status path.
+// service creates a Service of type through e in the run's namespace, deleted when the test
+// ends, and returns its status path. A LoadBalancer Service gets unownedClass and no
+// NodePorts (allocateLoadBalancerNodePorts false): the checks are of its status alone, and
+// a NodePort is a port opened on every node of the cluster.
 func service(ctx context.Context, e *framework.Endpoint, typ string) string {
-	suffix := time.Now().UnixNano() % 1_000_000_000
-	ns, name := fmt.Sprintf("skewcheck-ipmode-%d", suffix), fmt.Sprintf("ipmode-%d", suffix)
-	nsBody := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}}}`, ns)
-	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(nsBody)})).To(framework.HaveStatus(201), "creating namespace %s through %s", ns, e.Name)
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		e.Do(ctx, framework.Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns})
-	})
-	class := ""
+	ns, name := framework.TestNamespace(), fixtures.UniqueName("ipmode")
+	spec := map[string]any{"type": typ, "ports": []any{map[string]any{"port": 80}}, "selector": map[string]any{"app": "none"}}
 	if typ == "LoadBalancer" {
-		class = fmt.Sprintf(`,"loadBalancerClass":%q`, unownedClass)
+		spec["loadBalancerClass"], spec["allocateLoadBalancerNodePorts"] = unownedClass, false
 	}
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"name":%q,"labels":{"skewcheck.io/fixture":"true"}},"spec":{"type":%q%s,"ports":[{"port":80}],"selector":{"app":"none"}}}`, name, typ, class)
-	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces/" + ns + "/services", Body: []byte(body)})).To(framework.HaveStatus(201), "creating a %s Service through %s", typ, e.Name)
-	return "/api/v1/namespaces/" + ns + "/services/" + name + "/status"
+	body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": name, "labels": framework.RunLabels()}, "spec": spec})
+	services := "/api/v1/namespaces/" + ns + "/services"
+	Expect(e.Do(ctx, framework.Request{Method: "POST", Path: services, Body: body})).To(framework.HaveStatus(201), "creating a %s Service in %s through %s", typ, ns, e.Name)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		r := e.Do(ctx, framework.Request{Method: "DELETE", Path: services + "/" + name})
+		Expect(r.Status).To(BeElementOf(200, 202, 404), "deleting Service %s/%s through %s, which would leave it in the cluster: %s", ns, name, e.Name, r)
+	})
+	return services + "/" + name + "/status"
 }
 
 // setIngress merge-patches status.loadBalancer.ingress.

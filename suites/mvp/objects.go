@@ -23,10 +23,12 @@ func testNamespace() string { return framework.TestNamespace() }
 
 // createVia creates a fixture object of g through e as admin, expects 201, and deletes it
 // when the test ends (through the peer that serves it, so cleanup never depends on the proxy).
+// It carries the run's labels: a skewed resource may be cluster-scoped.
 func createVia(ctx context.Context, e, owner *framework.Endpoint, g discovery.GVR, name string) map[string]any {
 	obj, ok := fixtures.Object(g, name, testNamespace())
 	Expect(ok).To(BeTrue(), "no fixture for %s", g.Key())
-	body, _ := json.Marshal(obj.Object)
+	raw, _ := json.Marshal(obj.Object)
+	body := framework.WithRunLabels(raw)
 	resp := e.Do(ctx, framework.Request{Method: "POST", Path: g.CollectionPath(testNamespace()), Body: body})
 	Expect(resp).To(framework.HaveStatus(201), "create %s through %s", g.Key(), e.Name)
 	cleanupObject(owner, g, name)

@@ -68,7 +68,9 @@ func proxiedWrites(ctx context.Context, env *framework.Env) {
 		batch := fixtures.UniqueName("batch")
 		for i := 0; i < 2; i++ {
 			obj, _ := fixtures.Object(r.GVR, fmt.Sprintf("%s-%d", batch, i), testNamespace())
-			obj.SetLabels(map[string]string{fixtures.Label: "true", "skewcheck.io/batch": batch})
+			labels := framework.RunLabels()
+			labels["skewcheck.io/batch"] = batch
+			obj.SetLabels(labels)
 			body, _ := json.Marshal(obj.Object)
 			Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: r.GVR.CollectionPath(testNamespace()), Body: body})).To(framework.HaveStatus(201))
 			cleanupObject(r.Peer, r.GVR, obj.GetName())

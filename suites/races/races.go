@@ -32,22 +32,22 @@ var needs = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeCont
 var Tests = []framework.Test{
 	{ID: "RACE-001", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "a request arriving while the only peer serving its GVR registers gets 404 while the peer is not registered (upstream: has no identity lease), 404 or 503 until the entry knows the peer, then 200 within the converge bound and nothing but 200 after it; the window is measured",
-		Run:         race(scenario.Registering)},
+		Makes:       framework.NoWrites, Run: race(scenario.Registering)},
 	{ID: "RACE-002", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "while a crashed peer's registration (upstream: its identity lease) is still valid, requests for what only it serves get 503, never 404",
-		Run:         race(scenario.StaleLease)},
+		Makes:       framework.NoWrites, Run: race(scenario.StaleLease)},
 	{ID: "RACE-003", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "a peer restarting with the same identity gives 503 and never 404 while its old registration stands, then 200; the window, and any 404 just after the first 200, are measured",
-		Run:         race(scenario.SameIdentity)},
+		Makes:       framework.NoWrites, Run: race(scenario.SameIdentity)},
 	{ID: "RACE-004", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "when the peer's registration (upstream: its identity lease) is deleted, requests get 200 again within 20 s (the peer registers again at its next renewal), with no answer but 200, 404 or 503 in between; the 404 window is measured",
-		Run:         race(scenario.LeaseDeleted)},
+		Makes:       []framework.Write{expired}, Run: race(scenario.LeaseDeleted)},
 	{ID: "RACE-005", Profile: Profile, Since: "1.35", Features: needs,
 		Description: "a registration of a server that does not exist does not disturb requests: it names an address where nothing listens (upstream: an identity lease, which carries no address the proxy dials, so a peer it cannot reach at all)",
 		// The forged registration is no server's, and no real server is acted on: any
 		// proxied route shows whether it disturbs requests, also one whose GVR two servers
 		// serve (three servers or more), where a sole route may not exist.
-		Run: raceOn(anyRoute, scenario.DeadAddress)},
+		Makes: []framework.Write{forged}, Run: raceOn(anyRoute, scenario.DeadAddress)},
 }
 
 // soleRoute is a route into a GVR one server serves alone: each race but RACE-005 acts on

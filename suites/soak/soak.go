@@ -53,5 +53,6 @@ var Tests = []framework.Test{
 		Features: []framework.Feature{framework.FeaturePeers, framework.FeatureNodeControl, framework.FeatureAggregatedAPI},
 		Description: "a CRD and an aggregated API, deleted after a server restarted while they stood, never come back in merged /apis: for 6 minutes after the deletion, " +
 			"no server's merged view lists a group-version that no server's profile=nopeer view lists",
-		Deviation: deletedExtensionReturns, Holds: deletedHold, Run: deletedStaysDeleted},
+		Deviation: deletedExtensionReturns, Holds: deletedHold, Makes: append(append([]framework.Write{}, framework.CRDWrites...), framework.AggregatedAPIWrites...),
+		Run: deletedStaysDeleted},
 }

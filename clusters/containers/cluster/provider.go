@@ -14,7 +14,7 @@ func Registration() clusters.Provider {
 	return clusters.Provider{
 		Name:         "containers",
 		Description:  "each in its own container on a Docker network, images built here FROM scratch",
-		Capabilities: []clusters.Capability{clusters.Fronts, clusters.ServersWithoutPeerProxy, clusters.PeerAdvertise},
+		Capabilities: []clusters.Capability{clusters.Fronts, clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy, clusters.PeerAdvertise},
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			bin := spec.StaticBinary
 			if bin == "" {

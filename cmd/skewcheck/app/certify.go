@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/framework"
@@ -41,15 +42,21 @@ func newCertifyCommand(streams IOStreams) *cobra.Command {
 		Use:   "certify",
 		Short: "Run the conformance profiles inside the cluster under test, as a Job, and copy the reports out",
 		Long: `Runs skewcheck's image (skewcheck images skewcheck) in the cluster the kubeconfig reaches, as
-hydrophone runs the conformance image: it makes a namespace skewcheck-certify-<time>, a
-ServiceAccount, a ClusterRole for the run and its binding, and a Job that tolerates every
-taint, whose pod runs "skewcheck in-cluster" (it finds every apiserver and keeps to a
-namespace of its own, as conformance --kubeconfig does). certify follows the pod's log,
-writes the reports, JUnit and e2e.log to --report-dir, removes everything it made (also on
-Ctrl-C; --keep leaves it for a look) and exits with the run's code (0, 1 or 2).
+hydrophone runs the conformance image: it makes a namespace skewcheck-certify-<run> (enforcing
+Pod Security restricted, which the pod meets unless --host-network or --audit-log-dir), a
+ServiceAccount, a ClusterRole for the run and its binding, a PodDisruptionBudget, and a Job
+that tolerates every taint, whose pod runs "skewcheck in-cluster" as run
+certify-<run>-in (SKEWCHECK_RUN): it finds every apiserver and keeps to a namespace of its
+own, as conformance --kubeconfig does. certify follows the pod's log, writes the reports,
+JUnit and e2e.log to --report-dir (also of a run that failed), and exits with the run's
+code (0, 1 or 2). On every exit, Ctrl-C included, it stops the pod first and waits for the
+run inside to remove what it made, sweeps what that run left, and only then removes its
+own objects (--keep leaves it all for a look); a second Ctrl-C leaves the rest to
+"skewcheck cleanup --run".
 With --observe 30m the Job runs "skewcheck observe --in-cluster" instead: it watches the
 rolling upgrade someone else drives meanwhile, under load, and its upgrade.json and
-timeline.svg come out the same way.`,
+timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from evicting it
+(a drain of its node waits for it).`,
 		Example: "  skewcheck certify --kubeconfig cluster.kubeconfig --image registry.example/skewcheck:v0.1 --upstream\n" +
 			"  skewcheck certify --kubeconfig kind.kubeconfig --image " + DefaultSkewcheckImage + " --host-network --profiles mvp\n" +
 			"  skewcheck certify --kubeconfig cluster.kubeconfig --observe 30m --observe-until v1.36.3",
@@ -58,7 +65,7 @@ timeline.svg come out the same way.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			f.profilesChosen = cmd.Flags().Changed("profiles")
-			return runCertify(ctx, streams, f)
+			return runCertify(ctx, stop, streams, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -69,9 +76,9 @@ timeline.svg come out the same way.`,
 	fl.StringVar(&f.focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
 	fl.StringVar(&f.skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
 	fl.StringSliceVar(&f.extra, "conformance-flag", nil, "a flag of conformance for the run inside, e.g. --conformance-flag=--upstream (repeat it)")
-	fl.BoolVar(&f.hostNetwork, "host-network", false, "run the pod on its node's network and reach the apiserver on that node: for a cluster with no pod network or Service proxy (a kind cluster skewcheck makes)")
-	fl.StringVar(&f.auditLogDir, "audit-log-dir", "", "a directory of every node holding the apiservers' audit logs, mounted read-only into the pod at the same path (then name each log with --conformance-flag=--audit-logs=NAME=PATH)")
-	fl.BoolVar(&f.keep, "keep", false, "leave the namespace, Job, ServiceAccount and ClusterRole in the cluster, for a look")
+	fl.BoolVar(&f.hostNetwork, "host-network", false, "run the pod on its node's network and reach the apiserver on that node: for a cluster with no pod network or Service proxy (a kind cluster skewcheck makes); the pod then meets no Pod Security level but privileged")
+	fl.StringVar(&f.auditLogDir, "audit-log-dir", "", "a directory of every node holding the apiservers' audit logs, mounted read-only into the pod at the same path (then name each log with --conformance-flag=--audit-logs=NAME=PATH); the pod then reads them as root, with no capability, and meets no Pod Security level but privileged")
+	fl.BoolVar(&f.keep, "keep", false, "leave the namespace, Job, ServiceAccount and ClusterRole(Binding) in the cluster, for a look (skewcheck cleanup --run removes them)")
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/certify", "where the reports, JUnit and the run's log are written")
 	fl.BoolVar(&f.sonobuoy, "sonobuoy-plugin", false, "print a sonobuoy plugin manifest that runs --image with these profiles and flags (sonobuoy run -p FILE), and exit")
 	fl.DurationVar(&f.startBound, "start-timeout", 3*time.Minute, "how long the Job's pod may take to start")
@@ -103,7 +110,9 @@ func (f certifyFlags) env() map[string]string {
 	return env
 }
 
-func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
+// runCertify runs the Job. stopSignals ends the interrupt's hold on the process, so that a
+// second Ctrl-C while certify cleans up ends it at once.
+func runCertify(ctx context.Context, stopSignals func(), streams IOStreams, f certifyFlags) error {
 	if f.sonobuoy {
 		manifest, err := existing.SonobuoyPlugin(f.image, f.env())
 		if err != nil {
@@ -146,23 +155,15 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return err
 	}
-	c := existing.Certify{Footprint: existing.Footprint{Run: "certify-" + time.Now().UTC().Format("20060102-150405")},
-		Image: f.image, Env: f.env(), HostNetwork: f.hostNetwork, AuditLogDir: f.auditLogDir, MemoryLimit: limit}
-	remove := func() {
-		if f.keep {
-			fmt.Fprintf(streams.ErrOut, "kept namespace %s and ClusterRole(Binding) %s (--keep); remove them with kubectl delete ns %s; kubectl delete clusterrole,clusterrolebinding %s\n",
-				c.Namespace(), c.Namespace(), c.Namespace(), c.Namespace())
-			return
-		}
-		rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		fmt.Fprintf(streams.ErrOut, "removing namespace %s, its Job, and ClusterRole(Binding) %s\n", c.Namespace(), c.Namespace())
-		if err := c.Remove(rctx, admin); err != nil {
-			fmt.Fprintln(streams.ErrOut, "warning:", err)
-		}
+	c := existing.NewCertify(time.Now())
+	c.Image, c.Env, c.HostNetwork, c.AuditLogDir, c.MemoryLimit = f.image, f.env(), f.hostNetwork, f.auditLogDir, limit
+	fmt.Fprintf(streams.ErrOut, "making namespace %s, a ServiceAccount, a ClusterRole and a Job whose pod runs %s as run %s\n", c.Namespace(), f.image, c.InnerRun())
+	if why := c.Unrestricted(); why != "" {
+		fmt.Fprintf(streams.ErrOut, "the namespace is given no Pod Security level, since %s, which neither baseline nor restricted admits: where the cluster's default level is one of them, the pod is refused (and certify says so at once)\n", why)
+	} else {
+		fmt.Fprintln(streams.ErrOut, "the namespace enforces Pod Security restricted, which the pod meets")
 	}
-	fmt.Fprintf(streams.ErrOut, "making namespace %s, a ServiceAccount, a ClusterRole and a Job running %s\n", c.Namespace(), f.image)
-	defer remove()
+	defer removeCertify(streams, f, c, admin, stopSignals)
 	if err := c.Make(ctx, admin); err != nil {
 		return err
 	}
@@ -170,13 +171,53 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if err != nil {
 		return err
 	}
-	names, err := existing.UnpackResults(log, f.reportDir)
-	if err != nil {
+	return certifyResults(streams, f.reportDir, log, code)
+}
+
+// certifyResults writes the results out of the pod's log whatever the run's exit code (a
+// run that failed or was incomplete has its reports too), and ends with that code.
+func certifyResults(streams IOStreams, dir string, log []byte, code int) error {
+	exit := func(err error) error {
+		if code != 0 {
+			return exitError{code: code, err: err}
+		}
 		return err
 	}
-	fmt.Fprintf(streams.Out, "the run inside the cluster exited %d; its results: %s\n", code, filepath.Join(f.reportDir, "{"+strings.Join(names, ",")+"}"))
+	names, err := existing.UnpackResults(log, dir)
+	if err != nil {
+		where := filepath.Join(dir, "pod.log")
+		if werr := os.WriteFile(where, log, 0o644); werr != nil {
+			where = "the lines above (writing it to " + where + " failed: " + werr.Error() + ")"
+		}
+		return exit(fmt.Errorf("the run inside the cluster exited %d, and its results could not be read from its log (%w): the log is in %s", code, err, where))
+	}
+	fmt.Fprintf(streams.Out, "the run inside the cluster exited %d; its results: %s\n", code, filepath.Join(dir, "{"+strings.Join(names, ",")+"}"))
 	if code != 0 {
-		return exitError{code: code, err: fmt.Errorf("the run inside the cluster exited %d (its report in %s)", code, f.reportDir)}
+		return exit(fmt.Errorf("the run inside the cluster exited %d (its report in %s)", code, dir))
 	}
 	return nil
+}
+
+// removeCertify removes what this certify made, and nothing when it made nothing, on every
+// exit. It first lets go of the interrupt: a second Ctrl-C ends certify at once.
+func removeCertify(streams IOStreams, f certifyFlags, c *existing.Certify, admin *rest.Config, stopSignals func()) {
+	stopSignals()
+	cleanup := "skewcheck cleanup --kubeconfig " + f.kubeconfig
+	if f.context != "" {
+		cleanup += " --context " + f.context
+	}
+	cleanup = fmt.Sprintf("`%s --run %s --yes`, then `%s --run %s --yes`", cleanup, c.Run, cleanup, c.InnerRun())
+	made := c.Made()
+	if f.keep {
+		if len(made) > 0 {
+			fmt.Fprintf(streams.ErrOut, "kept run %s's objects (--keep); once its pod has ended, remove them with %s\n", c.Run, cleanup)
+		}
+		return
+	}
+	if len(made) > 0 {
+		fmt.Fprintf(streams.ErrOut, "cleaning up (Ctrl-C again leaves what is left to %s)\n", cleanup)
+	}
+	if err := c.Remove(admin, streams.ErrOut); err != nil {
+		fmt.Fprintf(streams.ErrOut, "warning: %v\nremove what is left with %s\n", err, cleanup)
+	}
 }

@@ -17,6 +17,7 @@ import (
 type serverFlags struct {
 	versions      []string
 	noPeerProxy   []string
+	kubeadmProxy  []string
 	extra         []string
 	peerAdvertise []string
 	port          int
@@ -29,6 +30,7 @@ type serverFlags struct {
 func (f *serverFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.versions, "versions", []string{"v1.35.4", "v1.36.3"}, "one kube-apiserver per version, in order apiserver-1, apiserver-2, ... (v1.35.4, 1.36 for the newest 1.36.x, latest)")
 	cmd.Flags().StringSliceVar(&f.noPeerProxy, "no-peer-proxy", nil, "servers (apiserver-N or N) that run without the mixed version proxy: gate off, no peer CA")
+	cmd.Flags().StringSliceVar(&f.kubeadmProxy, "kubeadm-peer-proxy", nil, "servers (apiserver-N or N) whose mixed version proxy is as kubeadm leaves it: the gate at the release's default, no --peer-ca-file, so inert from 1.36 though the gate is on (kubernetes/kubeadm#3301)")
 	cmd.Flags().StringArrayVar(&f.extra, "server-flag", nil, "an extra kube-apiserver flag for one server, SERVER=FLAG, e.g. 2=--runtime-config=batch/v1=false (repeatable)")
 	cmd.Flags().StringArrayVar(&f.peerAdvertise, "peer-advertise", nil, "the ip:port peers use to reach a server, SERVER=IP:PORT, e.g. to put a fault proxy on the peer path; PORT must be --port, because kube-apiserver 1.35 and 1.36 ignore --peer-advertise-port and peers dial the advertise address at the secure port")
 	cmd.Flags().IntVar(&f.port, "port", 6443, "secure port of every apiserver (each has its own loopback address)")
@@ -50,6 +52,16 @@ func (f *serverFlags) specs() ([]clusters.ServerSpec, error) {
 			return nil, err
 		}
 		specs[i].DisablePeerProxy = true
+	}
+	for _, ref := range f.kubeadmProxy {
+		i, err := index(ref)
+		if err != nil {
+			return nil, err
+		}
+		if specs[i].DisablePeerProxy {
+			return nil, fmt.Errorf("--kubeadm-peer-proxy %s and --no-peer-proxy %s: a server runs its proxy as kubeadm leaves it or without it, not both; name it in one", ref, ref)
+		}
+		specs[i].KubeadmPeerProxy = true
 	}
 	for _, kv := range append(slices.Clone(f.implied), f.extra...) {
 		ref, flag, ok := strings.Cut(kv, "=")

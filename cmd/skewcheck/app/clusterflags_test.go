@@ -44,6 +44,16 @@ func TestServerFlagsSpecs(t *testing.T) {
 			want:  []clusters.ServerSpec{{Version: "v1.35.4", DisablePeerProxy: true}, {Version: "v1.36.3", DisablePeerProxy: true}},
 		},
 		{
+			name:  "kubeadm-peer-proxy",
+			flags: serverFlags{versions: two, kubeadmProxy: []string{"1", "apiserver-2"}},
+			want:  []clusters.ServerSpec{{Version: "v1.35.4", KubeadmPeerProxy: true}, {Version: "v1.36.3", KubeadmPeerProxy: true}},
+		},
+		{
+			name:    "kubeadm-peer-proxy and no-peer-proxy",
+			flags:   serverFlags{versions: two, noPeerProxy: []string{"2"}, kubeadmProxy: []string{"2"}},
+			wantErr: []string{"not both"},
+		},
+		{
 			name:    "no-peer-proxy 0",
 			flags:   serverFlags{versions: two, noPeerProxy: []string{"0"}},
 			wantErr: []string{`"0" names no server`, "apiserver-1 to apiserver-2", "1 to 2"},

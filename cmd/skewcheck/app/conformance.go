@@ -37,7 +37,9 @@ type conformanceFlags struct {
 	userContexts []string
 	auditLogs    map[string]string
 	upstream     bool
-	sidecar      sidecar.Config
+	// owned says the cluster behind --contexts is the user's to disturb (Target.Unowned off).
+	owned   bool
+	sidecar sidecar.Config
 	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
 	sidecarLeases sidecar.Leases
 	list, dryRun  bool
@@ -102,6 +104,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 	fl.StringSliceVar(&f.contexts, "contexts", nil, "with --kubeconfig: one admin context per apiserver or proxy endpoint (without it, every apiserver of the cluster is found)")
 	fl.StringVar(&f.context, "context", "", "with --kubeconfig and no --contexts: the context that reaches the cluster (default: the kubeconfig's current context)")
 	fl.StringSliceVar(&f.userContexts, "user-contexts", nil, "with --kubeconfig: one context per endpoint for an identity RBAC grants nothing (enables the identity tests)")
+	fl.BoolVar(&f.owned, "owned", false, "with --kubeconfig and --contexts: the cluster behind the contexts is yours to disturb (a test cluster), so the tests that load its servers past their use or touch its registrations in kube-system run; without it they do not apply there")
 	fl.BoolVar(&f.upstream, "upstream", false, "with --kubeconfig: the endpoints are real kube-apiservers answering for themselves, so known upstream deviations are reported as such")
 	fl.StringToStringVar(&f.auditLogs, "audit-logs", nil, "with --kubeconfig: CONTEXT=PATH, the audit log (JSON lines) of the apiserver behind each endpoint, readable here (enables the tests that need AuditLog)")
 	f.reference.add(cmd)
@@ -200,6 +203,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 		return nil
 	}
 	defer cleanup()
+	proxyState := readProxyState(ctx, streams, target)
 	stopDataplane, err := f.dataplane.start(ctx, streams, target, cluster, f.binaries, f.run.ReportDir)
 	if err != nil {
 		return err
@@ -213,6 +217,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	}
 	env := &framework.Env{Target: target, Timeouts: f.timeouts}
 	rep := framework.Run(failRecorder{}, env, tests, opts)
+	rep.ProxyState = proxyState
 	files, err := report.Write(f.run.ReportDir, rep)
 	if err != nil {
 		return err
@@ -270,7 +275,7 @@ func (f *conformanceFlags) capabilities() []clusters.Capability {
 func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFlags) (*framework.Target, clusters.Cluster, func(), error) {
 	if (f.kubeconfig != "" && len(f.contexts) == 0) || f.inCluster {
 		if f.dryRun {
-			return nil, nil, nil, dryRunExisting(ctx, streams, f.kubeconfig, f.context)
+			return nil, nil, nil, dryRunExisting(ctx, streams, f.kubeconfig, f.context, f.run)
 		}
 		// The existing provider: a cluster that runs, its apiservers found.
 		c, err := clusters.New(ctx, existing.ProviderName, clusters.Spec{Kubeconfig: f.kubeconfig, Context: f.context, InCluster: f.inCluster, Progress: streams.ErrOut})
@@ -294,8 +299,10 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 		return t, c, cleanup, nil
 	}
 	if f.kubeconfig != "" {
-		// Endpoints named by hand may be a vendor's proxies in front of a cluster of its own:
-		// what cannot run on them is missing (the profile partial), not inapplicable.
+		// Endpoints named by hand reach a cluster skewcheck did not make, which no test
+		// disturbs unless the user says it is theirs to disturb (--owned); then, being a
+		// vendor's proxies in front of a cluster of its own, what cannot run on them is
+		// missing (the profile partial), not inapplicable.
 		t, err := framework.FromKubeconfig(ctx, f.kubeconfig, f.contexts, f.userContexts)
 		if err == nil {
 			t.Upstream, t.UpstreamDeclared = f.upstream, f.upstream
@@ -304,12 +311,15 @@ func conformanceTarget(ctx context.Context, streams IOStreams, f *conformanceFla
 		if err != nil {
 			return t, nil, func() {}, err
 		}
+		t.Unowned = !f.owned
 		// A namespace and a label of the run's own, as on a cluster the kubeconfig's context
-		// reaches: what the tests make is found by its label and removed on every exit.
+		// reaches: what the tests make is recorded as the server answers each create, and
+		// exactly that is removed on every exit.
 		fp, admin := existing.NewFootprint(time.Now()), t.Endpoints[0].Admin
 		if err := fp.MakeNamespace(ctx, admin); err != nil {
 			return nil, nil, nil, fmt.Errorf("through context %s: %w", f.contexts[0], err)
 		}
+		fp.Recorder.WrapTarget(t)
 		t.Namespace, t.Run = fp.Namespace(), fp.Run
 		fmt.Fprintf(streams.ErrOut, "%s: made through context %s, removed at the end\n", fp, f.contexts[0])
 		return t, nil, func() {
@@ -428,6 +438,7 @@ func printTests(out io.Writer, tests []framework.Test) {
 
 func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 	fmt.Fprintln(out)
+	report.WriteProxyCause(out, rep.ProxyState)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tRESULT\tTIME\tNOTE")
 	for _, t := range rep.Tests {
@@ -468,6 +479,9 @@ func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 	}
 	if rep.Upstream == "declared" {
 		fmt.Fprintln(out, "target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
+	}
+	if note := report.PrereleaseNote(rep); note != "" {
+		fmt.Fprintln(out, note)
 	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(files, ", "))
 	fmt.Fprintln(out, report.ClosingLine(rep))

@@ -32,6 +32,9 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 	if f.inCluster && (f.kubeconfig != "" || f.provider.chosen()) {
 		return fmt.Errorf("--in-cluster tests the cluster this runs in: it cannot go with --kubeconfig or --provider")
 	}
+	if f.owned && (f.kubeconfig == "" || len(f.contexts) == 0) {
+		return fmt.Errorf("--owned says the cluster behind --contexts is yours to disturb: it goes with --kubeconfig FILE --contexts a,b (a cluster whose apiservers are found is never disturbed; one skewcheck makes is its own)")
+	}
 	if f.dryRun && (f.kubeconfig == "" || len(f.contexts) > 0) {
 		return fmt.Errorf("--dry-run lists what a run would make in a cluster whose apiservers it finds: it goes with --kubeconfig FILE and without --contexts")
 	}

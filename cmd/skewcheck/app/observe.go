@@ -35,12 +35,17 @@ configmaps, and a watch of them. It never restarts or faults a server: someone e
 upgrades the cluster meanwhile. Each apiserver is asked /readyz and /version every
 --poll, and the default/kubernetes EndpointSlices are followed: a server that stops being
 ready or leaves the list starts a step, its return (at the version it then answers) and
-the cluster's convergence end it; steps to one version in a row are a hop.
-Asserted as skewcheck upgrade asserts: no 404 and no 503 outside the steps and their
---window, every acknowledged write there at the end, every watch resumed after its
-server's restart. Writes upgrade.json and timeline.svg (the steps named by the versions
-seen); removes its namespace at the end. Exit 1 on a violation; 2 when nothing could be
-judged (no server restarted, one never came back, --until not reached).`,
+the cluster's convergence end it; steps to one version in a row are a hop. A step is a
+restart only when something shows the process changed: its version, its identity lease's
+holder (when the cluster reads them) or its process_start_time_seconds (/metrics); any
+other is a readiness gap, reported, never a window or a hop.
+Asserted as skewcheck upgrade asserts: every failed answer outside the steps and their
+--window, and any inside one that no upgrade gives there, is a violation; every hop has
+acknowledged writes and every server enough successful reads outside the windows; every
+acknowledged write there at the end; every watch resumed after its server's restart.
+Writes upgrade.json and timeline.svg (the steps named by the versions seen); removes its
+namespace at the end. Exit 1 on a violation; 2 when nothing could be judged (no restart
+confirmed, a server never came back, --until not reached).`,
 		Example: "  skewcheck observe --kubeconfig cluster.kubeconfig --for 30m --until v1.36.3\n" +
 			"  skewcheck certify --kubeconfig cluster.kubeconfig --observe 30m --observe-until v1.36.3   # the same, as a Job",
 		Args: cobra.NoArgs,
@@ -76,16 +81,13 @@ judged (no server restarted, one never came back, --until not reached).`,
 			if err != nil {
 				return err
 			}
+			readProxyState(ctx, streams, t) // an inert proxy is the 404s the watch will count
 			f.o.Namespace = t.Namespace
 			r, err := upgrade.Observe(ctx, c, f.o)
 			if err != nil {
 				return err
 			}
-			headline := fmt.Sprintf("watched %s, %d servers, seed %d, %.0fs", strings.Join(r.Path, " -> "), r.Servers, r.Seed, r.Duration)
-			if err := writeUpgrade(streams, r, f.reportDir, headline); err != nil || r.Unobserved == "" {
-				return err
-			}
-			return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: nothing seen failed, but %s", r.Unobserved)}
+			return writeObserved(streams, r, f.reportDir)
 		},
 	}
 	fl := cmd.Flags()
@@ -101,6 +103,17 @@ judged (no server restarted, one never came back, --until not reached).`,
 	fl.DurationVar(&f.o.Poll, "poll", 250*time.Millisecond, "how often each apiserver is asked /readyz and /version")
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/observe", "where upgrade.json and timeline.svg go")
 	return cmd
+}
+
+// writeObserved prints and writes a watched upgrade like a driven one, and exits 2 with the
+// reason when nothing failed but not all could be judged (no restart confirmed, a server
+// not back, --until not reached).
+func writeObserved(streams IOStreams, r *upgrade.Result, reportDir string) error {
+	headline := fmt.Sprintf("watched %s, %d servers, seed %d, %.0fs", strings.Join(r.Path, " -> "), r.Servers, r.Seed, r.Duration)
+	if err := writeUpgrade(streams, r, reportDir, headline); err != nil || r.Unobserved == "" {
+		return err
+	}
+	return exitError{code: exitIncomplete, err: fmt.Errorf("incomplete: nothing seen failed, but %s", r.Unobserved)}
 }
 
 // wholeVersion is v as /version gives it (v1.36.3; "1.36.3" gets its v), "" for "", or an

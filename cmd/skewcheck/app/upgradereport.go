@@ -20,6 +20,7 @@ func writeUpgrade(streams IOStreams, r *upgrade.Result, reportDir, headline stri
 	}
 	fmt.Fprintf(streams.Out, "reads %d, writes %d (acknowledged %d, lost %d), watch resumes %d\n", c.Reads, c.Writes, c.AckedWrites, c.LostWrites, c.WatchResumes)
 	fmt.Fprintf(streams.Out, "404s: %d in step windows, %d outside; 503s: %d in step windows, %d outside\n", c.NotFoundInside, c.NotFoundOutside, c.UnavailableInside, c.UnavailableOutside)
+	fmt.Fprintf(streams.Out, "failed answers of every kind: %d in step windows (%d of them no upgrade gives there), %d outside\n", c.FailedInside, c.Disallowed, c.FailedOutside)
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding upgrade.json: %w", err)

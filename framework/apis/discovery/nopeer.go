@@ -48,8 +48,9 @@ func Fetch(ctx context.Context, cfg *rest.Config, path, accept string) (*apidisc
 	}
 	// A discovery document is never a redirect. Following one would read a document from
 	// wherever the server points, http:// included, with none of cfg's verification: what
-	// a server serves is what it answers itself.
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	// a server serves is what it answers itself. On a copy: for a config with nothing to
+	// add to the transport, HTTPClientFor returns http.DefaultClient, which is everyone's.
+	client = noRedirects(client)
 	list, ok, err := get(ctx, client, cfg.Host+path, accept)
 	if err == nil && !ok && accept == AggregatedV2NoPeer {
 		list, ok, err = get(ctx, client, cfg.Host+path, AggregatedV2)
@@ -64,6 +65,13 @@ func Fetch(ctx context.Context, cfg *rest.Config, path, accept string) (*apidisc
 		return nil, fmt.Errorf("GET %s%s returned no aggregated discovery (APIGroupDiscoveryList, v2 or v2beta1): is this a kube-apiserver 1.27 or newer?", cfg.Host, path)
 	}
 	return list, nil
+}
+
+// noRedirects is a copy of client that follows no redirect.
+func noRedirects(client *http.Client) *http.Client {
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
 }
 
 func get(ctx context.Context, client *http.Client, url, accept string) (*apidiscoveryv2.APIGroupDiscoveryList, bool, error) {

@@ -1,0 +1,100 @@
+package existing
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// What a run left behind (it was killed, or its clean-up could not reach the cluster) is
+// found by its label, framework.RunLabel, on the kinds of object a run labels: its
+// namespace (everything namespaced a run makes is in it) and the cluster-scoped objects
+// its tests make. A label is a claim, not a proof, so a run is removed only when a person
+// names it or it is older than any run lasts (SafeAge).
+
+// SafeAge is the age past which a run has certainly ended: no run outlives its
+// unprivileged user's token (tokenLifetime, 2h), and an hour more covers a clean-up still
+// under way and a clock of this machine behind the cluster's. A younger run may still be
+// going, and removing its objects would fail its tests: it is removed only when named.
+// A run made to last longer than that (observe --for 4h) is not covered: while one may
+// be going, name the runs to remove with --run, or raise --older-than.
+const SafeAge = tokenLifetime + time.Hour
+
+// labelledResources are the kinds of object a run labels with its ID, in the order a
+// clean-up deletes them: a binding before the role it grants, and the namespace last.
+var labelledResources = []schema.GroupVersionResource{
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
+	{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"},
+	{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	namespaces,
+}
+
+// Run is what one run left in a cluster, found by its label.
+type Run struct {
+	// ID is the run's label value (Footprint.Run).
+	ID string
+	// Created is the oldest creationTimestamp of its objects: when the run started, near
+	// enough.
+	Created time.Time
+	// Objects are its labelled objects, in the order Remove deletes them.
+	Objects []Made
+}
+
+// Age is how long ago the run started.
+func (r Run) Age(now time.Time) time.Duration { return now.Sub(r.Created) }
+
+// FindRuns lists every run that left labelled objects, oldest first.
+func FindRuns(ctx context.Context, dyn dynamic.Interface) ([]Run, error) {
+	byID := map[string]*Run{}
+	for _, gvr := range labelledResources {
+		l, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: framework.RunLabel})
+		if apierrors.IsNotFound(err) {
+			continue // the cluster does not serve this kind: nothing of it to leave
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s labelled %s: %w (finding what runs left needs list on namespaces, customresourcedefinitions, clusterroles, clusterrolebindings and apiservices)",
+				gvr.Resource, framework.RunLabel, err)
+		}
+		for _, o := range l.Items {
+			id := o.GetLabels()[framework.RunLabel]
+			r := byID[id]
+			if r == nil {
+				r = &Run{ID: id, Created: o.GetCreationTimestamp().Time}
+				byID[id] = r
+			}
+			if t := o.GetCreationTimestamp().Time; t.Before(r.Created) {
+				r.Created = t
+			}
+			r.Objects = append(r.Objects, Made{GVR: gvr, Namespace: o.GetNamespace(), Name: o.GetName(), UID: o.GetUID()})
+		}
+	}
+	var runs []Run
+	for _, r := range byID {
+		runs = append(runs, *r)
+	}
+	slices.SortFunc(runs, func(a, b Run) int { return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.ID, b.ID)) })
+	return runs, nil
+}
+
+// Remove deletes the run's objects, each only while it has the UID it was found with:
+// one replaced since by someone else's of the same name is left.
+func (r Run) Remove(ctx context.Context, dyn dynamic.Interface) error {
+	var errs []error
+	for _, m := range r.Objects {
+		if err := deleteOwned(ctx, dyn, m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
