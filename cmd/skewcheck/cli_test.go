@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,6 +199,42 @@ func TestConformanceFailsWhenTheGateIsOff(t *testing.T) {
 	}
 	if !strings.Contains(out, " passed, ") || !strings.Contains(out, "not conformant") {
 		t.Errorf("output lacks the closing line or verdict")
+	}
+	// The one cause, before the twenty symptoms: the gate is off on apiserver-1.
+	if p := rep.ProxyState; p == nil || !slices.Equal(p.Inert, []string{"apiserver-1"}) || !strings.Contains(out, "ONE CAUSE: ") {
+		t.Errorf("the report's proxy state %+v, want apiserver-1 alone inert, and the summary to lead with it", p)
+	}
+}
+
+// TestKubeadmDefaultsLeaveTheProxyInert: servers started as kubeadm starts them (the gate
+// at its release's default, no --peer-ca-file) build no proxy. The diagnosis says so for
+// each, in its own words (1.35: the gate is off; 1.36: on, but no peer CA), within its
+// time bound, and the summary leads with that one cause and its fix; the proxy tests fail.
+func TestKubeadmDefaultsLeaveTheProxyInert(t *testing.T) {
+	integration.Require(t)
+	t.Parallel()
+	oldV, newV := integration.Versions()
+	dir := t.TempDir()
+	out, code := run(t, t.TempDir(), "conformance", "--versions", oldV+","+newV, "--kubeadm-peer-proxy", "1,2",
+		"--server-flag", "1=--runtime-config=batch/v1=false", "--focus", "MVP-010", "--report-dir", dir, "--timeout-converge", "15s")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (MVP-010 fails where the proxy is inert):\n%s", code, tail(out, 40))
+	}
+	rep := readReport(t, dir, out)
+	p := rep.ProxyState
+	if p == nil {
+		t.Fatalf("the report carries no proxy state:\n%s", tail(out, 40))
+	}
+	if !slices.Equal(p.Inert, []string{"apiserver-1", "apiserver-2"}) || !strings.Contains(p.Fix, "--peer-ca-file") {
+		t.Errorf("inert %v, fix %q: want both servers inert and a fix naming --peer-ca-file", p.Inert, p.Fix)
+	}
+	for _, s := range p.Servers {
+		if s.PeerProxy.State != report.PeerProxyNotBuilt || s.Discovery.State == report.DiscoveryMerged {
+			t.Errorf("%s: proxy %s, discovery %s: want not built and not merged", s.Name, s.PeerProxy.State, s.Discovery.State)
+		}
+	}
+	if i := strings.Index(out, "ONE CAUSE: "); i < 0 || !strings.Contains(out[i:], "no --peer-ca-file") || !strings.Contains(out[i:], "fix: ") {
+		t.Errorf("the summary does not lead with the cause and its fix:\n%s", tail(out, 40))
 	}
 }
 

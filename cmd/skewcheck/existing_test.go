@@ -48,7 +48,10 @@ import (
 // provider's rolling upgrade from inside
 // (watchAnUpgradeFromInside); once both servers run one version with one set of flags, a
 // run says there is no skew and exits 2. After each run no namespace, CRD, ClusterRole or
-// ClusterRoleBinding of it is left.
+// ClusterRoleBinding of it is left. Two runs from outside and a certify started in the same
+// second all pass and leave nothing, and so does a certify interrupted mid-test and again
+// during its clean-up (runsInTheSameSecond, certifyInterrupted: every namespace, CRD,
+// ClusterRole(Binding) and APIService made since is listed, not only the labelled ones).
 func TestKindClusterAsItRuns(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
@@ -119,6 +122,9 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		}
 	}
 	expectNothingOfARunLeft(t, rec)
+	// Before any test, the proxy's state, read as on a cluster the user owns: active at
+	// both servers, as skewcheck's kind provider starts them.
+	expectProxyActive(t, rep, out)
 
 	// The same from inside the cluster: skewcheck's image, loaded into the nodes, as a Job.
 	rt := requireDocker(t)
@@ -134,6 +140,8 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	if err := kind.LoadImage(context.Background(), rt, name, image); err != nil {
 		t.Fatal(err)
 	}
+	runsInTheSameSecond(t, rec, state, image, lb)
+	certifyInterrupted(t, rec, state, image, lb)
 	inside := t.TempDir()
 	certify := append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp,discovery", "--report-dir", inside,
 		"--audit-log-dir", kind.NodeAuditDir, "--conformance-flag=--upstream"}, lb...)

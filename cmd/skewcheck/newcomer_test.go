@@ -36,6 +36,29 @@ func TestNewcomerFirstRun(t *testing.T) {
 	if !rep.Success() || strings.Contains(out, "NOT TESTED") {
 		t.Errorf("profiles %+v", rep.Profiles)
 	}
+	// Before any test, the proxy's state: built and proxying at both servers, discovery
+	// merged, so the report names no cause.
+	expectProxyActive(t, rep, out)
+}
+
+// expectProxyActive fails unless the report says the Mixed Version Proxy is active at
+// every server (a request only a peer serves proxied, merged discovery) and the output
+// leads with no cause.
+func expectProxyActive(t *testing.T, rep report.Conformance, out string) {
+	t.Helper()
+	p := rep.ProxyState
+	if p == nil {
+		t.Fatalf("the report carries no proxy state")
+	}
+	if len(p.Inert) > 0 || strings.Contains(out, "ONE CAUSE:") {
+		t.Errorf("the proxy is said inert on %v: %s", p.Inert, p.Verdict)
+	}
+	for _, s := range p.Servers {
+		if s.Proxying.State != report.ProxyActive || s.Discovery.State != report.DiscoveryMerged || s.PeerProxy.State != report.PeerProxyBuilt {
+			t.Errorf("%s: proxy %s, proxying %s (%s), discovery %s (%s), want built, active and merged",
+				s.Name, s.PeerProxy.State, s.Proxying.State, s.Proxying.Evidence, s.Discovery.State, s.Discovery.Evidence)
+		}
+	}
 }
 
 // TestNewcomerIpmode: --profiles ipmode with no --dataplane tests the reference dataplane

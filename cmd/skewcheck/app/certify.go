@@ -65,7 +65,7 @@ timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from e
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			f.profilesChosen = cmd.Flags().Changed("profiles")
-			return runCertify(ctx, stop, streams, f)
+			return runCertify(ctx, streams, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -110,9 +110,8 @@ func (f certifyFlags) env() map[string]string {
 	return env
 }
 
-// runCertify runs the Job. stopSignals ends the interrupt's hold on the process, so that a
-// second Ctrl-C while certify cleans up ends it at once.
-func runCertify(ctx context.Context, stopSignals func(), streams IOStreams, f certifyFlags) error {
+// runCertify runs the Job, and removes what it made on every exit.
+func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if f.sonobuoy {
 		manifest, err := existing.SonobuoyPlugin(f.image, f.env())
 		if err != nil {
@@ -163,7 +162,7 @@ func runCertify(ctx context.Context, stopSignals func(), streams IOStreams, f ce
 	} else {
 		fmt.Fprintln(streams.ErrOut, "the namespace enforces Pod Security restricted, which the pod meets")
 	}
-	defer removeCertify(streams, f, c, admin, stopSignals)
+	defer removeCertify(streams, f, c, admin)
 	if err := c.Make(ctx, admin); err != nil {
 		return err
 	}
@@ -199,9 +198,18 @@ func certifyResults(streams IOStreams, dir string, log []byte, code int) error {
 }
 
 // removeCertify removes what this certify made, and nothing when it made nothing, on every
-// exit. It first lets go of the interrupt: a second Ctrl-C ends certify at once.
-func removeCertify(streams IOStreams, f certifyFlags, c *existing.Certify, admin *rest.Config, stopSignals func()) {
-	stopSignals()
+// exit. A Ctrl-C or SIGTERM during it does not end it: the clean-up is bounded (the pod's
+// grace, then a minute for the rest), and ended half-way it would leave the run's rights
+// or the pod's footprint behind, which only a later `skewcheck cleanup` could find.
+func removeCertify(streams IOStreams, f certifyFlags, c *existing.Certify, admin *rest.Config) {
+	held := make(chan os.Signal, 1)
+	signal.Notify(held, os.Interrupt, syscall.SIGTERM)
+	defer func() { signal.Stop(held); close(held) }()
+	go func() {
+		for range held {
+			fmt.Fprintln(streams.ErrOut, "still cleaning up (bounded by the pod's grace period and a minute); it ends by itself")
+		}
+	}()
 	cleanup := "skewcheck cleanup --kubeconfig " + f.kubeconfig
 	if f.context != "" {
 		cleanup += " --context " + f.context
@@ -215,7 +223,7 @@ func removeCertify(streams IOStreams, f certifyFlags, c *existing.Certify, admin
 		return
 	}
 	if len(made) > 0 {
-		fmt.Fprintf(streams.ErrOut, "cleaning up (Ctrl-C again leaves what is left to %s)\n", cleanup)
+		fmt.Fprintln(streams.ErrOut, "cleaning up: the pod first, then the run's rights and namespace")
 	}
 	if err := c.Remove(admin, streams.ErrOut); err != nil {
 		fmt.Fprintf(streams.ErrOut, "warning: %v\nremove what is left with %s\n", err, cleanup)
