@@ -85,6 +85,9 @@ func (e *Endpoint) Do(ctx context.Context, req Request) Response {
 		cfg = e.User
 	case AsAnonymous:
 		cfg = rest.AnonymousClientConfig(e.Admin)
+		if e.WrapAnonymous != nil {
+			cfg.Wrap(e.WrapAnonymous)
+		}
 	}
 	if req.Method == "" {
 		req.Method = http.MethodGet

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
@@ -68,6 +69,12 @@ type Endpoint struct {
 	// RequestTimeout bounds each probe (Do) that names no bound of its own; a run sets it
 	// from --timeout-request, so a proxy that never answers cannot hang a test.
 	RequestTimeout time.Duration
+	// WrapAnonymous, when set, wraps the transport of the endpoint's anonymous requests
+	// (AsAnonymous). Their config is Admin without its credentials, and
+	// rest.AnonymousClientConfig drops Admin's WrapTransport with them: the recorder of a
+	// run on a cluster skewcheck does not own wraps them again here, so that what an
+	// anonymous request creates is the run's to remove too.
+	WrapAnonymous func(http.RoundTripper) http.RoundTripper
 }
 
 // Target is what a suite runs against: named endpoints, one per apiserver or proxy.

@@ -89,9 +89,7 @@ func TestCertifyRemoveOrder(t *testing.T) {
 		t.Errorf("deletes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The sweep came after the poll that saw the pod's container end, not before.
-	f.mu.Lock()
-	all := slices.Clone(f.requests)
-	f.mu.Unlock()
+	all := f.Requests("")
 	lastPoll := -1
 	for i, r := range all {
 		if strings.HasPrefix(r, "GET /api/v1/namespaces/"+name+"/pods ") {

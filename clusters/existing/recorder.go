@@ -75,28 +75,37 @@ type Recorder struct {
 	missed int
 }
 
-// Wrap is a copy of cfg whose requests the recorder sees: each answer with status 201
-// whose body (JSON or protobuf) has metadata.uid is recorded, the resource read off the
+// Wrap is a copy of cfg whose requests the recorder sees: each answer with status 201 (to a
+// POST, a PUT or a server-side apply) whose body (JSON or protobuf) has metadata.uid is recorded, the resource read off the
 // request's path. cfg's own WrapTransport, if any, still runs, beneath the recorder. A
 // config derived with rest.AnonymousClientConfig drops the recording, as it drops every
-// wrapper: wrap the derived config again.
+// wrapper: wrap the derived config again (WrapTarget has Endpoint.Do do so).
 func (r *Recorder) Wrap(cfg *rest.Config) *rest.Config {
 	c := rest.CopyConfig(cfg)
-	prefix := hostPath(cfg.Host)
-	c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return &recording{next: rt, r: r, prefix: prefix}
-	})
+	c.Wrap(r.wrapper(cfg.Host))
 	return c
 }
 
-// WrapTarget wraps every client config of t's endpoints (Admin, User, ServedFrom), so
-// every object a test makes through an endpoint (Endpoint.Do or client-go) is recorded.
+// wrapper is the recorder's transport for a config of host.
+func (r *Recorder) wrapper(host string) func(http.RoundTripper) http.RoundTripper {
+	prefix := hostPath(host)
+	return func(rt http.RoundTripper) http.RoundTripper {
+		return &recording{next: rt, r: r, prefix: prefix}
+	}
+}
+
+// WrapTarget wraps every client config of t's endpoints (Admin, User, ServedFrom) and
+// their anonymous requests (Endpoint.WrapAnonymous), so every object a test makes through
+// an endpoint (Endpoint.Do, whatever the identity, or client-go) is recorded.
 func (r *Recorder) WrapTarget(t *framework.Target) {
 	for _, e := range t.Endpoints {
 		for _, cfg := range []**rest.Config{&e.Admin, &e.User, &e.ServedFrom} {
 			if *cfg != nil {
 				*cfg = r.Wrap(*cfg)
 			}
+		}
+		if e.Admin != nil {
+			e.WrapAnonymous = r.wrapper(e.Admin.Host)
 		}
 	}
 }
@@ -200,9 +209,9 @@ func (t *recording) WrappedRoundTripper() http.RoundTripper { return t.next }
 
 func (t *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	// A create is a POST, or a PUT to an object that was not there (leases, endpoints);
-	// a dry run stores nothing.
-	if err != nil || resp.StatusCode != http.StatusCreated || (req.Method != http.MethodPost && req.Method != http.MethodPut) ||
+	// A create is a POST, a PUT to an object that was not there (leases, endpoints), or a
+	// server-side apply (PATCH) that found none: each answered 201. A dry run stores nothing.
+	if err != nil || resp.StatusCode != http.StatusCreated || !slices.Contains([]string{http.MethodPost, http.MethodPut, http.MethodPatch}, req.Method) ||
 		req.URL.Query().Has("dryRun") {
 		return resp, err
 	}
@@ -258,7 +267,7 @@ func metadataOf(contentType string, body []byte) (metav1.ObjectMeta, bool) {
 }
 
 // createdResource is the resource a create at path made an object of: the collection a
-// POST went to, or the object a PUT created, in namespace (read off the answer, since a
+// POST went to, or the object a PUT or an apply (PATCH) created, in namespace (read off the answer, since a
 // path alone does not say whether /api/v1/namespaces/x/y is a namespace's subresource or
 // a collection in it). A subresource's path is no object's of its own (pods/binding,
 // serviceaccounts/token): deleting by its parent's name would delete the parent, so it is
@@ -281,7 +290,7 @@ func createdResource(path, method, namespace, name string) (schema.GroupVersionR
 		s = s[2:]
 	}
 	switch {
-	case len(s) == 1 && method == http.MethodPost, len(s) == 2 && method == http.MethodPut && s[1] == name:
+	case len(s) == 1 && method == http.MethodPost, len(s) == 2 && method != http.MethodPost && s[1] == name:
 		return gv.WithResource(s[0]), true
 	}
 	return schema.GroupVersionResource{}, false

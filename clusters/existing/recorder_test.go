@@ -15,6 +15,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -231,5 +232,64 @@ func TestWrapTargetRecordsEveryIdentity(t *testing.T) {
 	}
 	if want := "uid-1 uid-2 uid-3 uid-4"; strings.Join(uids, " ") != want {
 		t.Errorf("recorded %v, want %s, each once", uids, want)
+	}
+}
+
+// A server-side apply that finds no object creates it and is answered 201, as a POST is:
+// recorded like one, the resource read off the object's path. An apply (or any patch)
+// answered 200 changed an object that was there, and is not the run's.
+func TestServerSideApplyCreateRecorded(t *testing.T) {
+	api := newFakeAPI(t, func(r fakeRequest) (int, any) {
+		if r.Method != http.MethodPatch {
+			return status(http.StatusMethodNotAllowed, "MethodNotAllowed", "only PATCH here")
+		}
+		code, obj := created(r, "uid-"+r.Path[strings.LastIndex(r.Path, "/")+1:])
+		if strings.HasSuffix(r.Path, "/there") {
+			code = http.StatusOK // applied to an object that was there
+		}
+		return code, obj
+	})
+	rec := &Recorder{}
+	dyn, err := dynamic.NewForConfig(rec.Wrap(api.config()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	apply := func(gvr schema.GroupVersionResource, ns, kind, name string) {
+		t.Helper()
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvr.GroupVersion().String(), "kind": kind, "metadata": map[string]any{"name": name}}}
+		if _, err := dyn.Resource(gvr).Namespace(ns).Apply(ctx, name, o, metav1.ApplyOptions{FieldManager: "skewcheck"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply(rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "", "ClusterRole", "applied")
+	apply(corev1.SchemeGroupVersion.WithResource("configmaps"), "skewcheck-r", "ConfigMap", "applied-cm")
+	apply(corev1.SchemeGroupVersion.WithResource("configmaps"), "skewcheck-r", "ConfigMap", "there")
+	var made []string
+	for _, m := range rec.Made() {
+		made = append(made, m.String()+" "+string(m.UID))
+	}
+	want := "clusterroles.rbac.authorization.k8s.io/applied uid-applied; configmaps/applied-cm -n skewcheck-r uid-applied-cm"
+	if got := strings.Join(made, "; "); got != want {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+}
+
+// An anonymous request (framework.AsAnonymous) goes through a config made from Admin
+// without its credentials, and without its wrappers (rest.AnonymousClientConfig): what it
+// creates, should a proxy let an anonymous create through (MVP-044 sends one), is the
+// run's all the same, and recorded.
+func TestWrapTargetRecordsAnonymousCreates(t *testing.T) {
+	api := newFakeAPI(t, func(r fakeRequest) (int, any) { return created(r, "anonymous-uid") })
+	target := &framework.Target{Endpoints: []*framework.Endpoint{{Name: "a", URL: api.srv.URL, Admin: api.config()}}}
+	rec := &Recorder{}
+	rec.WrapTarget(target)
+	r := target.Endpoints[0].Do(context.Background(), framework.Request{Method: http.MethodPost, Path: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+		Body: []byte(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"let-through"}}`), As: framework.AsAnonymous})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("the anonymous create: %s", r)
+	}
+	if made := rec.Made(); len(made) != 1 || made[0].UID != "anonymous-uid" {
+		t.Errorf("recorded %v, want the ClusterRole the anonymous create made", made)
 	}
 }

@@ -1,7 +1,9 @@
 package existing
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -212,5 +214,74 @@ func TestResultsEvidenceBounded(t *testing.T) {
 	note, _ := os.ReadFile(filepath.Join(dst, artifactsDir, artifactsLeftOut))
 	if !strings.Contains(string(note), "artifacts/B/served.json") || strings.Contains(string(note), "A/served.json") {
 		t.Errorf("artifacts/%s says %q, want it to name B's file alone", artifactsLeftOut, note)
+	}
+}
+
+// framedArchive is a pod's log holding, as its results block, a gzipped tar of entries
+// (name, type and content each), made as the pod would not make it.
+func framedArchive(t *testing.T, entries ...tar.Header) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, h := range entries {
+		body := bytes.Repeat([]byte("x"), int(h.Size))
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := writeFramed(&log, buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	return log.Bytes()
+}
+
+// An archive's entries land inside the directory or not at all: a name that climbs out of
+// it, or is absolute, is refused, and nothing is written outside.
+func TestResultsStayInTheirDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "reports")
+	for _, name := range []string{"../escaped", "artifacts/../../escaped", "/tmp/escaped-" + filepath.Base(parent)} {
+		log := framedArchive(t, tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: 3})
+		if _, err := UnpackResults(log, dir); err == nil || !strings.Contains(err.Error(), "outside its directory") {
+			t.Errorf("entry %q: %v, want it refused", name, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(parent, "escaped"), "/tmp/escaped-" + filepath.Base(parent)} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+			os.Remove(p)
+		}
+	}
+}
+
+// An entry past untarBound, or entries past untarTotalBound together, are refused with
+// what to do, never written cut short as if whole.
+func TestResultsUnpackBounded(t *testing.T) {
+	was, wasTotal := untarBound, untarTotalBound
+	untarBound, untarTotalBound = 100, 250
+	t.Cleanup(func() { untarBound, untarTotalBound = was, wasTotal })
+	big := framedArchive(t, tar.Header{Typeflag: tar.TypeReg, Name: "e2e.log", Mode: 0o644, Size: 101})
+	if _, err := UnpackResults(big, t.TempDir()); err == nil || !strings.Contains(err.Error(), "e2e.log") || !strings.Contains(err.Error(), "101 bytes") {
+		t.Errorf("an entry of 101 bytes, bound 100: %v, want it refused by name and size", err)
+	}
+	many := framedArchive(t, tar.Header{Typeflag: tar.TypeReg, Name: "a", Mode: 0o644, Size: 100},
+		tar.Header{Typeflag: tar.TypeReg, Name: "b", Mode: 0o644, Size: 100}, tar.Header{Typeflag: tar.TypeReg, Name: "c", Mode: 0o644, Size: 100})
+	if _, err := UnpackResults(many, t.TempDir()); err == nil || !strings.Contains(err.Error(), "250") {
+		t.Errorf("three entries of 100 bytes, bound 250 in all: %v, want them refused", err)
+	}
+	fits := framedArchive(t, tar.Header{Typeflag: tar.TypeReg, Name: "a", Mode: 0o644, Size: 100}, tar.Header{Typeflag: tar.TypeReg, Name: "b", Mode: 0o644, Size: 100})
+	if names, err := UnpackResults(fits, t.TempDir()); err != nil || len(names) != 2 {
+		t.Errorf("two entries of 100 bytes: %v, %v", names, err)
 	}
 }

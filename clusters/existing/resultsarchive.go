@@ -28,9 +28,12 @@ const (
 	artifactsBound = 2 << 20
 	// artifactsLeftOut lists the evidence past the bound, in the archive's artifacts/.
 	artifactsLeftOut = "left-out.txt"
-	// untarBound bounds one file written from an archive.
-	untarBound = 64 << 20
 )
+
+// untarBound bounds one file written from an archive, and untarTotalBound all of them: the
+// archive came through a log the kubelet rotates at 10 MiB, but gzip can make much of
+// little. Variables, for tests.
+var untarBound, untarTotalBound int64 = 64 << 20, 256 << 20
 
 // tarGz packs the regular files of dir (not an earlier archive, sonobuoy's done file or a
 // file being written, named with a leading dot) and of dir/artifacts, up to artifactsBound
@@ -127,6 +130,7 @@ func untarGz(archive []byte, dir string) ([]string, error) {
 	}
 	tr := tar.NewReader(gz)
 	var names []string
+	var total int64
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -141,6 +145,11 @@ func untarGz(archive []byte, dir string) ([]string, error) {
 		name := path.Clean(h.Name)
 		if !filepath.IsLocal(name) {
 			return nil, fmt.Errorf("the results archive has an entry %q outside its directory: refused", h.Name)
+		}
+		// Refused whole rather than written cut short: a report read as whole that is not.
+		if total += h.Size; h.Size > untarBound || total > untarTotalBound {
+			return nil, fmt.Errorf("the results archive's entry %s is %d bytes, and an entry may be %d and all of them %d: refused, as no run's results are that large: is the image's skewcheck this one?",
+				name, h.Size, untarBound, untarTotalBound)
 		}
 		if err := writeEntry(tr, filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 			return nil, err
@@ -163,7 +172,7 @@ func writeEntry(r io.Reader, file string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, io.LimitReader(r, untarBound))
+	_, err = io.Copy(f, r) // the entry's size, which untarGz bounded
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

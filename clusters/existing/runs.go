@@ -68,6 +68,9 @@ func FindRuns(ctx context.Context, dyn dynamic.Interface) ([]Run, error) {
 		}
 		for _, o := range l.Items {
 			id := o.GetLabels()[framework.RunLabel]
+			if id == "" {
+				continue // the label without a value, which no run gives (RunID): no run's
+			}
 			r := byID[id]
 			if r == nil {
 				r = &Run{ID: id, Created: o.GetCreationTimestamp().Time}

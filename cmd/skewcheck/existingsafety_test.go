@@ -103,7 +103,7 @@ func certifyInterrupted(t *testing.T, rec registry.Record, state, image string, 
 		cmd := exec.Command(cli, append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp",
 			"--focus", "MVP-00[1-9]|MVP-01", "--report-dir", t.TempDir(), "--conformance-flag=--upstream"}, lb...)...)
 		cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
-		out := &lineWatch{}
+		out := &syncBuffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -131,26 +131,8 @@ func certifyInterrupted(t *testing.T, rec registry.Record, state, image string, 
 	}
 }
 
-// lineWatch is a command's output, which a test waits on for a line.
-type lineWatch struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (w *lineWatch) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *lineWatch) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
 // waitFor says whether the output holds s within bound.
-func (w *lineWatch) waitFor(s string, bound time.Duration) bool {
+func (w *syncBuffer) waitFor(s string, bound time.Duration) bool {
 	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if strings.Contains(w.String(), s) {
 			return true

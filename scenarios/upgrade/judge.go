@@ -25,12 +25,18 @@ func Judge(r *Result) {
 
 // Classify counts r.Events against r.Steps and r.Faults and in every period, and violates
 // each failed answer outside every window and each inside one that no allowance covers
-// (exported for tests and for re-reading a saved run with another window).
+// (exported for tests and for re-reading a saved run with another window). The counts are
+// made anew; the violations are added to r.Violations, which a saved run's already hold:
+// empty them first.
 func Classify(r *Result) { r.classify() }
 
 func (r *Result) classify() {
 	sort.Slice(r.Events, func(i, j int) bool { return r.Events[i].T < r.Events[j].T })
 	r.Failures = nil
+	c := &r.Counts
+	c.Reads, c.Writes, c.WatchResumes = 0, 0, 0
+	c.NotFoundOutside, c.NotFoundInside, c.UnavailableOutside, c.UnavailableInside = 0, 0, 0, 0
+	c.FailedOutside, c.FailedInside, c.Disallowed = 0, 0, 0
 	for _, e := range r.Events {
 		switch e.Kind {
 		case "read":
@@ -169,6 +175,7 @@ func (r *Result) judgeLost() {
 // stream that delivered events after one was cut short, or after a reconnect that got no
 // stream, before the server's next restart.
 func (r *Result) judgeResumes() {
+	r.Counts.WatchesNotResumed = nil
 	for i, st := range r.Steps {
 		if st.Unfinished {
 			continue // the watch ended before the server was back: nothing to resume yet

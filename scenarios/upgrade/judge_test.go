@@ -121,3 +121,17 @@ func TestEveryServerNeedsReadsOutsideTheWindows(t *testing.T) {
 		t.Errorf("violations %q; want c's missing reads", r.Violations)
 	}
 }
+
+// Classifying a run again (a saved one, with another window) counts each answer once: the
+// counts are the events', not added to what an earlier classification counted.
+func TestClassifyAgainCountsOnce(t *testing.T) {
+	r := &upgrade.Result{Window: 5, Steps: []upgrade.Step{{Hop: 1, Server: "a", Start: 10, End: 12}},
+		Events: []upgrade.Event{{T: 1, Server: "a", Kind: "read", Status: 404}, {T: 11, Server: "a", Kind: "read", Status: 503},
+			{T: 11, Server: "a", Kind: "write", Status: 201, Name: "w"}, {T: 13, Server: "a", Kind: "watch-resume", Status: 200}}}
+	upgrade.Classify(r)
+	once := r.Counts
+	upgrade.Classify(r)
+	if fmt.Sprint(r.Counts) != fmt.Sprint(once) {
+		t.Errorf("classified twice: %+v, once: %+v", r.Counts, once)
+	}
+}

@@ -51,8 +51,8 @@ own, as conformance --kubeconfig does. certify follows the pod's log, writes the
 JUnit and e2e.log to --report-dir (also of a run that failed), and exits with the run's
 code (0, 1 or 2). On every exit, Ctrl-C included, it stops the pod first and waits for the
 run inside to remove what it made, sweeps what that run left, and only then removes its
-own objects (--keep leaves it all for a look); a second Ctrl-C leaves the rest to
-"skewcheck cleanup --run".
+own objects (--keep leaves it all for a look); a second Ctrl-C does not cut that short (it
+is bounded: the pod's grace period, then a minute).
 With --observe 30m the Job runs "skewcheck observe --in-cluster" instead: it watches the
 rolling upgrade someone else drives meanwhile, under load, and its upgrade.json and
 timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from evicting it

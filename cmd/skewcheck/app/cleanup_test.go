@@ -41,7 +41,8 @@ func labelledObject(apiVersion, kind, name, run string, ago time.Duration) *unst
 }
 
 // runsCluster is a cluster with a run six hours old (a namespace, a ClusterRole and its
-// binding), a run twenty minutes old (a namespace), and a namespace of no run.
+// binding), a run twenty minutes old (a namespace), and two namespaces of no run, one of
+// them six hours old with the run label empty.
 func runsCluster() *dynamicfake.FakeDynamicClient {
 	lists := map[schema.GroupVersionResource]string{
 		{Version: "v1", Resource: "namespaces"}:                                               "NamespaceList",
@@ -52,7 +53,9 @@ func runsCluster() *dynamicfake.FakeDynamicClient {
 	}
 	theirs := labelledObject("v1", "Namespace", "production", "", 0)
 	theirs.SetLabels(nil)
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists,
+	// The run label with no value: no run names itself so (RunID), so it is no run's.
+	unnamed := labelledObject("v1", "Namespace", "staging", "", 6*time.Hour)
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, unnamed,
 		labelledObject("v1", "Namespace", "skewcheck-"+oldRun, oldRun, 6*time.Hour),
 		labelledObject("rbac.authorization.k8s.io/v1", "ClusterRole", "skewcheck-reader-"+oldRun, oldRun, 6*time.Hour-time.Minute),
 		labelledObject("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "skewcheck-reader-"+oldRun, oldRun, 6*time.Hour-time.Minute),
@@ -109,7 +112,7 @@ func TestCleanupListsAndDeletesNothing(t *testing.T) {
 			t.Errorf("the listing does not say %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "production") {
+	if strings.Contains(out, "production") || strings.Contains(out, "staging") {
 		t.Errorf("the listing names an object of no run:\n%s", out)
 	}
 	if after := leftIn(t, dyn); !slices.Equal(after, before) {
@@ -125,7 +128,7 @@ func TestCleanupDeletesOnlyTheSelectedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"namespaces/production", "namespaces/skewcheck-" + youngRun}
+	want := []string{"namespaces/production", "namespaces/skewcheck-" + youngRun, "namespaces/staging"}
 	if got := leftIn(t, dyn); !slices.Equal(got, want) {
 		t.Errorf("left %v, want %v:\n%s", got, want, out)
 	}
@@ -136,8 +139,8 @@ func TestCleanupDeletesOnlyTheSelectedRun(t *testing.T) {
 	if out, err = cleanupWith(t, dyn, cleanupFlags{run: youngRun, yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := leftIn(t, dyn); !slices.Equal(got, []string{"namespaces/production"}) {
-		t.Errorf("left %v after --run %s, want only the namespace of no run:\n%s", got, youngRun, out)
+	if got := leftIn(t, dyn); !slices.Equal(got, []string{"namespaces/production", "namespaces/staging"}) {
+		t.Errorf("left %v after --run %s, want only the namespaces of no run:\n%s", got, youngRun, out)
 	}
 
 	if _, err := cleanupWith(t, dyn, cleanupFlags{run: youngRun}); err == nil || !strings.Contains(err.Error(), "nothing in https://cluster is labelled "+framework.RunLabel+"="+youngRun) {

@@ -26,13 +26,21 @@ func envOf(env map[string]string) func(string) string { return func(k string) st
 // becomes conformance's flags, and the results go where each tool reads them.
 func TestInClusterContract(t *testing.T) {
 	p, err := planInCluster(envOf(map[string]string{"E2E_FOCUS": "MVP-0", "E2E_SKIP": "MVP-05", "E2E_EXTRA_ARGS": "--upstream  --seed 7", "SKEWCHECK_PROFILES": "mvp"}))
-	want := []string{"conformance", "--in-cluster", "--profiles", "mvp", "--report-dir", "/tmp/results", "--focus", "MVP-0", "--skip", "MVP-05", "--upstream", "--seed", "7"}
+	want := []string{"conformance", "--in-cluster", "--report-dir", "/tmp/results", "--profiles", "mvp", "--focus", "MVP-0", "--skip", "MVP-05", "--upstream", "--seed", "7"}
 	if err != nil || !slices.Equal(p.args, want) || p.results != "/tmp/results" {
 		t.Errorf("hydrophone's environment: %v into %s (%v), want %v into /tmp/results", p.args, p.results, err, want)
 	}
 	p, err = planInCluster(envOf(map[string]string{"SONOBUOY_RESULTS_DIR": "/tmp/sonobuoy/results"}))
 	if err != nil || p.results != "/tmp/sonobuoy/results" || !slices.Contains(p.args, "mvp,discovery") {
 		t.Errorf("sonobuoy's environment: %v into %s (%v), want the default profiles into /tmp/sonobuoy/results", p.args, p.results, err)
+	}
+	// hydrophone's --extra-args=--profiles=ipmode: ipmode alone, not added to the default.
+	p, err = planInCluster(envOf(map[string]string{"E2E_EXTRA_ARGS": "--profiles=ipmode"}))
+	if err != nil || slices.Contains(p.args, "mvp,discovery") || !slices.Equal(p.profiles, []string{"ipmode"}) {
+		t.Errorf("--profiles in E2E_EXTRA_ARGS: %v, profiles %v (%v), want ipmode alone", p.args, p.profiles, err)
+	}
+	if _, err = planInCluster(envOf(map[string]string{"E2E_EXTRA_ARGS": "--profiles ipmode", "SKEWCHECK_PROFILES": "mvp"})); err == nil || !strings.Contains(err.Error(), "keep one") {
+		t.Errorf("SKEWCHECK_PROFILES and --profiles in E2E_EXTRA_ARGS: %v, want a refusal", err)
 	}
 	p, err = planInCluster(envOf(map[string]string{"SKEWCHECK_OBSERVE": "30m", "SKEWCHECK_OBSERVE_UNTIL": "v1.36.3"}))
 	want = []string{"observe", "--in-cluster", "--for", "30m", "--report-dir", "/tmp/results", "--until", "v1.36.3"}

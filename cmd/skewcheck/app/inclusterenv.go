@@ -74,11 +74,20 @@ func planInCluster(getenv func(string) string) (*inClusterPlan, error) {
 		p.args = append(p.args, strings.Fields(getenv("E2E_EXTRA_ARGS"))...)
 		return p, errors.Join(errs...)
 	}
+	extra := strings.Fields(getenv("E2E_EXTRA_ARGS"))
 	profiles := getenv("SKEWCHECK_PROFILES")
-	if profiles == "" {
-		profiles = strings.Join(suites.DefaultProfiles, ",")
+	p.args = []string{"conformance", "--in-cluster", "--report-dir", p.results}
+	switch {
+	case hasFlag(extra, "--profiles") && profiles != "":
+		errs = append(errs, fmt.Errorf("SKEWCHECK_PROFILES=%s and --profiles in E2E_EXTRA_ARGS both choose the profiles (conformance would run them all): keep one", profiles))
+	case hasFlag(extra, "--profiles"):
+		// conformance's --profiles adds to what is given before it: the default would
+		// stay, so it is not given (hydrophone's --extra-args=--profiles=ipmode runs ipmode).
+		profiles = "those E2E_EXTRA_ARGS names"
+	default:
+		profiles = cmp.Or(profiles, strings.Join(suites.DefaultProfiles, ","))
+		p.args = append(p.args, "--profiles", profiles)
 	}
-	p.args = []string{"conformance", "--in-cluster", "--profiles", profiles, "--report-dir", p.results}
 	switch v := getenv("E2E_FOCUS"); v {
 	case "", hydrophoneFocus:
 		if v != "" {
@@ -95,11 +104,21 @@ func planInCluster(getenv func(string) string) (*inClusterPlan, error) {
 	if verbose {
 		p.args = append(p.args, "--verbose")
 	}
-	p.args = append(p.args, strings.Fields(getenv("E2E_EXTRA_ARGS"))...)
+	p.args = append(p.args, extra...)
 	if err := errors.Join(errs...); err != nil {
 		return p, err
 	}
 	return p, p.chooseTests()
+}
+
+// hasFlag says whether args give the flag name, as "--name v" or "--name=v".
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *inClusterPlan) note(format string, a ...any) {
