@@ -105,6 +105,7 @@ func (p Plan) Print(out io.Writer) {
 		"endpointslices -n default, the kubernetes Service's: where the apiservers are",
 		"leases -n kube-system labelled "+identityLabel+": which apiserver is which (read only)",
 		"/version, /api and /apis (with and without profile=nopeer) of each apiserver, at its own address; selfsubjectreviews: who each identity is",
+		"/metrics and /readyz?verbose of each apiserver, and configmap kubeadm-config -n kube-system: the Mixed Version Proxy's state (framework/proxystate; each may be refused, and is then inferred or said unknown)",
 		"what the tests write, and lists of the resources they write, in "+f.Namespace()+" and, for cluster-scoped ones, cluster-wide")
 	never := []string{
 		"writes outside namespace " + f.Namespace() + " and the cluster-scoped objects labelled " + sel + " above",

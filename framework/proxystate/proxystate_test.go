@@ -154,3 +154,18 @@ func TestBounded(t *testing.T) {
 		t.Errorf("cp-1 %+v, want cannot tell and an inferred gate", s)
 	}
 }
+
+// /metrics forbidden on a 1.35 server: its gate is off by its release's default, which is
+// an inference (--feature-gates may have turned it on), and the verdict says so as it does
+// of an inferred gate that is on.
+func TestGateOffInferredSaysSo(t *testing.T) {
+	cp1 := &fake{name: "cp-1", version: "v1.35.4", served: set(gvrPods), list: 404}
+	cp2 := &fake{name: "cp-2", version: "v1.36.3", served: set(gvrPods, gvrJobs), gate: "1", stage: "BETA", hook: true}
+	p := Read(context.Background(), target(t, cp1, cp2))
+	if g := p.Servers[0].Gate; g.State != report.GateOff || g.Source != report.GateInferred {
+		t.Fatalf("gate %+v, want off, inferred", g)
+	}
+	if want := "The Mixed Version Proxy is off on cp-1: the gate UnknownVersionInteroperabilityProxy is off (by its release's default: /metrics could not tell); clients get 404 for batch/v1/jobs;"; !strings.HasPrefix(p.Verdict, want) {
+		t.Errorf("verdict\n %q\nwant it to start\n %q", p.Verdict, want)
+	}
+}

@@ -49,6 +49,9 @@ func judge(p *report.ProxyState, made func() maker) {
 	}
 	if len(gateOff) > 0 {
 		why := "the gate " + Gate + " is off"
+		if slices.ContainsFunc(gateOff, func(s report.ProxyServer) bool { return s.Gate.Source == report.GateInferred }) {
+			why += " (by its release's default: /metrics could not tell)"
+		}
 		if slices.ContainsFunc(gateOff, func(s report.ProxyServer) bool { return s.Gate.State == report.GateAbsent }) {
 			why += " (or absent: 1.27 and older have no such proxy)"
 		}
@@ -60,8 +63,11 @@ func judge(p *report.ProxyState, made func() maker) {
 	if len(fronts) > 0 {
 		clauses = append(clauses, fmt.Sprintf("the front %s answered 404 for %s, which a peer serves: it sent the request to no server that serves it", names(fronts), peerOnly(fronts)))
 	}
-	for _, group := range [][]report.ProxyServer{noPeerCA, gateOff, unsynced, fronts} {
-		for _, s := range group {
+	// In the target's order, whatever the cause: the report's data reads as its servers do.
+	for _, s := range p.Servers {
+		if slices.ContainsFunc([][]report.ProxyServer{noPeerCA, gateOff, unsynced, fronts}, func(g []report.ProxyServer) bool {
+			return slices.ContainsFunc(g, func(x report.ProxyServer) bool { return x.Name == s.Name })
+		}) {
 			p.Inert = append(p.Inert, s.Name)
 		}
 	}

@@ -66,6 +66,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.Fronts:                  "--reference (and chaos --targets reference)",
 	clusters.VendorFronts:            "--sidecar-command, --sidecar-image and --gateway*",
 	clusters.ServersWithoutPeerProxy: "--no-peer-proxy (and --reference, --sidecar-*, --gateway*)",
+	clusters.KubeadmPeerProxy:        "--kubeadm-peer-proxy",
 	clusters.PeerAdvertise:           "--peer-advertise",
 	clusters.EmulatedVersions:        "--server-flag N=--emulated-version=... (and skewcheck emulation)",
 	clusters.NodeImages:              "--node-image",
