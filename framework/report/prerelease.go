@@ -5,16 +5,6 @@ import (
 	"strings"
 )
 
-// UsedPrerelease reports whether an endpoint of the run was a Kubernetes prerelease.
-func (c *Conformance) UsedPrerelease() bool {
-	for _, e := range c.Endpoints {
-		if e.Prerelease {
-			return true
-		}
-	}
-	return false
-}
-
 // PrereleaseNote is the console's line about a run that used a Kubernetes prerelease, ""
 // for one that did not: "prerelease: apiserver-2 runs v1.38.0-beta.0, a Kubernetes
 // prerelease: what this run found holds for that build, and the release may differ".
