@@ -169,3 +169,16 @@ func TestGateOffInferredSaysSo(t *testing.T) {
 		t.Errorf("verdict\n %q\nwant it to start\n %q", p.Verdict, want)
 	}
 }
+
+// Behind a gateway, the apiservers run with the gate off on purpose: the gateway routes
+// each request, so the state is read and said, but names no cause and no fix.
+func TestGatewayNeedsNoProxy(t *testing.T) {
+	cp1 := &fake{name: "cp-1", version: "v1.35.4", served: set(gvrPods), gate: "0", stage: "ALPHA", list: 404}
+	cp2 := &fake{name: "cp-2", version: "v1.36.3", served: set(gvrPods, gvrJobs), gate: "0", stage: "BETA"}
+	tg := target(t, cp1, cp2)
+	tg.Gateway = &framework.Gateway{}
+	p := Read(context.Background(), tg)
+	if len(p.Inert) > 0 || p.Fix != "" || !strings.HasPrefix(p.Verdict, "A gateway routes every request here") {
+		t.Errorf("behind a gateway: inert %v, fix %q, verdict %q; want no cause, and the verdict to say the gateway routes", p.Inert, p.Fix, p.Verdict)
+	}
+}
