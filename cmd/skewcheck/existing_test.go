@@ -84,7 +84,8 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	lb := []string{"--kubeconfig", rec.Kubeconfig, "--context", rec.LoadBalancer.Admin}
 
 	out, code := run(t, state, append([]string{"conformance", "--dry-run"}, lb...)...)
-	if code != 0 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "a run (run ") {
+	if code != 0 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "would, as the kubeconfig's user:") ||
+		!strings.Contains(out, "customresourcedefinitions.apiextensions.k8s.io, cluster-scoped, labelled") {
 		t.Errorf("--dry-run: exit %d, want 0 listing both apiservers and what a run makes:\n%s", code, out)
 	}
 
