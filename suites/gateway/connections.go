@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,7 +104,7 @@ func http2Converges(ctx context.Context, env *framework.Env) {
 	}
 	// After the bound: a gateway that opens a connection per client may also fail requests
 	// under the load (its upstreams refuse so many), and the connections are the cause.
-	Expect(failures).To(BeEmpty(), "requests through the gateway failed under %d clients (%v)", convergenceClients, summary)
+	Expect(failures).To(BeEmpty(), "requests through the gateway failed under %d clients (%v): %s", convergenceClients, summary, strings.Join(failures, "; "))
 }
 
 // load runs the clients, each with a transport of its own (so a connection of its own to
