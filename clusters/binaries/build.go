@@ -201,6 +201,9 @@ func buildError(r request, runErr error, logPath string) error {
 	if r.toolchain != "" {
 		with = " (with GOTOOLCHAIN=" + r.toolchain + ", the Go this version needs)"
 	}
+	if cause := unservedCause(r, logPath); cause != "" {
+		return fmt.Errorf("%sgo build of k8s.io/kubernetes/cmd/%s@%s%s failed: %v (full log: %s)", cause, r.component, r.version, with, runErr, where)
+	}
 	return fmt.Errorf("go build of k8s.io/kubernetes/cmd/%s@%s%s failed: %v\n--- last lines of go's output (full log: %s) ---\n%s\n---\n"+
 		"check that the Go module proxy is reachable (go env GOPROXY) and that your go is at least what kubernetes %s's go.mod requires (go version); "+
 		"or use the official binary (Source \"download\"), or name a binary you have in $%s (%s@%s=/path/to/%s)",

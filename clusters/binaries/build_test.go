@@ -133,3 +133,25 @@ func TestUnknownToSumDB(t *testing.T) {
 		t.Errorf("modulePaths = %q", p)
 	}
 }
+
+// A release that needs a module the proxy refuses (1.38.0-beta.0's k8s.io/apiextensions-api,
+// refused by this machine's proxy) fails with that cause first, naming the module once, and
+// without the advice about Go versions that cannot help.
+func TestBuildErrorNamesAModuleTheProxyRefuses(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "build.log")
+	refused := "/root/go/pkg/mod/k8s.io/apiextensions-apiserver@v0.38.0-beta.0/pkg/apiserver/apiserver.go:%d:2: k8s.io/apiextensions-api@v0.38.0-beta.0: reading https://proxy.golang.org/k8s.io/apiextensions-api/@v/v0.38.0-beta.0.zip: 403 Forbidden\n\tserver response: This module version is not available.\n"
+	log := fmt.Sprintf(refused, 26) + fmt.Sprintf(refused, 27) +
+		"/x.go:3:2: k8s.io/cloud-provider@v0.27.16: verifying module: k8s.io/cloud-provider@v0.27.16: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/k8s.io/cloud-provider@v0.27.16: 404 Not Found\n"
+	if err := os.WriteFile(logPath, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := request{component: KubeAPIServer, version: "v1.38.0-beta.0", cacheDir: t.TempDir(), toolchain: "go1.27.3"}
+	msg := buildError(r, errors.New("exit status 1"), logPath).Error()
+	want := "kubernetes v1.38.0-beta.0 needs k8s.io/apiextensions-api@v0.38.0-beta.0 (403 Forbidden), which the Go module proxy (go env GOPROXY) does not serve"
+	if !strings.HasPrefix(msg, want) || !strings.Contains(msg, envBinaries) || !strings.Contains(msg, "GOTOOLCHAIN=go1.27.3") {
+		t.Errorf("error does not lead with the refused module:\n%s", msg)
+	}
+	if strings.Contains(msg, "cloud-provider") || strings.Contains(msg, "your go is at least") {
+		t.Errorf("error names the checksum database's unknown module or the Go-version advice:\n%s", msg)
+	}
+}

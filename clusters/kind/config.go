@@ -82,8 +82,17 @@ func clusterConfig(name string, nodes []node, patchRoot, auditRoot string, cgrou
 func clusterPatches(cgroupV1 bool) []string {
 	patches := []string{
 		// The Mixed Version Proxy is each node's own (nodeFlags). kubeadm already sets the
-		// front-proxy flags the proxied requests authenticate with.
+		// front-proxy flags the proxied requests authenticate with. etcd keeps its data in
+		// the node's /tmp, a tmpfs kind mounts in every node, as kind users do in CI: on
+		// overlayfs, a loaded 2-core machine delays etcd's fsyncs past its 7 s request
+		// timeout ("etcdserver: request timed out" on a fixture's create). Nothing is lost
+		// that a kind cluster keeps: its nodes are never restarted (kube-apiserver is stopped
+		// and started inside its node), and kind's clusters of several control-plane nodes do
+		// not survive a restart of Docker anyway.
 		`kind: ClusterConfiguration
+etcd:
+  local:
+    dataDir: /tmp/etcd
 apiServer:
   extraArgs:
     shutdown-watch-termination-grace-period: 2s

@@ -39,7 +39,7 @@ func TestClusterConfig(t *testing.T) {
 		t.Errorf("node 2 mounts = %+v", m)
 	}
 	all := strings.Join(cfg.KubeadmConfigPatches, "\n---\n")
-	for _, want := range []string{"addon/coredns", "failCgroupV1: false", "directory: " + patchesDir} {
+	for _, want := range []string{"addon/coredns", "failCgroupV1: false", "directory: " + patchesDir, "dataDir: /tmp/etcd"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("kubeadm patches lack %q:\n%s", want, all)
 		}

@@ -61,24 +61,32 @@ func expectNothingMadeSince(t *testing.T, rec registry.Record, since time.Time, 
 func runsInTheSameSecond(t *testing.T, rec registry.Record, state, image string, lb []string) {
 	since := time.Now().Truncate(time.Second)
 	outside := append([]string{"conformance", "--upstream", "--profiles", "mvp", "--focus", "MVP-010"}, lb...)
+	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	runs := [][]string{
-		append(append([]string{}, outside...), "--report-dir", t.TempDir()),
-		append(append([]string{}, outside...), "--report-dir", t.TempDir()),
+		append(append([]string{}, outside...), "--report-dir", dirs[0]),
+		append(append([]string{}, outside...), "--report-dir", dirs[1]),
 		append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp", "--focus", "MVP-010",
-			"--report-dir", t.TempDir(), "--conformance-flag=--upstream"}, lb...),
+			"--report-dir", dirs[2], "--conformance-flag=--upstream"}, lb...),
 	}
+	outs := make([]string, len(runs))
 	var wg sync.WaitGroup
-	for _, args := range runs {
+	for i, args := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			out, code := run(t, state, args...)
+			outs[i] = out
 			if code != 0 {
 				t.Errorf("%s beside two others: exit %d, want 0:\n%s", args[0], code, tail(out, 30))
 			}
 		}()
 	}
 	wg.Wait()
+	// Exit 0 alone could hide a run that selected nothing: each must have run MVP-010 and
+	// seen it pass, its report read back from its own directory.
+	for i, dir := range dirs {
+		expectSelectedPassed(t, runs[i][0]+" beside two others", readReport(t, dir, outs[i]), "^MVP-010$")
+	}
 	expectNothingMadeSince(t, rec, since, "three runs started in the same second")
 }
 
