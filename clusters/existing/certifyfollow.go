@@ -87,7 +87,7 @@ func (c *Certify) Follow(ctx context.Context, admin *rest.Config, out io.Writer,
 				c.Namespace(), pod.Name, logBound, err, c.Namespace(), pod.Name)
 		}
 		fmt.Fprintf(out, "the log of pod %s is not readable yet (%v): asking again\n", pod.Name, err)
-		time.Sleep(5 * time.Second)
+		sleep(ctx, 5*time.Second)
 	}
 }
 
@@ -141,7 +141,7 @@ func containerEnded(ctx context.Context, pods typedcorev1.PodInterface, name str
 		if ctx.Err() != nil {
 			return false, 0, ""
 		}
-		time.Sleep(podPoll)
+		sleep(ctx, podPoll)
 	}
 	return false, 0, ""
 }

@@ -49,7 +49,7 @@ func (c *Certify) waitForPod(ctx context.Context, cs kubernetes.Interface, bound
 			}
 			return corev1.Pod{}, fmt.Errorf("%w within %s (%s): is the image %s on the nodes, or pullable by them?", ErrNoPod, bound, why, c.Image)
 		}
-		time.Sleep(podPoll)
+		sleep(ctx, podPoll)
 	}
 }
 

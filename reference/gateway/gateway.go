@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/skewcheck/skewcheck/reference/internal/serving"
 )
 
 // Config is how to run a gateway.
@@ -165,8 +167,7 @@ func Start(cfg Config) (*Gateway, error) {
 		g.msrv = &http.Server{Handler: promhttp.HandlerFor(g.metrics.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go g.msrv.Serve(ml)
 	}
-	g.server = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, ErrorLog: g.errorLog,
-		TLSConfig: &tls.Config{GetConfigForClient: g.tlsFor, NextProtos: []string{"h2", "http/1.1"}}}
+	g.server = g.newServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	g.stop = cancel
 	g.done.Add(2)
@@ -181,6 +182,12 @@ func Start(cfg Config) (*Gateway, error) {
 		every(ctx, cfg.ReloadEvery, func() { g.reload(false) })
 	}()
 	return g, nil
+}
+
+// newServer is the gateway's HTTPS server, bounded as kube-apiserver bounds its own.
+func (g *Gateway) newServer() *http.Server {
+	return serving.Bounded(&http.Server{Handler: g, ErrorLog: g.errorLog,
+		TLSConfig: &tls.Config{GetConfigForClient: g.tlsFor, NextProtos: []string{"h2", "http/1.1"}}})
 }
 
 // healthChanged records an upstream going in or out of the rotation, with why it went out:

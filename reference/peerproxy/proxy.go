@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+	"github.com/skewcheck/skewcheck/reference/internal/serving"
 )
 
 // Config is everything a proxy needs. Paths are PEM files.
@@ -126,7 +127,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: front-proxy client certificate: %w", err)
 	}
-	serving, err := loadKeyPair(cfg.ServingCert, cfg.ServingKey)
+	servingPair, err := loadKeyPair(cfg.ServingCert, cfg.ServingKey)
 	if err != nil {
 		return nil, fmt.Errorf("peerproxy: serving certificate: %w", err)
 	}
@@ -172,15 +173,21 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 			return nil, fmt.Errorf("peerproxy %s: %w", cfg.ID, err)
 		}
 	}
-	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, TLSConfig: &tls.Config{
-		GetCertificate: serving.serving, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
-		NextProtos: []string{"h2", "http/1.1"},
-	}}
+	p.server = p.newServer(servingPair.serving, clientCAs)
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go p.reg.run(runCtx)
 	p.serve(l)
 	return p, nil
+}
+
+// newServer is the proxy's HTTPS server, presenting cert and verifying the client
+// certificates clientCAs sign, bounded as kube-apiserver bounds its own.
+func (p *Proxy) newServer(cert func(*tls.ClientHelloInfo) (*tls.Certificate, error), clientCAs *x509.CertPool) *http.Server {
+	return serving.Bounded(&http.Server{Handler: p, TLSConfig: &tls.Config{
+		GetCertificate: cert, ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven,
+		NextProtos: []string{"h2", "http/1.1"},
+	}})
 }
 
 // serve serves clients on l until Shutdown or Close.

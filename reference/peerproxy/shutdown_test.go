@@ -46,7 +46,7 @@ func servingProxy(t *testing.T, localURL string) (*Proxy, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.server = &http.Server{Handler: p, TLSConfig: &tls.Config{Certificates: []tls.Certificate{serving}, NextProtos: []string{"h2", "http/1.1"}}}
+	p.server = p.newServer(func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &serving, nil }, nil)
 	p.cancel, p.done = func() {}, make(chan struct{})
 	p.serve(l)
 	return p, l.Addr().String()

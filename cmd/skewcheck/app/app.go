@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -43,25 +44,36 @@ func NewCommand(streams IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.AddCommand(commands(streams)...)
 	flagsFromContractEnv(root)
-	helpOfUnknownTopicToErrOut(root, streams)
+	helpOfUnknownTopicFails(root)
 	return root
 }
 
-// helpOfUnknownTopicToErrOut keeps `skewcheck help NOSUCH` writing to ErrOut: cobra writes
-// that answer and the usage after it to OutOrStderr, which is Out once Out is set.
-func helpOfUnknownTopicToErrOut(root *cobra.Command, streams IOStreams) {
+// helpOfUnknownTopicFails makes `skewcheck help NOSUCH` fail as `skewcheck NOSUCH` does:
+// exit 1, an error naming the topic on ErrOut. cobra's help prints the usage and exits 0,
+// so a typo in a script would pass unnoticed.
+func helpOfUnknownTopicFails(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	help, _, err := root.Find([]string{"help"})
 	if err != nil || help == root {
 		return
 	}
 	run := help.Run
-	help.Run = func(c *cobra.Command, args []string) {
-		if cmd, _, err := c.Root().Find(args); cmd == nil || err != nil {
-			root.SetOut(streams.ErrOut)
-			defer root.SetOut(streams.Out)
+	help.Run = nil
+	help.RunE = func(c *cobra.Command, args []string) error {
+		cmd, rest, err := c.Root().Find(args)
+		if cmd != nil && err == nil && len(rest) == 0 {
+			run(c, args)
+			return nil
 		}
-		run(c, args)
+		if cmd == nil || len(rest) == 0 {
+			cmd, rest = c.Root(), args
+		}
+		var also string
+		if s := cmd.SuggestionsFor(rest[0]); len(s) > 0 {
+			also = " (did you mean " + strings.Join(s, " or ") + "?)"
+		}
+		return fmt.Errorf("no help topic %q%s: see %s", strings.Join(args, " "), also,
+			strings.Replace(cmd.CommandPath(), c.Root().Name(), c.CommandPath(), 1))
 	}
 }
 

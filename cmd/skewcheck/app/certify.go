@@ -69,7 +69,7 @@ timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from e
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster under test (required)")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster under test (default: as kubectl finds it, $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&f.context, "context", "", "its context (default: the current one)")
 	fl.StringVar(&f.image, "image", DefaultSkewcheckImage, "skewcheck's image, on the nodes or pullable by them (skewcheck images skewcheck builds it)")
 	fl.StringSliceVar(&f.profiles, "profiles", suites.DefaultProfiles, "the profiles the run runs")
@@ -120,10 +120,10 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 		_, err = streams.Out.Write(manifest)
 		return err
 	}
-	if f.kubeconfig == "" {
-		return fmt.Errorf("--kubeconfig is required: the kubeconfig that reaches the cluster under test")
+	src, err := findKubeconfig(f.kubeconfig)
+	if err != nil {
+		return err
 	}
-	var err error
 	if f.observeUntil, err = wholeVersion("--observe-until", f.observeUntil); err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 			return fmt.Errorf("--profiles: %w", err)
 		}
 	}
-	admin, err := framework.RestConfig(f.kubeconfig, f.context)
+	admin, err := src.restConfig(f.context)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,11 @@ func removeCertify(streams IOStreams, f certifyFlags, c *existing.Certify, admin
 			fmt.Fprintln(streams.ErrOut, "still cleaning up (bounded by the pod's grace period and a minute); it ends by itself")
 		}
 	}()
-	cleanup := "skewcheck cleanup --kubeconfig " + f.kubeconfig
+	// Without --kubeconfig, cleanup finds the kubeconfig certify found, as kubectl does.
+	cleanup := "skewcheck cleanup"
+	if f.kubeconfig != "" {
+		cleanup += " --kubeconfig " + f.kubeconfig
+	}
 	if f.context != "" {
 		cleanup += " --context " + f.context
 	}

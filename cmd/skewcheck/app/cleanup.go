@@ -49,13 +49,17 @@ going is never touched; a younger run is deleted only when named with --run.`,
 			if err := f.validate(cmd.Flags().Changed("older-than")); err != nil {
 				return err
 			}
-			admin, err := framework.RestConfig(f.kubeconfig, f.context)
+			src, err := findKubeconfig(f.kubeconfig)
+			if err != nil {
+				return err
+			}
+			admin, err := src.restConfig(f.context)
 			if err != nil {
 				return err
 			}
 			dyn, err := dynamic.NewForConfig(admin)
 			if err != nil {
-				return fmt.Errorf("a client for %s (kubeconfig %s): %w", admin.Host, f.kubeconfig, err)
+				return fmt.Errorf("a client for %s (%s): %w", admin.Host, src, err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -63,7 +67,7 @@ going is never touched; a younger run is deleted only when named with --run.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster (required)")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster (default: as kubectl finds it, $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&f.context, "context", "", "its context (default: the current one)")
 	fl.StringVar(&f.run, "run", "", "the run to delete, whatever its age: its ID, as the run printed it and the listing shows it")
 	fl.DurationVar(&f.olderThan, "older-than", f.olderThan, "without --run: delete the runs older than this (at least "+duration.HumanDuration(existing.SafeAge)+", so a run still going is left)")
@@ -73,9 +77,6 @@ going is never touched; a younger run is deleted only when named with --run.`,
 
 // validate judges the flags before the cluster is asked anything.
 func (f cleanupFlags) validate(olderThanSet bool) error {
-	if f.kubeconfig == "" {
-		return fmt.Errorf("--kubeconfig is required: the kubeconfig that reaches the cluster to clean up")
-	}
 	if f.run != "" && olderThanSet {
 		return fmt.Errorf("--run names one run to delete whatever its age, --older-than chooses runs by their age: give one of them")
 	}

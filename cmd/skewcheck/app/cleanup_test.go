@@ -150,11 +150,12 @@ func TestCleanupDeletesOnlyTheSelectedRun(t *testing.T) {
 
 // What needs no cluster to judge is refused before one is asked, naming the flag and the fix.
 func TestCleanupFlagsRefused(t *testing.T) {
+	noKubeconfig(t)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"cleanup"}, "--kubeconfig is required"},
+		{[]string{"cleanup"}, "no kubeconfig: --kubeconfig unset, $KUBECONFIG unset, ~/.kube/config absent"},
 		{[]string{"cleanup", "--kubeconfig", "k", "--run", oldRun, "--older-than", "5h"}, "give one of them"},
 		{[]string{"cleanup", "--kubeconfig", "k", "--older-than", "1h"}, "--older-than 1h0m0s: a run younger than 3h may still be going"},
 	} {

@@ -134,7 +134,7 @@ func TestMutationListNeedsNoCluster(t *testing.T) {
 }
 
 // TestStreams: results go to Out, errors to ErrOut, as the binary's stdout and stderr, and
-// `help NOSUCH` answers on ErrOut as cobra does without streams of its own.
+// `help NOSUCH` is an error, as `NOSUCH` is.
 func TestStreams(t *testing.T) {
 	t.Setenv("SKEWCHECK_STATE_DIR", t.TempDir())
 	for _, tc := range []struct {
@@ -146,7 +146,8 @@ func TestStreams(t *testing.T) {
 		{args: []string{"conformance", "--list"}, out: "MVP-010", noErrs: true},
 		{args: []string{"--version"}, out: "skewcheck version " + version, noErrs: true},
 		{args: []string{"conformance", "--reference-flaw", "hedge-reads"}, code: 1, errOut: "error: ", noOut: true},
-		{args: []string{"help", "nosuch"}, errOut: "Unknown help topic", noOut: true},
+		{args: []string{"help", "nosuch"}, code: 1, errOut: `error: no help topic "nosuch": see skewcheck help`, noOut: true},
+		{args: []string{"help", "cluster", "skew"}, out: "skewcheck cluster skew [flags]", noErrs: true},
 	} {
 		var out, errOut bytes.Buffer
 		code := Run(tc.args, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
@@ -184,6 +185,7 @@ func assertRefused(t *testing.T, state string, cases []badInput) {
 // What needs no cluster to judge is refused before one starts, naming the flag and the fix:
 // conformance's flags, then observe's and certify's.
 func TestRefusedBeforeBringUp(t *testing.T) {
+	noKubeconfig(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -196,7 +198,7 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"user contexts without contexts", []string{"--kubeconfig", "x", "--user-contexts", "u"}, "--user-contexts names one context per endpoint of --contexts"},
 		{"a dry run of a cluster skewcheck makes", []string{"--dry-run"}, "--dry-run lists what a run would make in a cluster whose apiservers it finds"},
 		{"a dry run with contexts", []string{"--dry-run", "--kubeconfig", "x", "--contexts", "a"}, "it goes with --kubeconfig FILE and without --contexts"},
-		{"a watch without a cluster", []string{"observe", "--for", "1m"}, "--kubeconfig is required (or --in-cluster, from a pod)"},
+		{"a watch without a cluster", []string{"observe", "--for", "1m"}, "~/.kube/config absent: give --kubeconfig, or --in-cluster from a pod"},
 		{"a watch of two clusters", []string{"observe", "--kubeconfig", "x", "--in-cluster"}, "--in-cluster reaches the cluster the pod runs in"},
 		{"a watch without an end", []string{"observe", "--kubeconfig", "x", "--for", "0s"}, "--for 0s: say how long at most to watch"},
 		{"a watch until a minor version", []string{"observe", "--kubeconfig", "x", "--until", "1.36"}, `--until "v1.36": the whole version`},

@@ -10,5 +10,5 @@ func commands(streams IOStreams) []*cobra.Command {
 	return []*cobra.Command{newClusterCommand(streams), newConformanceCommand(streams), newChaosCommand(streams), newUpgradeCommand(streams), newObserveCommand(streams),
 		newRacesCommand(streams), newReferenceCommand(streams), newReportCommand(streams), newBinariesCommand(streams),
 		newNightlyCommand(streams), newMutationCommand(streams), newEmulationCommand(streams), newImagesCommand(streams), newEtcdCommand(streams),
-		newInClusterCommand(streams), newCertifyCommand(streams), newCleanupCommand(streams)}
+		newInClusterCommand(streams), newCertifyCommand(streams), newCleanupCommand(streams), newVersionCommand(streams)}
 }

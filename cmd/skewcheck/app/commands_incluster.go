@@ -9,7 +9,7 @@ import "github.com/spf13/cobra"
 // with the tag incluster, the binary leaves out the providers that make clusters (embedded
 // etcd, kind, Docker), the references and the commands that need them.
 func commands(streams IOStreams) []*cobra.Command {
-	return []*cobra.Command{newConformanceCommand(streams), newObserveCommand(streams), newInClusterCommand(streams)}
+	return []*cobra.Command{newConformanceCommand(streams), newObserveCommand(streams), newInClusterCommand(streams), newVersionCommand(streams)}
 }
 
 // flagsFromContractEnv binds the reference commands' flags to their contracts'

@@ -160,6 +160,9 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 		if err := f.provider.require(); err != nil {
 			return err
 		}
+		if line := localNotKubeconfig(); line != "" {
+			fmt.Fprintln(streams.ErrOut, line)
+		}
 		if line := f.servers.applyDefaultSkew(); line != "" {
 			fmt.Fprintln(streams.ErrOut, line)
 		}

@@ -50,11 +50,19 @@ confirmed, a server never came back, --until not reached).`,
 			"  skewcheck certify --kubeconfig cluster.kubeconfig --observe 30m --observe-until v1.36.3   # the same, as a Job",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.kubeconfig == "" && !f.inCluster {
-				return fmt.Errorf("--kubeconfig is required (or --in-cluster, from a pod): the cluster whose upgrade to watch")
-			}
 			if f.kubeconfig != "" && f.inCluster {
 				return fmt.Errorf("--in-cluster reaches the cluster the pod runs in: drop --kubeconfig, or --in-cluster")
+			}
+			spec := clusters.Spec{InCluster: f.inCluster, Progress: streams.ErrOut}
+			if !f.inCluster {
+				src, err := findKubeconfig(f.kubeconfig)
+				if err != nil {
+					return fmt.Errorf("%w, or --in-cluster from a pod", err)
+				}
+				// The existing provider takes a path, and reads that one file.
+				if spec.Kubeconfig, spec.Context, err = src.file(f.context); err != nil {
+					return err
+				}
 			}
 			if f.o.For <= 0 {
 				return fmt.Errorf("--for %s: say how long at most to watch, e.g. --for 30m", f.o.For)
@@ -72,7 +80,7 @@ confirmed, a server never came back, --until not reached).`,
 			defer stop()
 			f.o.Seed = framework.SeedOrClock(f.o.Seed)
 			f.o.Progress = streams.ErrOut
-			c, err := clusters.New(ctx, existing.ProviderName, clusters.Spec{Kubeconfig: f.kubeconfig, Context: f.context, InCluster: f.inCluster, Progress: streams.ErrOut})
+			c, err := clusters.New(ctx, existing.ProviderName, spec)
 			if err != nil {
 				return wordError(err)
 			}
@@ -91,7 +99,7 @@ confirmed, a server never came back, --until not reached).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster being upgraded")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the cluster being upgraded (default: as kubectl finds it, $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&f.context, "context", "", "its context (default: the current one)")
 	fl.BoolVar(&f.inCluster, "in-cluster", false, "watch the cluster this pod runs in, as its ServiceAccount (certify --observe's Job does)")
 	fl.DurationVar(&f.o.For, "for", 30*time.Minute, "watch at most this long")

@@ -9,47 +9,39 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skewcheck/skewcheck/clusters/registry"
-	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 func newSkewCommand(streams IOStreams) *cobra.Command {
-	var name, kubeconfig string
-	var contexts []string
+	var f skewFlags
 	cmd := &cobra.Command{
 		Use:   "skew",
 		Short: "Print the GVRs some servers serve and others do not, from each server's own (nopeer) discovery",
+		Long: `Asks each apiserver what it serves itself (nopeer discovery) and prints what some serve and
+others do not. Without --kubeconfig, --context or --contexts it asks the servers of the local
+cluster --name. With any of them it reads the kubeconfig as kubectl does (--kubeconfig,
+else $KUBECONFIG, else ~/.kube/config) and finds every apiserver behind --context (the
+current one by default) as conformance --kubeconfig does, or asks the --contexts, one per
+apiserver.`,
 		Example: "  skewcheck cluster skew --name skew\n" +
+			"  skewcheck cluster skew --context prod\n" +
 			"  skewcheck cluster skew --kubeconfig ~/.kube/config --contexts apiserver-a,apiserver-b",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kubeconfig == "" {
-				rec, err := registry.Read(name)
-				if err != nil {
-					return fmt.Errorf("reading cluster %q: %v: is it running? (skewcheck cluster list)", name, err)
-				}
-				kubeconfig = rec.Kubeconfig
-				for _, s := range rec.Servers {
-					contexts = append(contexts, s.Admin)
-				}
-			}
-			// Loaded as every kubeconfig target is; no context is ErrNoContexts, which Run
-			// words with --contexts.
-			cfgs, err := framework.RestConfigs(kubeconfig, contexts)
+			servers, err := f.servers(cmd.Context(), streams)
 			if err != nil {
 				return err
 			}
 			byServer := map[string]discovery.Set{}
-			for i, cfg := range cfgs {
-				set, err := discovery.Served(cmd.Context(), cfg)
+			for _, s := range servers {
+				set, err := discovery.Served(cmd.Context(), s.config)
 				if err != nil {
-					return fmt.Errorf("context %s: %w", contexts[i], err)
+					return fmt.Errorf("asking %s what it serves: %w", s.name, err)
 				}
-				byServer[contexts[i]] = set
+				byServer[s.name] = set
 			}
 			skew := discovery.Compare(byServer)
 			if len(skew) == 0 {
-				fmt.Fprintf(streams.Out, "no skew: all %d servers serve the same GVRs\n", len(contexts))
+				fmt.Fprintf(streams.Out, "no skew: all %d servers serve the same GVRs\n", len(servers))
 				return nil
 			}
 			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
@@ -60,8 +52,9 @@ func newSkewCommand(streams IOStreams) *cobra.Command {
 			return w.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "skewcheck", "local cluster name")
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "an existing cluster's kubeconfig instead of a local cluster")
-	cmd.Flags().StringSliceVar(&contexts, "contexts", nil, "with --kubeconfig: one context per apiserver")
+	cmd.Flags().StringVar(&f.name, "name", "skewcheck", "local cluster name")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "an existing cluster's kubeconfig instead of a local cluster (default with --context or --contexts: as kubectl finds it, $KUBECONFIG or ~/.kube/config)")
+	cmd.Flags().StringVar(&f.context, "context", "", "an existing cluster's context, whose apiservers are found (default with --kubeconfig: its current context)")
+	cmd.Flags().StringSliceVar(&f.contexts, "contexts", nil, "an existing cluster's contexts instead, one per apiserver")
 	return cmd
 }
