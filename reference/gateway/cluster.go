@@ -29,6 +29,9 @@ type cluster struct {
 	auth          *authn.Authenticator
 	impersonation *impersonationAuthorizer
 	next          atomic.Uint64 // round robin for the gateway's own calls
+	// anonymous is spec.anonymous: a request without credentials goes on as
+	// system:anonymous instead of being refused 401.
+	anonymous bool
 	// lastMatchWins is the LastMatchWins defect.
 	lastMatchWins bool
 }
@@ -88,7 +91,8 @@ func compile(d *document, defaults servingDefaults, prev *cluster, pool upstream
 		return nil, problems
 	}
 
-	c := &cluster{name: d.cluster.Name, tls: tlsConfig, disabled: map[*upstream]bool{}, schemas: map[string]schemaLimiter{}, lastMatchWins: defects.LastMatchWins}
+	c := &cluster{name: d.cluster.Name, tls: tlsConfig, disabled: map[*upstream]bool{}, schemas: map[string]schemaLimiter{},
+		anonymous: spec.Anonymous, lastMatchWins: defects.LastMatchWins}
 	for _, n := range spec.SecureServing.ServerNames {
 		c.serverNames = append(c.serverNames, strings.ToLower(n))
 	}

@@ -46,3 +46,24 @@ func TestSubsetDefects(t *testing.T) {
 		}
 	}
 }
+
+// TestAnonymousIsPerCluster: spec.anonymous is read (strictly: a field this gateway adds)
+// into the cluster it is set on, and off where it is left out.
+func TestAnonymousIsPerCluster(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{{validDoc, false}, {validDoc + "  anonymous: true\n", true}} {
+		d := &document{source: "clusters.yaml"}
+		if err := yaml.UnmarshalStrict([]byte(tc.doc), &d.cluster); err != nil {
+			t.Fatal(err)
+		}
+		c, ps := compile(d, servingDefaults{cert: &tls.Certificate{}}, nil, newPool(time.Second, timings{}, nil, nil).begin(), Defects{})
+		if len(ps) > 0 {
+			t.Fatal(ps)
+		}
+		if c.anonymous != tc.want {
+			t.Errorf("spec.anonymous %v: the compiled cluster lets anonymous in: %v", tc.want, c.anonymous)
+		}
+	}
+}

@@ -50,7 +50,8 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 			if r.Context().Err() != nil {
 				return // the client has gone; nobody reads an answer
 			}
-			writeUnavailable(w, fmt.Sprintf("%s: no server could be reached for %s %s: %v", c, r.Method, r.URL.Path, err))
+			g.errorLog.Printf("%s: %s %q from %s: no server could be reached: %v: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, err)
+			writeUnavailable(w, unavailableUpstream)
 		},
 		ErrorLog: g.errorLog,
 	}

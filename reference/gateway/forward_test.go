@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -65,7 +67,7 @@ func testGateway(t *testing.T, d Defects, upstreamURLs ...string) *Gateway {
 		policies: []*policy{{label: "0", subset: ups, limiter: exempt{},
 			rules: []rule{compileRule(gwapi.DispatchPolicyRule{Verbs: all, APIGroups: all, Resources: all, NonResourceURLs: all}, d)}}},
 	}
-	g := &Gateway{cfg: Config{DefaultServerName: "gw.test", Defects: d}, metrics: newMetrics()}
+	g := &Gateway{cfg: Config{DefaultServerName: "gw.test", Defects: d}, metrics: newMetrics(), errorLog: log.New(io.Discard, "", 0)}
 	g.state.Store(&state{clusters: []*cluster{c}, bySNI: map[string]*cluster{"gw.test": c}})
 	return g
 }
@@ -160,6 +162,7 @@ func TestImpersonationBeforeHopByHopDefect(t *testing.T) {
 	up := newRecordingUpstream(t)
 	g := testGateway(t, Defects{ImpersonationBeforeHopByHop: true}, up.URL)
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/kube-system/secrets", nil)
+	r.Header.Set("Authorization", "Bearer bob")
 	r.Header.Set("Connection", "Impersonate-User, Impersonate-Group")
 	w := httptest.NewRecorder()
 	g.ServeHTTP(w, r)

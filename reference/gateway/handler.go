@@ -17,8 +17,10 @@ import (
 //     UpstreamCluster; a Host that names another cluster than the SNI is refused (421,
 //     selection.go); a Connection header that names the identity headers is refused
 //     (400, identity.go);
-//  2. the client is authenticated (certificate, else bearer token, else anonymous) and
-//     its own Impersonate-* headers, if any, are authorized (impersonation.go);
+//  2. the client is authenticated (certificate, else bearer token); one with neither is
+//     refused 401 unless its cluster lets anonymous in (spec.anonymous), and goes on as
+//     system:anonymous if it does; its own Impersonate-* headers, if any, are authorized
+//     (impersonation.go);
 //  3. the first dispatch policy whose rules match takes it; none: refused with 403
 //     Forbidden naming what no policy matched. The request is the client's mistake (or
 //     the configuration's), not a server failure: a 5xx would make client-go and kubectl
@@ -27,6 +29,9 @@ import (
 //  5. it goes to a healthy server of the policy that serves what it asks for (balance.go),
 //     as the user (impersonation), retried elsewhere if idempotent and unanswered; no
 //     server: 503 with Retry-After.
+//
+// A 503 says what failed in words that name nothing of the gateway's (status.go); what
+// failed where goes to the log.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	clusterName, policyName, answered := "none", "none", "none"
@@ -51,16 +56,23 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u, err := c.auth.Authenticate(r.Context(), r)
 	switch {
 	case errors.Is(err, authn.ErrInvalidToken):
-		writeUnauthorized(rec)
+		writeUnauthorized(rec, r)
 		return
 	case err != nil:
-		writeUnavailable(rec, fmt.Sprintf("%s: could not authenticate the client: %v", c, err))
+		g.errorLog.Printf("%s: %s %q from %s: could not authenticate the client: %v: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, err)
+		writeUnavailable(rec, "could not authenticate the request: "+unavailableUpstream)
+		return
+	case u == nil && !c.anonymous:
+		// What kube-apiserver with --anonymous-auth=false answers. Going on as
+		// system:anonymous, with the gateway's own credentials, would let anonymous in
+		// behind servers that keep it out: the cluster must say it wants that.
+		writeUnauthorized(rec, r)
 		return
 	case u == nil:
 		u = anonymous()
 	}
 	if u, err = g.impersonate(r, c, u); err != nil {
-		writeImpersonationError(rec, err)
+		g.writeImpersonationError(rec, r, c, err)
 		return
 	}
 	stripClientIdentity(r.Header)
@@ -92,7 +104,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	targets, why := p.candidates(info)
 	if len(targets) == 0 {
-		writeUnavailable(rec, fmt.Sprintf("%s: dispatch policy %s: %s", c, p.label, why))
+		g.errorLog.Printf("%s: %s %q from %s: dispatch policy %s: %s: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, p.label, why)
+		writeUnavailable(rec, unavailableUpstream)
 		return
 	}
 	if g.cfg.Defects.DropUID && u.UID != "" {
@@ -127,7 +140,7 @@ type errImpersonationDenied struct {
 
 func (e errImpersonationDenied) Error() string { return e.check.describe(e.actor) }
 
-func writeImpersonationError(w http.ResponseWriter, err error) {
+func (g *Gateway) writeImpersonationError(w http.ResponseWriter, r *http.Request, c *cluster, err error) {
 	var denied errImpersonationDenied
 	var bad errBadImpersonation
 	switch {
@@ -136,7 +149,8 @@ func writeImpersonationError(w http.ResponseWriter, err error) {
 	case errors.As(err, &bad):
 		writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, "Internal error occurred: "+bad.Error(), 0)
 	default:
-		writeUnavailable(w, "could not authorize the requested impersonation: "+err.Error())
+		g.errorLog.Printf("%s: %s %q from %s: could not authorize the requested impersonation: %v: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, err)
+		writeUnavailable(w, "could not authorize the requested impersonation: "+unavailableUpstream)
 	}
 }
 

@@ -12,9 +12,9 @@ const (
 	unauthenticated = "system:unauthenticated"
 )
 
-// anonymous is who a client without credentials (authn's nil user) is: the upstream's
-// authorizer then decides what anonymous may do (/readyz, /version), exactly as if it
-// asked directly.
+// anonymous is who a client without credentials (authn's nil user) is in a cluster that
+// lets anonymous in (spec.anonymous): the upstream's authorizer then decides what
+// anonymous may do (/readyz, /version), exactly as if it asked directly.
 func anonymous() *authn.User {
 	return &authn.User{Name: anonymousUser, Groups: []string{unauthenticated}}
 }

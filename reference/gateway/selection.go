@@ -55,27 +55,27 @@ func (g *Gateway) clusterFor(r *http.Request) (c *cluster, name, misdirected str
 	if g.cfg.RouteByHost {
 		c, name = byHost, host
 		if c != nil && bySNI != c {
-			misdirected = fmt.Sprintf("the Host %q selects %s but the connection's TLS server name %q selects %s: send the same name in both (open a new connection for %q)", host, c, sni, describe(bySNI), host)
+			misdirected = misdirection(sni, host)
 		}
 		return c, name, misdirected
 	}
 	c, name = bySNI, sni
 	if c != nil && byHost != nil && byHost != c {
-		misdirected = fmt.Sprintf("the TLS server name %q selects %s but the Host %q selects %s: send the same name in both (open a new connection for %q)", sni, c, host, byHost, host)
+		misdirected = misdirection(sni, host)
 	}
 	return c, name, misdirected
 }
 
-func describe(c *cluster) string {
-	if c == nil {
-		return "no UpstreamCluster"
-	}
-	return c.String()
+// misdirection is the 421's message. It names what the client sent, not the clusters
+// its names select: their names are the operator's, and one is another cluster's.
+func misdirection(sni, host string) string {
+	return fmt.Sprintf("the TLS server name %q and the Host %q do not select the same cluster: send the same name in both (open a new connection for %q)", sni, host, host)
 }
 
 // serveUnselected answers a request that selects no cluster: the gateway's own health
 // endpoints and its own /version (as KubeGateway answers them), else 503 as KubeGateway
-// answers ("not being proxied").
+// answers ("not being proxied"), naming no cluster's server names: the client may be
+// anybody, and they are other tenants'. The log has the name and those known.
 func (g *Gateway) serveUnselected(w http.ResponseWriter, r *http.Request, name string) {
 	switch r.URL.Path {
 	case "/healthz", "/livez", "/readyz":
@@ -92,9 +92,9 @@ func (g *Gateway) serveUnselected(w http.ResponseWriter, r *http.Request, name s
 	if g.cfg.RouteByHost {
 		what = "Host"
 	}
-	writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, fmt.Sprintf(
-		"the %s %q selects no UpstreamCluster (known: %s); connect with one of those names (a host name in the URL: kubectl sends it as both TLS server name and Host)",
-		what, name, strings.Join(g.state.Load().serverNames(), ", ")), 0)
+	g.errorLog.Printf("%s %q from %s: the %s %q selects no UpstreamCluster (known: %s): answered 503",
+		r.Method, r.URL.Path, r.RemoteAddr, what, name, strings.Join(g.state.Load().serverNames(), ", "))
+	writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, unavailableNoCluster, 0)
 }
 
 // ownVersion is the gateway's own /version, for requests no cluster takes.

@@ -27,13 +27,32 @@ func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, me
 	w.Write(b)
 }
 
-func writeUnauthorized(w http.ResponseWriter) {
+// writeUnauthorized answers as kube-apiserver's authentication filter answers a request
+// no authenticator accepts (k8s.io/apiserver's filters.Unauthorized): a Status 401
+// "Unauthorized" saying nothing more, and over HTTP/2 Connection: close, which Go's
+// server turns into a GOAWAY once this stream is done (kube-apiserver's
+// UnauthenticatedHTTP2DOSMitigation, on by default since 1.29): a client that cannot
+// authenticate keeps no HTTP/2 connection, whose cheap streams are what CVE-2023-44487
+// abused.
+func writeUnauthorized(w http.ResponseWriter, r *http.Request) {
+	if r.ProtoMajor == 2 {
+		w.Header().Set("Connection", "close")
+	}
 	writeStatus(w, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", 0)
 }
 
 // unavailableRetryAfter is what a 503 tells clients: health checks restore a server
 // within a second or two of its recovery.
 const unavailableRetryAfter = time.Second
+
+// What the gateway's 503s tell clients. They name nothing of the gateway's: the
+// servers' addresses, what failed dialing them and the other UpstreamClusters' server
+// names are the operator's, and a client (of any cluster, or of none) learns nothing
+// from them it could act on. The details go to the gateway's log.
+const (
+	unavailableUpstream  = "the upstream apiserver is unavailable"
+	unavailableNoCluster = "no upstream cluster serves this server name: connect with the server of your kubeconfig's cluster (kubectl sends its host as both TLS server name and Host)"
+)
 
 func writeUnavailable(w http.ResponseWriter, message string) {
 	writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, message, unavailableRetryAfter)

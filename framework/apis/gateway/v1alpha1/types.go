@@ -27,6 +27,15 @@ type UpstreamClusterSpec struct {
 	FlowControl   FlowControl             `json:"flowControl,omitempty"`
 	// DispatchPolicies are tried in order; the first whose rules match takes the request.
 	DispatchPolicies []DispatchPolicy `json:"dispatchPolicies,omitempty"`
+	// Anonymous, added here, forwards a request that presents no credentials as
+	// system:anonymous (group system:unauthenticated), for the servers' authorizer to
+	// decide, as kube-apiserver with --anonymous-auth=true does. Off by default: such a
+	// request is answered 401 Unauthorized by the gateway and goes nowhere. The gateway
+	// reaches the servers with its own credentials and impersonates, so forwarding
+	// anonymous would let anonymous in behind servers that turned it off
+	// (--anonymous-auth=false). Turn it on only for servers that allow anonymous requests
+	// and clients that need them (unauthenticated health checks, /version).
+	Anonymous bool `json:"anonymous,omitempty"`
 }
 
 // UpstreamClusterServer is one apiserver.
