@@ -18,6 +18,7 @@ func newBinariesCommand(streams IOStreams) *cobra.Command {
 		Example: "  skewcheck binaries ensure --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck binaries ensure --versions v1.36.3 --components kube-apiserver,kube-proxy\n" +
 			"  skewcheck binaries ensure --versions 1.36 --source download",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Progress = streams.ErrOut
 			for _, v := range versions {

@@ -57,7 +57,7 @@ With --observe 30m the Job runs "skewcheck observe --in-cluster" instead: it wat
 rolling upgrade someone else drives meanwhile, under load, and its upgrade.json and
 timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from evicting it
 (a drain of its node waits for it).`,
-		Example: "  skewcheck certify --kubeconfig cluster.kubeconfig --image registry.example/skewcheck:v0.1 --upstream\n" +
+		Example: "  skewcheck certify --kubeconfig cluster.kubeconfig --image registry.example/skewcheck:v0.1 --conformance-flag=--upstream\n" +
 			"  skewcheck certify --kubeconfig kind.kubeconfig --image " + DefaultSkewcheckImage + " --host-network --profiles mvp\n" +
 			"  skewcheck certify --kubeconfig cluster.kubeconfig --observe 30m --observe-until v1.36.3",
 		Args: cobra.NoArgs,
@@ -75,7 +75,7 @@ timeline.svg come out the same way; its PodDisruptionBudget keeps a drain from e
 	fl.StringSliceVar(&f.profiles, "profiles", suites.DefaultProfiles, "the profiles the run runs")
 	fl.StringVar(&f.focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
 	fl.StringVar(&f.skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
-	fl.StringSliceVar(&f.extra, "conformance-flag", nil, "a flag of conformance for the run inside, e.g. --conformance-flag=--upstream (repeat it)")
+	fl.StringArrayVar(&f.extra, "conformance-flag", nil, "a flag of conformance for the run inside, kept whole (commas and all), e.g. --conformance-flag=--upstream (repeat it, one flag each)")
 	fl.BoolVar(&f.hostNetwork, "host-network", false, "run the pod on its node's network and reach the apiserver on that node: for a cluster with no pod network or Service proxy (a kind cluster skewcheck makes); the pod then meets no Pod Security level but privileged")
 	fl.StringVar(&f.auditLogDir, "audit-log-dir", "", "a directory of every node holding the apiservers' audit logs, mounted read-only into the pod at the same path (then name each log with --conformance-flag=--audit-logs=NAME=PATH); the pod then reads them as root, with no capability, and meets no Pod Security level but privileged")
 	fl.BoolVar(&f.keep, "keep", false, "leave the namespace, Job, ServiceAccount and ClusterRole(Binding) in the cluster, for a look (skewcheck cleanup --run removes them)")
@@ -112,6 +112,9 @@ func (f certifyFlags) env() map[string]string {
 
 // runCertify runs the Job, and removes what it made on every exit.
 func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
+	if err := checkConformanceFlags(f.extra); err != nil {
+		return err
+	}
 	if f.sonobuoy {
 		manifest, err := existing.SonobuoyPlugin(f.image, f.env())
 		if err != nil {

@@ -62,3 +62,22 @@ func TestCertifyResultsWhateverTheCode(t *testing.T) {
 		})
 	}
 }
+
+// TestConformanceFlagKeptWhole: a --conformance-flag value reaches the run inside whole,
+// commas and all (it was split at them, so the second audit log was lost), and what the
+// run inside parses of it has both logs.
+func TestConformanceFlagKeptWhole(t *testing.T) {
+	const logs = "--audit-logs=cp-1=/a.log,cp-2=/b.log"
+	var out bytes.Buffer
+	if code := Run([]string{"certify", "--sonobuoy-plugin", "--conformance-flag=" + logs, "--conformance-flag=--upstream"}, IOStreams{Out: &out, ErrOut: &out}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "value: "+logs+" --upstream\n") {
+		t.Errorf("E2E_EXTRA_ARGS is not %q:\n%s", logs+" --upstream", out.String())
+	}
+	f := &conformanceFlags{}
+	c := conformanceCommandWith(IOStreams{Out: &out, ErrOut: &out}, f)
+	if err := c.ParseFlags(strings.Fields(logs + " --upstream")); err != nil || len(f.auditLogs) != 2 || !f.upstream {
+		t.Errorf("the run inside parses %v (%v), want both logs and --upstream", f.auditLogs, err)
+	}
+}

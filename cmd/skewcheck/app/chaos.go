@@ -50,7 +50,11 @@ every write 201); a proxy that forwards custom resources to a peer answers 503.
 Targets: upstream (the apiservers' own mixed version proxy) and reference (skewcheck's
 reference peer proxy in front of the same apiservers), side by side in one table.`,
 		Example: "  skewcheck chaos --fault freeze --server 2 --for 20s\n  skewcheck chaos --fault all --targets upstream,reference --seed 42\n  skewcheck chaos --load crd --fault crash,freeze,stop",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkClusterRun(cmd, &sf, reportDir); err != nil {
+				return err
+			}
 			if len(faultNames) == 1 && faultNames[0] == "all" {
 				faultNames = faults.Names()
 			}

@@ -186,6 +186,10 @@ func assertRefused(t *testing.T, state string, cases []badInput) {
 // conformance's flags, then observe's and certify's.
 func TestRefusedBeforeBringUp(t *testing.T) {
 	noKubeconfig(t)
+	file := filepath.Join(t.TempDir(), "report")
+	if err := os.WriteFile(file, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -207,10 +211,43 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"a Job watching until without watching", []string{"certify", "--kubeconfig", "x", "--observe-until", "v1.36.3"}, "--observe-until goes with --observe"},
 		{"a Job watching and testing", []string{"certify", "--kubeconfig", "x", "--observe", "5m", "--profiles", "mvp"}, "--observe watches an upgrade and runs no profile"},
 		{"a Job with a memory limit that is no quantity", []string{"certify", "--kubeconfig", "x", "--memory-limit", "lots"}, `--memory-limit "lots": a Kubernetes quantity`},
+		// Issue 58: each of these went on to build or start something.
+		{"a report dir that is a file", []string{"--report-dir", file}, "--report-dir " + file + " is a file: give a directory"},
+		{"a report dir under a file", []string{"--report-dir", filepath.Join(file, "sub")}, "cannot be made, since " + file + " is a file"},
+		{"chaos's report dir under a file", []string{"chaos", "--report-dir", filepath.Join(file, "sub")}, "cannot be made, since " + file + " is a file"},
+		{"races' report dir that is a file", []string{"races", "--report-dir", file}, "--report-dir " + file + " is a file"},
+		{"a focus that matches no test", []string{"--focus", "NOMATCH-999"}, `--focus "NOMATCH-999" matches no test of --profiles mvp,discovery (it is matched against "[ID] description"); the nearest IDs are `},
+		{"a focus of a test of another profile", []string{"--focus", `\[GW-080\]`}, "matches no test of --profiles mvp,discovery, only tests of gateway: give --profiles gateway"},
+		{"a focus of a profile's test outside --profiles", []string{"--profiles", "mvp", "--focus", "DISC-001"}, "only tests of discovery: give --profiles discovery"},
+		{"a skip of every test", []string{"--skip", "."}, `--skip "." skips every test of --profiles mvp,discovery: skip fewer, or drop --skip`},
+		{"a skip of every focused test", []string{"--focus", "MVP-010", "--skip", "MVP"}, `--skip "MVP" skips every test --focus "MVP-010" leaves`},
+		{"no profiles", []string{"--profiles", ""}, "--profiles is empty: name the profiles to run, e.g. --profiles mvp,discovery"},
+		{"the gateway profile without a gateway", []string{"--profiles", "gateway"}, "--profiles gateway tests an API gateway in front of the apiservers, and none is given: give --gateway reference"},
+		{"a port past 65535", []string{"--port", "70000"}, "--port 70000 is no TCP port: give one from 1 to 65535"},
+		{"cluster create on a port past 65535", []string{"cluster", "create", "--name", "p", "--port", "70000"}, "--port 70000 is no TCP port"},
+		{"chaos on port 0", []string{"chaos", "--port", "0"}, "--port 0 is no TCP port"},
+		{"races on a port past 65535", []string{"races", "--port", "70000"}, "--port 70000 is no TCP port"},
+		{"a request bound backwards", []string{"--timeout-request", "-5s"}, "--timeout-request -5s: give a duration of zero or more, e.g. --timeout-request "},
+		{"a fault held backwards", []string{"--fault-hold", "-1s"}, "--fault-hold -1s: give a duration of zero or more"},
+		{"a gateway ready bound backwards", []string{"--gateway", "reference", "--gateway-ready-timeout", "-1m"}, "--gateway-ready-timeout -1m0s: give a duration of zero or more"},
+		{"a fault injected backwards", []string{"chaos", "--for", "-1s"}, "--for -1s: give a duration of zero or more, e.g. --for 15s (the default)"},
+		{"races bound backwards", []string{"races", "--bound", "-1s"}, "--bound -1s: give a duration of zero or more"},
+		{"races on one server", []string{"races", "--versions", "v1.36.3"}, "--versions v1.36.3 makes 1 apiserver(s), and every race is between peers: give two or more"},
+		{"a dataplane name alone", []string{"--profiles", "ipmode", "--dataplane-name", "acme-lb"}, "--dataplane-name names your dataplane in the report: it goes with --dataplane-command or --dataplane-image"},
+		{"a dataplane command without exec", []string{"--profiles", "ipmode", "--dataplane-command", "acme-dataplane"}, "--dataplane-command runs your dataplane: it goes with --dataplane exec"},
+		{"a dataplane command for kube-proxy", []string{"--profiles", "ipmode", "--dataplane", "kube-proxy-nftables", "--dataplane-command", "acme-dataplane"}, "it goes with --dataplane exec"},
+		{"a gateway name alone", []string{"--gateway-name", "acme"}, "--gateway-name names your gateway in the report: it goes with --gateway-command or --gateway-image"},
+		{"a gateway name for the reference", []string{"--gateway", "reference", "--gateway-name", "acme"}, "(a reference gateway is named by --gateway)"},
+		{"a sidecar name alone", []string{"--sidecar-name", "acme-proxy"}, "--sidecar-name names your proxy in the report: it goes with --sidecar-command or --sidecar-image"},
+		{"stray arguments", []string{"--list", "foo", "bar"}, `unknown command "foo" for "skewcheck conformance"`},
+		{"stray arguments of chaos", []string{"chaos", "freeze"}, `unknown command "freeze" for "skewcheck chaos"`},
+		{"a Job with a misspelt conformance flag", []string{"certify", "--kubeconfig", "x", "--conformance-flag=--nosuch"}, "--conformance-flag: unknown flag: --nosuch: give flags of skewcheck conformance"},
+		{"a plugin with a conformance flag of a bad value", []string{"certify", "--sonobuoy-plugin", "--conformance-flag=--timeout-request=soon"}, `--conformance-flag: invalid argument "soon" for "--timeout-request" flag`},
+		{"a Job with a conformance argument", []string{"certify", "--kubeconfig", "x", "--conformance-flag=MVP-010"}, `--conformance-flag: "MVP-010" is no flag of skewcheck conformance`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
-			if args[0] != "observe" && args[0] != "certify" {
+			if strings.HasPrefix(args[0], "-") {
 				args = append([]string{"conformance"}, args...)
 			}
 			out, code := runApp(t, t.TempDir(), args...)
@@ -218,5 +255,8 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 				t.Errorf("exit %d, want 1 and %q before anything starts:\n%s", code, tc.want, out)
 			}
 		})
+	}
+	if st, err := os.Stat(file); err != nil || st.IsDir() {
+		t.Errorf("the report dir given as a file was touched: %v", err)
 	}
 }

@@ -49,6 +49,7 @@ func newCreateCommand(streams IOStreams) *cobra.Command {
 		Example: "  skewcheck cluster create --name skew --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck cluster create --name off --versions v1.35.4,v1.36.3 --no-peer-proxy 1\n" +
 			"  skewcheck cluster create --name nodes --provider kind --versions v1.35.4,v1.36.3",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := registry.CheckName(name); err != nil {
 				return err
@@ -58,6 +59,9 @@ func newCreateCommand(streams IOStreams) *cobra.Command {
 				caps = append(caps, clusters.Fronts, clusters.NamedFronts)
 			}
 			if err := prov.require(caps...); err != nil {
+				return err
+			}
+			if err := sf.checkPort(); err != nil {
 				return err
 			}
 			specs, err := sf.specs()
@@ -122,6 +126,7 @@ func newSuperviseCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "supervise",
 		Hidden: true,
+		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -169,6 +174,7 @@ func newListCommand(streams IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the named clusters on this machine",
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			entries, err := registry.List()
 			if err != nil {
@@ -194,6 +200,7 @@ func newDeleteCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete",
 		Short: "Stop a named cluster (of any provider) and remove everything it made",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := registry.Delete(cmd.Context(), name, timeout)
 			if errors.Is(err, registry.ErrNoCluster) {

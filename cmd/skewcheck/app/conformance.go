@@ -85,6 +85,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 			"      --dataplane-command 'acme-dataplane --kubeconfig $SKEWCHECK_KUBECONFIG --node $SKEWCHECK_NODE_NAME'\n" +
 			"  skewcheck conformance --kubeconfig vendor.kubeconfig --contexts proxy-a,proxy-b --user-contexts proxy-a-user,proxy-b-user \\\n" +
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.list && !cmd.Flags().Changed("profiles") {
 				printTests(streams.Out, suites.All()) // every profile, not only the default ones
@@ -92,6 +93,9 @@ point at instead: one context per apiserver or proxy endpoint.`,
 			}
 			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
 				f.run.Profiles = []string{gatewaysuite.Profile}
+			}
+			if err := checkFlagsAlone(cmd, f); err != nil {
+				return err
 			}
 			return runConformance(cmd.Context(), streams, f)
 		},

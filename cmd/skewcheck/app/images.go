@@ -42,6 +42,7 @@ CGO_ENABLED=0. --binary defaults to this executable.`,
 			"  bin/skewcheck conformance --sidecar-image " + DefaultReferenceImage + " --sidecar-name reference-image\n" +
 			"  bin/skewcheck-static images reference --component dataplane\n" +
 			"  bin/skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane-image " + referenceImage("dataplane"),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			binary, err := binaryOrSelf(binary)
 			if err != nil {

@@ -34,6 +34,7 @@ control-plane nodes, as haproxy behind a stand-in for envoy's command.
 Everything is cached: binaries and the root filesystem in the cache directory, the image in
 the engine under a label of its content.`,
 		Example: "  skewcheck images node --version v1.36.3",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if version == "" {
 				return errors.New("--version is required (v1.36.3, 1.36 or latest)")

@@ -88,6 +88,7 @@ the seed, and the matrix's closing line. Exit 1 when anything failed; the last l
 summary.`,
 		Example: "  skewcheck nightly --versions 1.33,1.34,1.35,1.36,1.37\n  skewcheck nightly --versions v1.35.4,v1.36.3 --profiles mvp --seed 42\n" +
 			"  skewcheck nightly --plan --previous last/nightly.json > plan.json\n  skewcheck nightly --plan-file plan.json --shard 2/4 --seed 42 --report-dir _reports/nightly-2",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -36,7 +36,11 @@ left behind), restarts with the same identity, loses its identity lease, or whil
 points at an address where nothing listens. Each race asserts upstream's documented
 outcome and measures its window. Writes races.json; exit 1 when an outcome differs.`,
 		Example: "  skewcheck races --versions v1.35.4,v1.36.3\n  skewcheck races --race lease-deleted,registering",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkRaces(cmd, &sf, reportDir); err != nil {
+				return err
+			}
 			var chosen []races.Race
 			for _, n := range names {
 				r, err := races.ByName(n)

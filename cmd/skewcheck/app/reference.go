@@ -34,6 +34,7 @@ SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at
 			"    --tls-cert proxy.crt --tls-key proxy.key --client-ca ca.crt --apiserver-ca ca.crt \\\n" +
 			"    --front-proxy-cert front-proxy-client.crt --front-proxy-key front-proxy-client.key \\\n" +
 			"    --control-cert admin.crt --control-key admin.key --metrics-listen 127.0.0.1:9090",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -81,6 +82,7 @@ ingress, traffic goes to the real load balancer. Needs root and the nft command;
 table on SIGTERM.`,
 		Example: "  skewcheck reference ipmode --kubeconfig node.kubeconfig --node-name node-1\n" +
 			"  skewcheck reference ipmode --kubeconfig node.kubeconfig --node-name node-1 --ignore-ipmode   # a dataplane without KEP-1860",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if c.Kubeconfig == "" || c.NodeName == "" {
 				return fmt.Errorf("--kubeconfig and --node-name are required")

@@ -26,6 +26,7 @@ apiserver.`,
 		Example: "  skewcheck cluster skew --name skew\n" +
 			"  skewcheck cluster skew --context prod\n" +
 			"  skewcheck cluster skew --kubeconfig ~/.kube/config --contexts apiserver-a,apiserver-b",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			servers, err := f.servers(cmd.Context(), streams)
 			if err != nil {

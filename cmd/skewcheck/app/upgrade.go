@@ -55,6 +55,7 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 			"  skewcheck upgrade --path v1.35.4,v1.36.3,v1.35.4,v1.36.3 --servers 3 --seed 42\n" +
 			"  skewcheck upgrade --from v1.35.4 --to v1.36.3 --round-trip --servers 3\n" +
 			"  skewcheck upgrade --from v1.35.4 --to v1.36.3 --servers 3 --fault freeze --fault-for 5s",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Servers < 2 {
 				return fmt.Errorf("--servers %d: a rolling upgrade needs at least 2 servers", o.Servers)
