@@ -80,6 +80,11 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Binaries.Source == binaries.SourceCache {
+		if err := requireCached(ctx, cache, version, opts.Binaries); err != nil {
+			return Result{}, err
+		}
+	}
 	// The root filesystem (debootstrap: network and disk) is made while the binaries are
 	// built (CPU), which on a cold machine saves its two minutes.
 	type rootfsResult struct {
