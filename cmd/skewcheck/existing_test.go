@@ -158,6 +158,17 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		t.Errorf("certify: exit %d, want 0 as from outside", code)
 	}
 	in := readReport(t, inside, out)
+	// From inside, each apiserver's peer-advertise address is dialled as a peer dials it
+	// (the cluster CA, kubernetes.default.svc): kind's kubeadm certificates pass.
+	if in.ProxyState == nil || len(in.ProxyState.Servers) != 2 {
+		t.Errorf("certify's report has no proxy state of both apiservers: %+v", in.ProxyState)
+	} else {
+		for _, s := range in.ProxyState.Servers {
+			if tls := s.PeerAddressTLS; tls == nil || tls.State != report.PeerTLSVerified {
+				t.Errorf("%s: the peer address %s, dialled from inside: %+v, want verified", s.Name, s.PeerAdvertiseAddress, tls)
+			}
+		}
+	}
 
 	// And through one context per apiserver, as before discovery: the endpoints named by
 	// hand, the identity tests as their user contexts.

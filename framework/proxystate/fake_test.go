@@ -35,6 +35,9 @@ type fake struct {
 	list          int  // the status of a list of a GVR it does not serve
 	merged        discovery.Set
 	notKubeadm    bool // no kube-system/kubeadm-config
+	// leaseAddresses, when set, are the peer addresses the identity leases it lists give
+	// cp-1, cp-2, ... ("": no annotation); else cp-1's and cp-2's are 10.0.0.1:6443, 10.0.0.2:6443.
+	leaseAddresses []string
 	// sawPeerHeader is set when a request carried the proxy's own loop-guard header, and
 	// askedKubeadm when kubeadm's ConfigMap was asked for.
 	sawPeerHeader, askedKubeadm atomic.Bool
@@ -66,7 +69,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(document(view, r.URL.Path == "/api"))
 	case r.URL.Path == "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases":
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(identityLeases())
+		json.NewEncoder(w).Encode(identityLeases(f.leaseAddresses...))
 	case r.URL.Path == "/api/v1/namespaces/kube-system/configmaps/kubeadm-config" && !f.notKubeadm:
 		f.askedKubeadm.Store(true)
 		w.Header().Set("Content-Type", "application/json")
@@ -107,15 +110,23 @@ func document(view discovery.Set, core bool) apidiscoveryv2.APIGroupDiscoveryLis
 	return list
 }
 
-// identityLeases are cp-1's and cp-2's leases, each naming its address for peers.
-func identityLeases() coordinationv1.LeaseList {
+// identityLeases are the leases of cp-1, cp-2, ..., one per address, each naming its
+// address for peers ("" names none); by default cp-1's and cp-2's.
+func identityLeases(addresses ...string) coordinationv1.LeaseList {
+	if len(addresses) == 0 {
+		addresses = []string{"10.0.0.1:6443", "10.0.0.2:6443"}
+	}
 	l := coordinationv1.LeaseList{TypeMeta: metav1.TypeMeta{Kind: "LeaseList", APIVersion: "coordination.k8s.io/v1"}}
-	for i, host := range []string{"cp-1", "cp-2"} {
-		l.Items = append(l.Items, coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
+	for i, address := range addresses {
+		host := fmt.Sprintf("cp-%d", i+1)
+		lease := coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
 			Name: "apiserver-" + host, Namespace: "kube-system",
-			Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", hostnameLabel: host},
-			Annotations: map[string]string{peerAddressAnnotation: fmt.Sprintf("10.0.0.%d:6443", i+1)},
-		}})
+			Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", hostnameLabel: host},
+		}}
+		if address != "" {
+			lease.Annotations = map[string]string{peerAddressAnnotation: address}
+		}
+		l.Items = append(l.Items, lease)
 	}
 	return l
 }

@@ -1,7 +1,8 @@
 // Package proxystate reads the Mixed Version Proxy's state at each server of a target,
 // before any test: the gate, whether the server built its proxy, whether it proxies a
 // request only a peer can serve, whether its discovery merges its peers', and the address
-// its identity lease gives them. One cause explains most failures on real clusters:
+// its identity lease gives them (and, from inside the cluster, whether that address
+// answers TLS as peers verify it). One cause explains most failures on real clusters:
 // kubeadm never sets --peer-ca-file, and without it upstream builds no proxy even where the
 // gate is on by default (1.36+); each server then answers 404 for what only a peer serves.
 // The result is a report.ProxyState, whose verdict names that cause once, with its fix.
@@ -25,8 +26,9 @@ import (
 )
 
 // RequestTimeout bounds each request, and Budget all of Read: the reads of every server
-// run at once, then at most one more (how the cluster was made), so a server that never
-// answers costs a run seconds, not its --timeout-converge.
+// run at once, then at most one more (how the cluster was made) beside the handshakes with
+// their peer addresses (DialTimeout), so a server that never answers costs a run seconds,
+// not its --timeout-converge.
 const (
 	RequestTimeout = 4 * time.Second
 	Budget         = 9 * time.Second
@@ -62,8 +64,13 @@ func Read(ctx context.Context, t *framework.Target) *report.ProxyState {
 		run(func() { leases, leaseErr = listLeases(ctx, serverConfig(t.Endpoints[0])) })
 	}
 	wg.Wait()
+	// The handshakes run beside judge, which never reads their findings: each writes its
+	// own, set on its server once judge is done.
+	peerTLS := make([]report.Finding, len(t.Endpoints))
 	for i, e := range t.Endpoints {
 		setLease(&p.Servers[i], e, serverConfig(e).Host, leases, leaseErr)
+		address := p.Servers[i].PeerAdvertiseAddress
+		run(func() { peerTLS[i] = checkPeerTLS(ctx, serverConfig(e), address) })
 	}
 	judge(p, func() maker {
 		if t.Upstream && !t.UpstreamDeclared {
@@ -74,6 +81,10 @@ func Read(ctx context.Context, t *framework.Target) *report.ProxyState {
 		}
 		return madeBy(ctx, serverConfig(t.Endpoints[0]))
 	})
+	wg.Wait()
+	for i := range peerTLS {
+		p.Servers[i].PeerAddressTLS = &peerTLS[i]
+	}
 	if t.Gateway != nil && len(p.Inert) > 0 {
 		// A gateway in front routes each request to a server that serves it: the
 		// apiservers' own proxy is off by design there, not the cause of anything.

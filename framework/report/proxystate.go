@@ -51,6 +51,13 @@ type ProxyServer struct {
 	PeerAdvertiseAddress string `json:"peerAdvertiseAddress,omitempty"`
 	Lease                string `json:"lease,omitempty"`
 	LeaseNote            string `json:"leaseNote,omitempty"`
+	// PeerAddressTLS is whether PeerAdvertiseAddress answers TLS as a peer dials it: the
+	// server name kubernetes.default.svc, verified against the cluster's CA (the pod's
+	// ServiceAccount ca.crt). Peers whose --peer-ca-file is that CA cannot pass requests to
+	// a server that fails it, nor (1.35 to 1.37, as read) fetch its discovery. PeerTLSVerified,
+	// PeerTLSUnverified (with the x509 error), PeerTLSUnreachable (with the dial error), or
+	// NotChecked with why: only a run inside the cluster (certify) dials it.
+	PeerAddressTLS *Finding `json:"peerAddressTLS,omitempty"`
 }
 
 // ProxyGate is the gate UnknownVersionInteroperabilityProxy at one server.
@@ -89,8 +96,18 @@ const (
 	DiscoveryMerged = "peer-aggregated"
 	DiscoveryLocal  = "local"
 
+	PeerTLSVerified    = "verified"
+	PeerTLSUnverified  = "unverified"
+	PeerTLSUnreachable = "unreachable"
+	NotChecked         = "not checked"
+
 	CannotTell = "cannot tell"
 )
+
+// NotCheckedOutside is why a peer address was not dialled: it is an address on the control
+// plane's network, which a run outside the cluster need not reach, so a failure from there
+// would say nothing of the peers. Lines leave it out: it would be on every one.
+const NotCheckedOutside = "not checked from outside the cluster: skewcheck certify checks it from inside"
 
 // Line is the server's state on one line, for a terminal.
 func (s ProxyServer) Line() string {
@@ -107,11 +124,15 @@ func (s ProxyServer) Line() string {
 	if s.PeerAdvertiseAddress == "" {
 		lease = "no peer address: " + s.LeaseNote
 	}
-	return strings.Join([]string{name + ": " + gate,
+	clauses := []string{name + ": " + gate,
 		"peer proxy " + s.PeerProxy.State + " (" + s.PeerProxy.Evidence + ")",
 		"proxying " + s.Proxying.State + " (" + s.Proxying.Evidence + ")",
 		"discovery " + s.Discovery.State + " (" + s.Discovery.Evidence + ")",
-		lease}, "; ")
+		lease}
+	if t := s.PeerAddressTLS; t != nil && s.PeerAdvertiseAddress != "" && t.Evidence != NotCheckedOutside {
+		clauses = append(clauses, "peer TLS "+t.State+" ("+t.Evidence+")")
+	}
+	return strings.Join(clauses, "; ")
 }
 
 // WriteProxyState writes the state read before the tests: a line per server, the verdict,

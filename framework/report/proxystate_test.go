@@ -22,6 +22,7 @@ func inertState() *ProxyState {
 			Discovery:            Finding{State: DiscoveryLocal, Evidence: "/api and /apis list what it serves itself"},
 			PeerOnly:             []string{"batch/v1/jobs"},
 			PeerAdvertiseAddress: "10.0.0.1:6443", Lease: "apiserver-abc",
+			PeerAddressTLS: &Finding{State: NotChecked, Evidence: NotCheckedOutside},
 		}, {
 			Name: "sidecar-cp-2", Version: "v1.37.0", Behind: "cp-2",
 			Gate:      ProxyGate{State: GateOff, Stage: "ALPHA", Source: GateInferred, Evidence: "off by default; /metrics: HTTP 403"},
@@ -109,5 +110,20 @@ func TestProxyStateText(t *testing.T) {
 	}
 	if lines[3] != inertState().Verdict || !strings.HasPrefix(lines[4], "fix: ") {
 		t.Errorf("after the lines: %q", lines[3:])
+	}
+}
+
+// From inside the cluster the line ends with what the peer address answered; outside it,
+// and with no address, the line says nothing of TLS (the report's data does).
+func TestPeerAddressTLSInLine(t *testing.T) {
+	s := inertState().Servers[0]
+	s.PeerAddressTLS = &Finding{State: PeerTLSUnverified, Evidence: "TLS to 10.0.0.1:6443 as kubernetes.default.svc against ca.crt: tls: failed to verify certificate: x509: certificate signed by unknown authority"}
+	if want := "; peer address 10.0.0.1:6443 (lease apiserver-abc); peer TLS unverified (TLS to 10.0.0.1:6443 as kubernetes.default.svc against ca.crt: tls: failed to verify certificate: x509: certificate signed by unknown authority)"; !strings.HasSuffix(s.Line(), want) {
+		t.Errorf("line %q\nwant it to end %q", s.Line(), want)
+	}
+	s.PeerAdvertiseAddress, s.LeaseNote = "", "its identity lease apiserver-abc has no kubernetes.io/peer-advertise-address annotation"
+	s.PeerAddressTLS = &Finding{State: NotChecked, Evidence: "its identity lease names no peer address"}
+	if strings.Contains(s.Line(), "peer TLS") {
+		t.Errorf("no address, yet the line says %q", s.Line())
 	}
 }
