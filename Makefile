@@ -86,7 +86,9 @@ conformance: deps binaries
 	@code=0; for r in $(CONFORMANCE_RUNS); do c=$$(cat $(EXIT_CODES)/$$r 2>/dev/null || echo 1); \
 		case $$c in 0) ;; 2) [ $$code = 1 ] || code=2 ;; *) code=1; echo "== $$r: exit $$c" ;; esac; done; \
 	echo $$code > $(REPORT_DIR)/exit-code; \
-	echo "make conformance: skewcheck exit code $$code (0 passed, 1 a run failed, 2 nothing failed but tests could not run); in $(REPORT_DIR)/exit-code"; \
+	echo "exit codes: 0 every run passed, 1 a run failed, 2 nothing failed but tests could not run (the code is also in $(REPORT_DIR)/exit-code)"; \
+	case $$code in 0) what="every run passed" ;; 2) what="nothing failed, but tests could not run" ;; *) what="a run failed" ;; esac; \
+	echo "make conformance: exit code $$code ($$what)"; \
 	exit $$code
 
 conformance-upstream:
