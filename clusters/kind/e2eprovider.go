@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"k8s.io/client-go/rest"
@@ -57,7 +58,7 @@ func WithProgress(w io.Writer) types.ClusterOpts {
 
 func (p *Provider) SetDefaults() types.E2EClusterProvider {
 	if len(p.cfg.Versions) == 0 {
-		p.cfg.Versions = []string{"v1.35.4", "v1.36.3"}
+		p.cfg.Versions = slices.Clone(clusters.DefaultVersions)
 	}
 	if p.cfg.Name == "" {
 		p.cfg.Name = "e2e"

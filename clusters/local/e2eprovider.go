@@ -47,7 +47,7 @@ func WithProgress(w io.Writer) types.ClusterOpts {
 
 func (p *Provider) SetDefaults() types.E2EClusterProvider {
 	if len(p.cfg.Servers) == 0 {
-		p.cfg.Servers = clusters.SpecsFor([]string{"v1.35.4", "v1.36.3"})
+		p.cfg.Servers = clusters.SpecsFor(clusters.DefaultVersions)
 	}
 	return p
 }

@@ -111,23 +111,26 @@ func TestBusyPortAndTakenName(t *testing.T) {
 	integration.Require(t)
 	t.Parallel()
 	state := t.TempDir()
+	// The versions named, not the CLI's default: the skew checked below is 1.35's and 1.36's.
+	oldV, newV := integration.Versions()
+	versions := oldV + "," + newV
 	l, err := net.Listen("tcp", "0.0.0.0:16443")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, code := run(t, state, "cluster", "create", "--name", "busy", "--port", "16443")
+	out, code := run(t, state, "cluster", "create", "--name", "busy", "--port", "16443", "--versions", versions)
 	l.Close()
 	if code == 0 || !strings.Contains(out, "port 16443") || !strings.Contains(out, "in use") {
 		t.Errorf("want a clear busy-port error; exit %d:\n%s", code, out)
 	}
 	assertNothingLeft(t, filepath.Join(state, "busy"))
 
-	out, code = run(t, state, "cluster", "create", "--name", "taken")
+	out, code = run(t, state, "cluster", "create", "--name", "taken", "--versions", versions)
 	if code != 0 {
 		t.Fatalf("create: exit %d:\n%s", code, out)
 	}
 	t.Cleanup(func() { run(t, state, "cluster", "delete", "--name", "taken") })
-	out, code = run(t, state, "cluster", "create", "--name", "taken")
+	out, code = run(t, state, "cluster", "create", "--name", "taken", "--versions", versions)
 	if code == 0 || !strings.Contains(out, "already exists") {
 		t.Errorf("want a clear taken-name error; exit %d:\n%s", code, out)
 	}

@@ -2,9 +2,11 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 )
 
@@ -37,7 +39,7 @@ func newBinariesCommand(streams IOStreams) *cobra.Command {
 			return nil
 		},
 	}
-	ensure.Flags().StringSliceVar(&versions, "versions", []string{"v1.35.4", "v1.36.3"}, "versions to make sure of (v1.35.4, 1.36 for the newest 1.36.x, latest)")
+	ensure.Flags().StringSliceVar(&versions, "versions", slices.Clone(clusters.DefaultVersions), "versions to make sure of (v1.35.4, 1.36 for the newest 1.36.x, latest)")
 	ensure.Flags().StringSliceVar(&components, "components", []string{string(binaries.KubeAPIServer)}, "components to make sure of: kube-apiserver, kube-proxy, kube-controller-manager, kube-scheduler, kubelet, kubeadm, kubectl")
 	addBinaryFlags(ensure, &opts)
 	cmd.AddCommand(ensure)

@@ -28,7 +28,7 @@ type serverFlags struct {
 }
 
 func (f *serverFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&f.versions, "versions", []string{"v1.35.4", "v1.36.3"}, "one kube-apiserver per version, in order apiserver-1, apiserver-2, ... (v1.35.4, 1.36 for the newest 1.36.x, latest)")
+	cmd.Flags().StringSliceVar(&f.versions, "versions", slices.Clone(clusters.DefaultVersions), "one kube-apiserver per version, in order apiserver-1, apiserver-2, ... (v1.35.4, 1.36 for the newest 1.36.x, latest)")
 	cmd.Flags().StringSliceVar(&f.noPeerProxy, "no-peer-proxy", nil, "servers (apiserver-N or N) that run without the mixed version proxy: gate off, no peer CA")
 	cmd.Flags().StringSliceVar(&f.kubeadmProxy, "kubeadm-peer-proxy", nil, "servers (apiserver-N or N) whose mixed version proxy is as kubeadm leaves it: the gate at the release's default, no --peer-ca-file, so inert from 1.36 though the gate is on (kubernetes/kubeadm#3301)")
 	cmd.Flags().StringArrayVar(&f.extra, "server-flag", nil, "an extra kube-apiserver flag for one server, SERVER=FLAG, e.g. 2=--runtime-config=batch/v1=false (repeatable)")

@@ -81,8 +81,8 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.From, "from", "v1.35.4", "version every server starts at")
-	f.StringVar(&o.To, "to", "v1.36.3", "version every server is upgraded (or downgraded) to")
+	f.StringVar(&o.From, "from", clusters.DefaultVersions[0], "version every server starts at")
+	f.StringVar(&o.To, "to", clusters.DefaultVersions[len(clusters.DefaultVersions)-1], "version every server is upgraded (or downgraded) to")
 	f.StringVar(&path, "path", "", "versions to go through, comma-separated (every server starts at the first; each next one is a hop, up or down); instead of --from and --to")
 	f.BoolVar(&roundTrip, "round-trip", false, "the path --from,--to,--from,--to: an upgrade, its rollback, and the upgrade again")
 	f.IntVar(&o.Servers, "servers", 3, "number of apiservers")
