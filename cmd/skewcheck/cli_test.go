@@ -256,7 +256,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			interruptWhen(t, tmp, tc.marker, append([]string{"conformance", "--report-dir", filepath.Join(tmp, "report"), "-v"}, tc.args...))
+			interruptWhen(t, tmp, tc.marker, append([]string{"conformance", "--report-dir", filepath.Join(tmp, "report"), "-v=1"}, tc.args...))
 			assertNothingLeft(t, tmp)
 			assertNoDataplaneLeft(t)
 			entries, _ := filepath.Glob(filepath.Join(tmp, "skewcheck-conformance-*"))

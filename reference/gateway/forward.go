@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
 // forward sends the request to the first candidate that takes it, as the user, and copies
@@ -46,6 +47,10 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		},
 		FlushInterval: -1,
 		Transport:     rt,
+		ModifyResponse: func(resp *http.Response) error {
+			upgrade.CloseWhenIdle(resp, g.cfg.UpgradeIdleTimeout)
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() != nil {
 				return // the client has gone; nobody reads an answer

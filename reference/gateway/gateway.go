@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/skewcheck/skewcheck/reference/internal/serving"
+	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
 // Config is how to run a gateway.
@@ -57,6 +58,11 @@ type Config struct {
 	// frozen upstream is found, and its requests fail over or answer 503, within about
 	// twice this. Default 2s.
 	UpstreamTimeout time.Duration
+	// UpgradeIdleTimeout ends an upgraded session (exec, attach, port-forward, a websocket)
+	// once no byte has passed either way for this long, as the container runtime's
+	// streaming server ends an idle stream (reference/internal/upgrade says where upstream
+	// bounds it). Default upgrade.DefaultIdleTimeout (4 h); negative: no bound.
+	UpgradeIdleTimeout time.Duration
 	// HealthEvery is how often each upstream's /readyz is checked (default 1s);
 	// DiscoveryEvery how often its own discovery is read (default 30s).
 	HealthEvery, DiscoveryEvery time.Duration
@@ -71,6 +77,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.UpstreamTimeout == 0 {
 		c.UpstreamTimeout = 2 * time.Second
+	}
+	if c.UpgradeIdleTimeout == 0 {
+		c.UpgradeIdleTimeout = upgrade.DefaultIdleTimeout
 	}
 	if c.HealthEvery == 0 {
 		c.HealthEvery = time.Second

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
 // ServeHTTP authenticates the client, decides where the request goes, and forwards it with
@@ -136,6 +137,7 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 			hedge: toPeer && p.cfg.Flaw.hedges(r.Method), onError: p.errorCounter(toPeer)},
 		ModifyResponse: func(resp *http.Response) error {
 			count(served)
+			upgrade.CloseWhenIdle(resp, p.cfg.UpgradeIdleTimeout)
 			if err := p.cfg.Flaw.buffer(resp); err != nil || edit == nil {
 				return err
 			}

@@ -248,3 +248,52 @@ func TestSyncIsNotHeldUpBySilentLeases(t *testing.T) {
 	}
 	t.Logf("one sync with 50 silent leases took %v", time.Since(start))
 }
+
+// A flood of leases older than a new peer's, at servers that answer TLS with a certificate
+// the cluster CA did not sign, must not keep the new peer out: before the fix the oldest
+// maxPeers leases were read at every sync, failed every time, and the newer peer was never
+// read. A lease whose read failed now waits behind those not yet tried.
+func TestSyncFloodOfOlderUnverifiedLeasesLetsANewPeerIn(t *testing.T) {
+	cluster, rogueCA := pkiFor(t), pkiFor(t)
+	localSrv, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "local"), localAPIs, coreList)
+	peer, _ := tlsDiscoveryServer(t, servingCert(t, cluster, "peer"), peerAPIs, coreList)
+
+	var floodHits atomic.Int32
+	flood := &http.Server{Handler: discoveryHandler(injected, coreList, &floodHits), ErrorLog: log.New(io.Discard, "", 0),
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{*servingCert(t, rogueCA, "flood")}}}
+	t.Cleanup(func() { flood.Close() })
+	const floodSize = maxPeers + 8
+	objs := []runtime.Object{createdAt(lease("skewcheck-peerproxy-peer", peer.URL, time.Now(), 3600), time.Now())}
+	for i := range floodSize {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go flood.ServeTLS(l, "", "")
+		objs = append(objs, createdAt(lease(fmt.Sprintf("z-flood-%03d", i), "https://"+l.Addr().String(), time.Now(), 3600), time.Now().Add(-time.Hour)))
+	}
+	r := proxyUnderTest(t, cluster, localSrv.URL, objs...)
+
+	// Each sync tries maxPeers leases: the flood's first maxPeers, then the rest and the peer.
+	syncs := floodSize/maxPeers + 1
+	for range syncs {
+		r.sync(context.Background())
+	}
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
+		t.Errorf("after %d syncs with %d older unverifiable leases: capablePeers(batch/v1/jobs) = %v, want [%s]", syncs, floodSize, got, peer.URL)
+	}
+	if got, want := peerIDs(r), []string{"skewcheck-peerproxy-peer"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("peers %v, want only %v", got, want)
+	}
+	if n := floodHits.Load(); n != 0 {
+		t.Errorf("the flood's servers got %d requests past the TLS handshake", n)
+	}
+
+	// Once verified, the peer keeps its place while the flood goes on failing.
+	for range 3 {
+		r.sync(context.Background())
+	}
+	if got := r.capablePeers("batch/v1/jobs"); !reflect.DeepEqual(got, []string{peer.URL}) {
+		t.Errorf("the verified peer left while the flood failed: capablePeers(batch/v1/jobs) = %v", got)
+	}
+}

@@ -57,6 +57,9 @@ type registry struct {
 	// kept are the views of its peers FlawStalePeerDiscovery keeps (Flaw.keptReads);
 	// written and read by sync only.
 	kept map[string]view
+	// failed are the candidates whose latest read failed, which pickPeers puts behind the
+	// candidates not yet tried (unverified.go); written and read by sync only.
+	failed failedReads
 	// renewals judges the peers' leases live by this proxy's clock, not theirs
 	// (renewals.go).
 	renewals renewals
@@ -142,6 +145,11 @@ func (r *registry) sync(ctx context.Context) {
 	}
 	wg.Wait()
 	r.kept = r.flaw.keptReads(r.kept, picked.leases, fetched, errs)
+	for i, l := range picked.leases {
+		if !l.known {
+			r.failed.record(l.name, errs[i], time.Now())
+		}
+	}
 	peers := map[string]view{}
 	for i, l := range picked.leases {
 		v := fetched[i]
@@ -213,7 +221,8 @@ func (r *registry) keepOutDropped(old, peers map[string]view, now time.Time) {
 type peerLease struct {
 	name, url string
 	created   time.Time
-	known     bool // read before: a peer already verified
+	known     bool      // read before: a peer already verified
+	failed    time.Time // when its latest read failed, if it is a candidate that did
 }
 
 // pickedPeers are the leases one sync reads, and how many it left out.
@@ -223,10 +232,12 @@ type pickedPeers struct {
 }
 
 // pickPeers chooses which leases a sync reads: live ones other than the proxy's own, at a
-// URL peerURL accepts, one per URL, at most maxPeers. Peers already known keep their place,
-// then the oldest leases come first: a creation time is set by the apiserver, so a flood of
-// leases cannot push out the peers that were there before it (names, chosen by whoever
-// writes the lease, decide only ties).
+// URL peerURL accepts, one per URL, at most maxPeers. Peers already known (verified) keep
+// their place; then candidates not yet tried, the oldest first: a creation time is set by
+// the apiserver, so a flood of leases cannot push out the peers that were there before it;
+// then candidates whose read failed, the least recently failed first (unverified.go), so a
+// flood that never verifies cannot keep a newer peer out. Names, chosen by whoever writes
+// the lease, decide only ties.
 func (r *registry) pickPeers(leases []coordinationv1.Lease, known map[string]view) pickedPeers {
 	var p pickedPeers
 	var all []peerLease
@@ -242,13 +253,20 @@ func (r *registry) pickPeers(leases []coordinationv1.Lease, known map[string]vie
 			continue
 		}
 		_, k := known[l.Name]
-		all = append(all, peerLease{name: l.Name, url: u, created: l.CreationTimestamp.Time, known: k})
+		all = append(all, peerLease{name: l.Name, url: u, created: l.CreationTimestamp.Time, known: k, failed: r.failed[l.Name]})
 	}
 	r.renewals.forgetExcept(listed)
+	if r.failed == nil {
+		r.failed = failedReads{}
+	}
+	r.failed.forgetExcept(listed)
 	sort.Slice(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.known != b.known {
 			return a.known
+		}
+		if !a.known && !a.failed.Equal(b.failed) {
+			return a.failed.Before(b.failed) // the zero time (never failed) first
 		}
 		if !a.created.Equal(b.created) {
 			return a.created.Before(b.created)

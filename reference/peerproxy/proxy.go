@@ -27,6 +27,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
 	"github.com/skewcheck/skewcheck/reference/internal/serving"
+	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
 // Config is everything a proxy needs. Paths are PEM files.
@@ -63,6 +64,11 @@ type Config struct {
 	PeerTimeout time.Duration
 	// SyncEvery is how often local and peer discovery and leases are re-read. Default 1 s.
 	SyncEvery time.Duration
+	// UpgradeIdleTimeout ends an upgraded session (exec, attach, port-forward, a websocket)
+	// once no byte has passed either way for this long, as the container runtime's
+	// streaming server ends an idle stream (reference/internal/upgrade says where upstream
+	// bounds it). Default upgrade.DefaultIdleTimeout (4 h); negative: no bound.
+	UpgradeIdleTimeout time.Duration
 	// LeaseDuration is how long the proxy's lease outlives its last renewal, and so how
 	// long peers answer 503 (not 404) for what its apiserver served after a crash.
 	// Default DefaultLeaseDuration (an hour, as upstream's identity leases).
@@ -108,6 +114,9 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	}
 	if cfg.SyncEvery == 0 {
 		cfg.SyncEvery = time.Second
+	}
+	if cfg.UpgradeIdleTimeout == 0 {
+		cfg.UpgradeIdleTimeout = upgrade.DefaultIdleTimeout
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = "kubernetes.default.svc"

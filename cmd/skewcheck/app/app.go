@@ -42,8 +42,10 @@ func NewCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	addVerbosityFlag(root)
 	root.AddCommand(commands(streams)...)
 	flagsFromContractEnv(root)
+	registerCompletions(root)
 	helpOfUnknownTopicFails(root)
 	return root
 }

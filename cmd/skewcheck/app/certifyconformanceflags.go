@@ -16,7 +16,7 @@ func checkConformanceFlags(extra []string) error {
 	if len(extra) == 0 {
 		return nil
 	}
-	c := newConformanceCommand(IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	c := underRoot(newConformanceCommand(IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
 	if err := c.ParseFlags(strings.Fields(strings.Join(extra, " "))); err != nil {
 		return fmt.Errorf("--conformance-flag: %v: give flags of skewcheck conformance, one per --conformance-flag (skewcheck conformance --help lists them)", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -168,30 +167,6 @@ func superviseFront(ctx context.Context, streams IOStreams, c clusters.Cluster, 
 		return nil, err
 	}
 	return stop, nil
-}
-
-func newListCommand(streams IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
-		Short: "List the named clusters on this machine",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			entries, err := registry.List()
-			if err != nil {
-				return err
-			}
-			if len(entries) == 0 {
-				fmt.Fprintln(streams.Out, "no clusters; create one with: skewcheck cluster create --name NAME --versions v1.35.4,v1.36.3")
-				return nil
-			}
-			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tPROVIDER\tSTATUS\tVERSIONS\tKUBECONFIG")
-			for _, e := range entries {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.Name, e.Provider, e.Status, strings.Join(e.Versions, ","), e.Kubeconfig)
-			}
-			return w.Flush()
-		},
-	}
 }
 
 func newDeleteCommand(streams IOStreams) *cobra.Command {

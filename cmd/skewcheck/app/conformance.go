@@ -43,12 +43,14 @@ type conformanceFlags struct {
 	// sidecarLeases is how the sidecar registers, when --sidecar-lease-name says so.
 	sidecarLeases sidecar.Leases
 	list, dryRun  bool
-	inCluster     bool
-	reference     referenceFlags
-	dataplane     dataplaneFlags
-	gateway       gatewayFlags
-	run           framework.RunOptions
-	timeouts      framework.Timeouts
+	// output is how --list prints (-o).
+	output    outputFormat
+	inCluster bool
+	reference referenceFlags
+	dataplane dataplaneFlags
+	gateway   gatewayFlags
+	run       framework.RunOptions
+	timeouts  framework.Timeouts
 }
 
 func newConformanceCommand(streams IOStreams) *cobra.Command {
@@ -79,6 +81,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 		Example: "  skewcheck conformance --versions v1.35.4,v1.36.3\n" +
 			"  skewcheck conformance --kubeconfig cluster.kubeconfig --upstream --profiles mvp,discovery\n" +
 			"  skewcheck conformance --list\n" +
+			"  skewcheck conformance --list --profiles mvp --focus MVP-01 -o json\n" +
 			"  skewcheck conformance --versions v1.36.3 --profiles ipmode --dataplane kube-proxy-nftables\n" +
 			"  skewcheck conformance --sidecar-name acme-proxy --sidecar-command 'acme-proxy --listen $SKEWCHECK_LISTEN --apiserver $SKEWCHECK_APISERVER ...'\n" +
 			"  skewcheck conformance --profiles ipmode --dataplane exec --dataplane-name acme-lb \\\n" +
@@ -87,12 +90,12 @@ point at instead: one context per apiserver or proxy endpoint.`,
 			"      --implementation-project acme-proxy --implementation-version 1.2.0",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.list && !cmd.Flags().Changed("profiles") {
-				printTests(streams.Out, suites.All()) // every profile, not only the default ones
-				return nil
-			}
+			applyVerbosity(cmd, streams, &f.run.Verbose)
 			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
 				f.run.Profiles = []string{gatewaysuite.Profile}
+			}
+			if f.list && !listsSelection(cmd, f) {
+				return printTests(streams.Out, suites.All(), f.output) // every profile, not only the default ones
 			}
 			if err := checkFlagsAlone(cmd, f); err != nil {
 				return err
@@ -123,13 +126,14 @@ point at instead: one context per apiserver or proxy endpoint.`,
 	f.gateway.add(cmd)
 	fl.BoolVar(&f.inCluster, "in-cluster", false, "run from inside the cluster under test, as a pod (skewcheck certify's Job does): its apiservers are found as with --kubeconfig, reached as the pod's ServiceAccount")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --kubeconfig and no --contexts: find the apiservers, print what a run would make in the cluster and the rights it needs, and exit without making anything")
-	fl.BoolVar(&f.list, "list", false, "list the tests (of every profile, or of --profiles) with ID, profile and version range, and exit (no cluster needed)")
+	fl.BoolVar(&f.list, "list", false, "list the tests with ID, profile and version range, and exit (no cluster needed): alone, every profile's; with --profiles, --focus, --skip or --gateway, exactly those a run with them would select")
+	addOutputFlag(cmd, &f.output)
 	fl.StringSliceVar(&f.run.Profiles, "profiles", suites.DefaultProfiles, "profiles to run")
 	fl.StringVar(&f.run.Focus, "focus", "", "run only tests whose \"[ID] description\" matches this regular expression")
 	fl.StringVar(&f.run.Skip, "skip", "", "skip tests whose \"[ID] description\" matches this regular expression")
 	fl.StringVar(&f.run.ReportDir, "report-dir", "_reports", "where the report and failure evidence go")
 	fl.Int64Var(&f.run.Seed, "seed", 0, "random seed (0: from the clock); it is in the report so a run can be replayed")
-	fl.BoolVarP(&f.run.Verbose, "verbose", "v", false, "print every test as it runs")
+	addVerboseAlias(cmd, &f.run.Verbose)
 	fl.StringVar(&f.run.Implementation.Organization, "implementation-organization", "", "who makes the implementation under test")
 	fl.StringVar(&f.run.Implementation.Project, "implementation-project", "", "the implementation's name (default: kubernetes for a local cluster)")
 	fl.StringVar(&f.run.Implementation.Version, "implementation-version", "", "the implementation's version")
@@ -153,9 +157,12 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	if err := checkBeforeBringUp(f, tests); err != nil {
 		return err
 	}
-	if f.list {
-		printTests(streams.Out, tests)
-		return nil
+	if f.list { // the run's own selection: checkBeforeBringUp has refused one of no test
+		selected, err := framework.Focus(tests, f.run.Focus, f.run.Skip)
+		if err != nil {
+			return err
+		}
+		return printTests(streams.Out, selected, f.output)
 	}
 	if f.kubeconfig != "" && f.provider.chosen() {
 		return fmt.Errorf("--provider %s makes a cluster: it cannot go with --kubeconfig, which tests an existing target", f.provider.name)
@@ -422,26 +429,6 @@ func attachAuditLogs(t *framework.Target, logs map[string]string) error {
 type failRecorder struct{}
 
 func (failRecorder) Fail() {}
-
-func printTests(out io.Writer, tests []framework.Test) {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tPROFILE\tKUBERNETES\tNEEDS\tDESCRIPTION")
-	for _, t := range tests {
-		var needs []string
-		for _, f := range t.Features {
-			needs = append(needs, string(f))
-		}
-		desc := t.Description
-		if t.Deviation != nil {
-			desc += " (known upstream deviation)"
-		}
-		if len(t.SpecVsCode) > 0 {
-			desc += " (asserts upstream's code where the KEP says otherwise)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Profile, t.VersionRange(), strings.Join(needs, ","), desc)
-	}
-	w.Flush()
-}
 
 func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 	fmt.Fprintln(out)

@@ -23,10 +23,8 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 				re.flag, re.value, err, re.flag, re.flag)
 		}
 	}
-	if !f.list { // a list is of every test of the profiles, whatever --focus and --skip say
-		if err := checkSelection(f, tests); err != nil {
-			return err
-		}
+	if err := checkSelection(f, tests); err != nil { // a --list of no test says why, as the run would
+		return err
 	}
 	if len(f.userContexts) > 0 && len(f.contexts) == 0 && f.kubeconfig != "" {
 		return fmt.Errorf("--user-contexts names one context per endpoint of --contexts, which is not given: give both, or neither (then every apiserver is found, and the unprivileged user is a ServiceAccount the run makes)")

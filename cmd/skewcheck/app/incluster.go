@@ -50,7 +50,7 @@ cluster it runs in (default/kubernetes), and the run keeps to its own namespace 
                        hydrophone's default, runs the profiles whole
   E2E_EXTRA_ARGS       more flags of the command run, space-separated (e.g. --upstream)
   E2E_DRYRUN=true      list the tests that would run, and make nothing in the cluster
-  E2E_VERBOSITY        6 or more: --verbose (so does -v in E2E_EXTRA_GINKGO_ARGS)
+  E2E_VERBOSITY        6 or more: -v=1 (so does -v in E2E_EXTRA_GINKGO_ARGS)
   E2E_PARALLEL, E2E_EXTRA_GINKGO_ARGS --procs, E2E_PROVIDER, E2E_USE_GO_RUNNER,
   KUBE_TEST_REPO(_LIST)  taken when they ask what skewcheck does anyway (one test at a
                        time, no cloud provider, no test image), else refused
@@ -132,7 +132,10 @@ func runPlan(run IOStreams, p *inClusterPlan, planErr error) int {
 		fmt.Fprintln(run.ErrOut, "error: the environment:", planErr)
 		return 1
 	case p.dryRun:
-		printTests(run.Out, p.willRun)
+		if err := printTests(run.Out, p.willRun, "text"); err != nil {
+			fmt.Fprintln(run.ErrOut, "error: printing the tests:", err)
+			return 1
+		}
 		return 0
 	}
 	framework.Progress = run.Out

@@ -68,8 +68,8 @@ func TestInClusterHydrophoneDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(p.args, "--focus") || slices.Contains(p.args, "--verbose") {
-		t.Errorf("args %v: want no focus and no --verbose", p.args)
+	if slices.Contains(p.args, "--focus") || slices.Contains(p.args, "-v=1") {
+		t.Errorf("args %v: want no focus and no -v=1", p.args)
 	}
 	all, _ := framework.Select(suites.All(), suites.DefaultProfiles)
 	if len(p.willRun) != len(all) || len(p.selected) != len(all) {
@@ -85,8 +85,8 @@ func TestInClusterHydrophoneDefaults(t *testing.T) {
 		t.Errorf("the log does not say the focus was hydrophone's default: %s", notes)
 	}
 	p, err = planInCluster(envOf(hydrophoneEnv(map[string]string{"E2E_VERBOSITY": "6", "E2E_EXTRA_GINKGO_ARGS": "-v --procs=1", "E2E_FOCUS": "MVP-00"})))
-	if err != nil || slices.Index(p.args, "--verbose") != len(p.args)-1 || len(p.willRun) == 0 || len(p.willRun) == len(p.selected) {
-		t.Errorf("hydrophone --verbosity 6 --focus MVP-00: %v (%v), %d of %d tests; want --verbose once and a focus", p.args, err, len(p.willRun), len(p.selected))
+	if err != nil || slices.Index(p.args, "-v=1") != len(p.args)-1 || len(p.willRun) == 0 || len(p.willRun) == len(p.selected) {
+		t.Errorf("hydrophone --verbosity 6 --focus MVP-00: %v (%v), %d of %d tests; want -v=1 once and a focus", p.args, err, len(p.willRun), len(p.selected))
 	}
 }
 

@@ -102,7 +102,7 @@ func planInCluster(getenv func(string) string) (*inClusterPlan, error) {
 	verbose, err := p.verbosity(getenv)
 	errs = append(errs, err, p.conformanceImageVariables(getenv))
 	if verbose {
-		p.args = append(p.args, "--verbose")
+		p.args = append(p.args, fmt.Sprintf("-v=%d", everyTestFrom))
 	}
 	p.args = append(p.args, extra...)
 	if err := errors.Join(errs...); err != nil {
@@ -126,19 +126,19 @@ func (p *inClusterPlan) note(format string, a ...any) {
 }
 
 // verbosity maps E2E_VERBOSITY and E2E_EXTRA_GINKGO_ARGS (hydrophone's --verbosity, whose
-// values from 6 on add ginkgo's -v, and --parallel, which adds --procs=N) onto --verbose.
+// values from 6 on add ginkgo's -v, and --parallel, which adds --procs=N) onto -v=1.
 func (p *inClusterPlan) verbosity(getenv func(string) string) (verbose bool, err error) {
 	var errs []error
 	if v := getenv("E2E_VERBOSITY"); v != "" {
 		n, err := strconv.Atoi(v)
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("E2E_VERBOSITY=%s is not a number: give the test framework's verbosity (hydrophone's --verbosity), %d or more for --verbose", v, verboseFrom))
+			errs = append(errs, fmt.Errorf("E2E_VERBOSITY=%s is not a number: give the test framework's verbosity (hydrophone's --verbosity), %d or more for -v=%d", v, verboseFrom, everyTestFrom))
 		case n >= verboseFrom:
 			verbose = true
-			p.note("E2E_VERBOSITY=%s: --verbose, every test printed as it runs", v)
+			p.note("E2E_VERBOSITY=%s: -v=%d, every test printed as it runs", v, everyTestFrom)
 		default:
-			p.note("E2E_VERBOSITY=%s: below %d, tests are printed as they end; %d or more is --verbose", v, verboseFrom, verboseFrom)
+			p.note("E2E_VERBOSITY=%s: below %d, tests are printed as they end; %d or more is -v=%d", v, verboseFrom, verboseFrom, everyTestFrom)
 		}
 	}
 	for _, a := range strings.Fields(getenv("E2E_EXTRA_GINKGO_ARGS")) {
@@ -146,7 +146,7 @@ func (p *inClusterPlan) verbosity(getenv func(string) string) (verbose bool, err
 		switch {
 		case name == "v" || name == "ginkgo.v":
 			verbose = true
-			p.note("E2E_EXTRA_GINKGO_ARGS %s: --verbose", a)
+			p.note("E2E_EXTRA_GINKGO_ARGS %s: -v=%d", a, everyTestFrom)
 		case (name == "procs" || name == "nodes") && value == "1":
 			p.note("E2E_EXTRA_GINKGO_ARGS %s: one test at a time, as skewcheck runs them", a)
 		case name == "procs" || name == "nodes":
@@ -198,7 +198,7 @@ func (p *inClusterPlan) conformanceImageVariables(getenv func(string) string) er
 // (E2E_EXTRA_ARGS may hold --profiles or --focus too), and picks the tests they leave as
 // the run will (framework.Focus), for "Will run N of M specs" and the dry run.
 func (p *inClusterPlan) chooseTests() error {
-	c := newConformanceCommand(IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	c := underRoot(newConformanceCommand(IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
 	if err := c.ParseFlags(p.args[1:]); err != nil {
 		return fmt.Errorf("skewcheck %s: %w (E2E_EXTRA_ARGS holds flags of skewcheck conformance: see skewcheck conformance --help)", strings.Join(p.args, " "), err)
 	}

@@ -100,6 +100,9 @@ func wordError(err error) error {
 	if errors.As(err, &exists) {
 		return fmt.Errorf("%w: delete it with `skewcheck cluster delete --name %s`, or choose another --name", err, exists.Name)
 	}
+	if worded, ok := wordBareV(err); ok {
+		return worded
+	}
 	for _, word := range moreWordings {
 		if worded, ok := word(err); ok {
 			return worded

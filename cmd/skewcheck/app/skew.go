@@ -14,6 +14,7 @@ import (
 
 func newSkewCommand(streams IOStreams) *cobra.Command {
 	var f skewFlags
+	var output outputFormat
 	cmd := &cobra.Command{
 		Use:   "skew",
 		Short: "Print the GVRs some servers serve and others do not, from each server's own (nopeer) discovery",
@@ -25,6 +26,7 @@ current one by default) as conformance --kubeconfig does, or asks the --contexts
 apiserver.`,
 		Example: "  skewcheck cluster skew --name skew\n" +
 			"  skewcheck cluster skew --context prod\n" +
+			"  skewcheck cluster skew --name skew -o json\n" +
 			"  skewcheck cluster skew --kubeconfig ~/.kube/config --contexts apiserver-a,apiserver-b",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,22 +42,27 @@ apiserver.`,
 				}
 				byServer[s.name] = set
 			}
-			skew := discovery.Compare(byServer)
-			if len(skew) == 0 {
-				fmt.Fprintf(streams.Out, "no skew: all %d servers serve the same GVRs\n", len(servers))
-				return nil
-			}
-			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "GVR\tSERVED BY\tMISSING FROM")
-			for _, s := range skew {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", s.GVR.Key(), strings.Join(s.ServedBy, ","), strings.Join(s.Missing, ","))
-			}
-			return w.Flush()
+			// -o json and yaml print discovery.Skew as its package names it: each GVR
+			// whole (group, version, resource, kind, ...), servedBy and missingFrom.
+			skew := append([]discovery.Skew{}, discovery.Compare(byServer)...)
+			return output.print(streams.Out, skew, func() error {
+				if len(skew) == 0 {
+					_, err := fmt.Fprintf(streams.Out, "no skew: all %d servers serve the same GVRs\n", len(servers))
+					return err
+				}
+				w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "GVR\tSERVED BY\tMISSING FROM")
+				for _, s := range skew {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", s.GVR.Key(), strings.Join(s.ServedBy, ","), strings.Join(s.Missing, ","))
+				}
+				return w.Flush()
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.name, "name", "skewcheck", "local cluster name")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "an existing cluster's kubeconfig instead of a local cluster (default with --context or --contexts: as kubectl finds it, $KUBECONFIG or ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "an existing cluster's context, whose apiservers are found (default with --kubeconfig: its current context)")
 	cmd.Flags().StringSliceVar(&f.contexts, "contexts", nil, "an existing cluster's contexts instead, one per apiserver")
+	addOutputFlag(cmd, &output)
 	return cmd
 }

@@ -22,6 +22,8 @@ func checkCompanions(cmd *cobra.Command, f *conformanceFlags) error {
 		return fmt.Errorf("--gateway-name names your gateway in the report: it goes with --gateway-command or --gateway-image (a reference gateway is named by --gateway)")
 	case f.dataplane.command != "" && f.dataplane.image == "" && !slices.Contains(takeCommand, f.dataplane.chosen()):
 		return fmt.Errorf("--dataplane-command runs your dataplane: it goes with --dataplane %s", strings.Join(takeCommand, " or --dataplane "))
+	case cmd.Flags().Changed("output") && !f.list:
+		return fmt.Errorf("-o prints the tests --list lists: it goes with --list (a run writes its report as YAML, JSON and JUnit to --report-dir)")
 	case f.dataplane.label != "" && f.dataplane.command == "" && f.dataplane.image == "":
 		return fmt.Errorf("--dataplane-name names your dataplane in the report: it goes with --dataplane-command or --dataplane-image, which is not given")
 	}

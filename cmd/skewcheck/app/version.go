@@ -1,13 +1,11 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 )
 
 // buildInfo is what `skewcheck version` prints: enough to say which source a binary was
@@ -26,7 +24,7 @@ type buildInfo struct {
 }
 
 func newVersionCommand(streams IOStreams) *cobra.Command {
-	var output string
+	var output outputFormat
 	cmd := &cobra.Command{
 		Use:     "version",
 		Short:   "Print skewcheck's version, the revision it was built from and the Go version that built it",
@@ -36,7 +34,7 @@ func newVersionCommand(streams IOStreams) *cobra.Command {
 			return printVersion(streams.Out, readBuildInfo(), output)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text, json or yaml")
+	addOutputFlag(cmd, &output)
 	return cmd
 }
 
@@ -59,23 +57,8 @@ func readBuildInfo() buildInfo {
 	return b
 }
 
-func printVersion(out io.Writer, b buildInfo, output string) error {
-	switch output {
-	case "json":
-		data, err := json.MarshalIndent(b, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(out, "%s\n", data)
-		return err
-	case "yaml":
-		data, err := yaml.Marshal(b)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
-		return err
-	case "text":
+func printVersion(out io.Writer, b buildInfo, output outputFormat) error {
+	return output.print(out, b, func() error {
 		revision := b.Revision
 		switch {
 		case revision == "":
@@ -85,6 +68,5 @@ func printVersion(out io.Writer, b buildInfo, output string) error {
 		}
 		_, err := fmt.Fprintf(out, "skewcheck version %s\nmodule version: %s\nrevision: %s\ngo: %s\n", b.Version, b.ModuleVersion, revision, b.GoVersion)
 		return err
-	}
-	return fmt.Errorf("-o %q: give text, json or yaml", output)
+	})
 }

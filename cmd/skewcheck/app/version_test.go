@@ -17,7 +17,7 @@ func TestVersionCommand(t *testing.T) {
 	if err := printVersion(&text, b, "text"); err != nil || text.String() != "skewcheck version v0.1.0\nmodule version: (devel)\nrevision: abc123 (modified)\ngo: go1.26.0\n" {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
-	for _, format := range []string{"json", "yaml"} {
+	for _, format := range []outputFormat{"json", "yaml"} {
 		var out bytes.Buffer
 		if err := printVersion(&out, b, format); err != nil {
 			t.Fatalf("%s: %v", format, err)

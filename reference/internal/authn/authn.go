@@ -12,16 +12,15 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
+	"k8s.io/utils/clock"
 )
 
 // User is who a client is, as the apiservers would have decided.
@@ -142,22 +141,12 @@ type Authenticator struct {
 	// not valid. Its errors are not cached: the next request asks again.
 	Review func(ctx context.Context, token string) (*User, error)
 
+	// clock is what the cache tells time by; nil is the real clock (tests set a fake one).
+	clock clock.PassiveClock
+
 	mu    sync.Mutex
-	cache map[string]cachedReview // by tokenKey
+	cache *reviewCache // made on first use, as an Authenticator is a struct literal
 }
-
-// cachedReview is a review's answer; a nil user is a rejected token.
-type cachedReview struct {
-	user    *User
-	expires time.Time
-}
-
-// tokenCacheTTL bounds how long a revoked token keeps working through a proxy;
-// maxCachedTokens bounds the memory a flood of distinct (or bogus) tokens can take.
-const (
-	tokenCacheTTL   = 10 * time.Second
-	maxCachedTokens = 4096
-)
 
 // tokenKey is what the cache is keyed by: a hash, as upstream's token cache does, so a
 // heap dump of the proxy holds no usable credential.
@@ -181,23 +170,29 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*Use
 		return nil, nil
 	}
 	key := tokenKey(token)
-	a.mu.Lock()
-	if c, ok := a.cache[key]; ok && time.Now().Before(c.expires) {
-		a.mu.Unlock()
-		return reviewed(c.user)
+	if u, ok := a.reviews().get(key); ok {
+		return reviewed(u)
 	}
-	a.mu.Unlock()
 	u, err := a.Review(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	if a.cache == nil || len(a.cache) >= maxCachedTokens {
-		a.cache = prune(a.cache)
-	}
-	a.cache[key] = cachedReview{user: u, expires: time.Now().Add(tokenCacheTTL)}
-	a.mu.Unlock()
+	a.reviews().add(key, u)
 	return reviewed(u)
+}
+
+// reviews is the Authenticator's cache, made on first use.
+func (a *Authenticator) reviews() *reviewCache {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cache == nil {
+		c := a.clock
+		if c == nil {
+			c = clock.RealClock{}
+		}
+		a.cache = newReviewCache(c)
+	}
+	return a.cache
 }
 
 // reviewed turns a review's answer (nil: rejected) into the Authenticate result.
@@ -208,28 +203,9 @@ func reviewed(u *User) (*User, error) {
 	return u, nil
 }
 
-// prune keeps the unexpired reviews; if they still fill the cache, it starts afresh.
-func prune(cache map[string]cachedReview) map[string]cachedReview {
-	out := map[string]cachedReview{}
-	now := time.Now()
-	for k, v := range cache {
-		if now.Before(v.expires) {
-			out[k] = v
-		}
-	}
-	if len(out) >= maxCachedTokens {
-		return map[string]cachedReview{}
-	}
-	return out
-}
-
 // KeepReviews takes over the reviews prev has cached, so that tokens already reviewed
 // stay reviewed when a new Authenticator replaces prev (a gateway's configuration reload).
+// The two caches share nothing afterwards.
 func (a *Authenticator) KeepReviews(prev *Authenticator) {
-	prev.mu.Lock()
-	reviews := maps.Clone(prev.cache)
-	prev.mu.Unlock()
-	a.mu.Lock()
-	a.cache = reviews
-	a.mu.Unlock()
+	a.reviews().keepAll(prev.reviews())
 }

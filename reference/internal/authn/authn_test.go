@@ -8,7 +8,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -19,6 +18,8 @@ import (
 
 	authnv1 "k8s.io/api/authentication/v1"
 	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
+	"k8s.io/apimachinery/pkg/util/cache"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func TestWithAuthenticated(t *testing.T) {
@@ -197,7 +198,8 @@ func TestAuthenticateBearerToken(t *testing.T) {
 		"good": {Username: "bob", UID: "u1", Groups: []string{"devs"},
 			Extra: map[string]authnv1.ExtraValue{"example.com/scope": {"read", "write"}}},
 	}, nil)
-	a := &Authenticator{Review: review}
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	a := &Authenticator{Review: review, clock: clk}
 	want := &User{Name: "bob", UID: "u1", Groups: []string{"devs", "system:authenticated"},
 		Extra: map[string][]string{"example.com/scope": {"read", "write"}}}
 
@@ -225,11 +227,7 @@ func TestAuthenticateBearerToken(t *testing.T) {
 	}
 
 	// Once the cached review expires, the token is reviewed again.
-	a.mu.Lock()
-	c := a.cache[tokenKey("good")]
-	c.expires = time.Now().Add(-time.Second)
-	a.cache[tokenKey("good")] = c
-	a.mu.Unlock()
+	clk.SetTime(clk.Now().Add(tokenCacheTTL + time.Second))
 	if _, err := a.Authenticate(context.Background(), bearer("good")); err != nil {
 		t.Fatal(err)
 	}
@@ -275,32 +273,14 @@ func TestAuthenticateEmptyCNFallsBackAndBearerAnyCase(t *testing.T) {
 	cert := &x509.Certificate{Subject: pkix.Name{Organization: []string{"system:masters"}}}
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 	r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{cert}}}
-	a := &Authenticator{cache: map[string]cachedReview{tokenKey("tok"): {user: &User{Name: "bob"}, expires: time.Now().Add(time.Minute)}}}
+	a := &Authenticator{}
+	a.reviews().add(tokenKey("tok"), &User{Name: "bob"})
 	for _, h := range []string{"Bearer tok", "bearer tok", "BEARER tok"} {
 		r.Header.Set("Authorization", h)
 		u, err := a.Authenticate(context.Background(), r)
 		if err != nil || u == nil || u.Name != "bob" {
 			t.Errorf("%q with an empty-CN certificate: got %+v, %v; want the token's user bob", h, u, err)
 		}
-	}
-}
-
-func TestTokenCacheIsBounded(t *testing.T) {
-	cache := map[string]cachedReview{}
-	for i := 0; i < maxCachedTokens; i++ {
-		cache[fmt.Sprint("expired", i)] = cachedReview{expires: time.Now().Add(-time.Second)}
-	}
-	cache["live"] = cachedReview{expires: time.Now().Add(time.Minute)}
-	got := prune(cache)
-	if len(got) != 1 || got["live"].expires.IsZero() {
-		t.Errorf("prune kept %d entries, want only the live one", len(got))
-	}
-	full := map[string]cachedReview{}
-	for i := 0; i < maxCachedTokens; i++ {
-		full[fmt.Sprint("live", i)] = cachedReview{expires: time.Now().Add(time.Minute)}
-	}
-	if n := len(prune(full)); n != 0 {
-		t.Errorf("a cache full of live reviews should start afresh, kept %d", n)
 	}
 }
 
@@ -311,10 +291,11 @@ func TestTokenCacheHoldsNoToken(t *testing.T) {
 	a := &Authenticator{Review: review}
 	a.Authenticate(context.Background(), bearer("secret-good"))
 	a.Authenticate(context.Background(), bearer("secret-bad"))
-	if len(a.cache) != 2 {
-		t.Fatalf("%d cached reviews, want 2", len(a.cache))
+	keys := cachedKeys(a)
+	if len(keys) != 2 {
+		t.Fatalf("%d cached reviews, want 2", len(keys))
 	}
-	for k := range a.cache {
+	for _, k := range keys {
 		if strings.Contains(k, "secret") || len(k) != 64 {
 			t.Errorf("cache key %q is not a sha256 hash of the token", k)
 		}
@@ -340,7 +321,18 @@ func TestKeepReviews(t *testing.T) {
 		t.Errorf("%d token reviews, want the 2 before KeepReviews", n)
 	}
 	a.Authenticate(context.Background(), bearer("other"))
-	if len(prev.cache) != 2 {
-		t.Errorf("the previous cache holds %d reviews, want its own 2", len(prev.cache))
+	if n := len(cachedKeys(prev)); n != 2 {
+		t.Errorf("the previous cache holds %d reviews, want its own 2", n)
 	}
+}
+
+// cachedKeys is every key a's cache holds, accepted and rejected.
+func cachedKeys(a *Authenticator) []string {
+	var keys []string
+	for _, part := range []*cache.LRUExpireCache{a.reviews().accepted, a.reviews().rejected} {
+		for _, k := range part.Keys() {
+			keys = append(keys, k.(string))
+		}
+	}
+	return keys
 }
