@@ -246,7 +246,7 @@ func TestServerFlagsFromCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []clusters.ServerSpec{{Version: "v1.35.4"}, {Version: "v1.36.3"}}; !reflect.DeepEqual(got, want) {
+	if want := []clusters.ServerSpec{{Version: "v1.36.3"}, {Version: "v1.37.2"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("default specs = %+v, want %+v", got, want)
 	}
 }
