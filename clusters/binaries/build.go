@@ -159,19 +159,29 @@ var sumDBUnknown = regexp.MustCompile(`verifying module: (k8s\.io/[^@\s]+@v[^:\s
 // database never recorded them. Only Kubernetes' own k8s.io/ modules are let through
 // so: anything else stays a failure.
 func unknownToSumDB(logPath string) []string {
+	var out []string
+	for _, m := range logMatches(logPath, sumDBUnknown) {
+		out = append(out, m[1])
+	}
+	sort.Strings(out)
+	return out
+}
+
+// logMatches is every match of re in the log at logPath, once per module (its first
+// group), in the order go printed them; nil when the log cannot be read.
+func logMatches(logPath string, re *regexp.Regexp) [][]string {
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		return nil
 	}
 	seen := map[string]bool{}
-	var out []string
-	for _, m := range sumDBUnknown.FindAllStringSubmatch(string(b), -1) {
+	var out [][]string
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 		if !seen[m[1]] {
 			seen[m[1]] = true
-			out = append(out, m[1])
+			out = append(out, m)
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -2,7 +2,6 @@ package binaries
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 )
@@ -17,17 +16,9 @@ var proxyRefused = regexp.MustCompile(`(?m)\s([^\s:@]+@v[^\s:]+): reading \S+/@v
 // unservedModules lists, once each, the modules (path@version) a failed build could not
 // get because the proxy refused them, with the answer it gave.
 func unservedModules(logPath string) []string {
-	b, err := os.ReadFile(logPath)
-	if err != nil {
-		return nil
-	}
-	seen := map[string]bool{}
 	var out []string
-	for _, m := range proxyRefused.FindAllStringSubmatch(string(b), -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1]+" ("+m[2]+")")
-		}
+	for _, m := range logMatches(logPath, proxyRefused) {
+		out = append(out, m[1]+" ("+m[2]+")")
 	}
 	return out
 }
