@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+	"github.com/skewcheck/skewcheck/reference/internal/reqbody"
 	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
@@ -49,6 +50,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		Transport:     rt,
 		ModifyResponse: func(resp *http.Response) error {
 			upgrade.CloseWhenIdle(resp, g.cfg.UpgradeIdleTimeout)
+			reqbody.EndOnAnswer(r, resp)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {

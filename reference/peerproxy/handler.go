@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+	"github.com/skewcheck/skewcheck/reference/internal/reqbody"
 	"github.com/skewcheck/skewcheck/reference/internal/upgrade"
 )
 
@@ -138,6 +139,7 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 		ModifyResponse: func(resp *http.Response) error {
 			count(served)
 			upgrade.CloseWhenIdle(resp, p.cfg.UpgradeIdleTimeout)
+			reqbody.EndOnAnswer(r, resp)
 			if err := p.cfg.Flaw.buffer(resp); err != nil || edit == nil {
 				return err
 			}
