@@ -205,7 +205,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer keepCatching(stop)
 	if err := prepareSidecarImage(ctx, f); err != nil {
 		return err
 	}
