@@ -30,3 +30,26 @@ func TestLastPeerStaysMergedAllowsOnlyAnUnrebuiltView(t *testing.T) {
 		}
 	}
 }
+
+// staleMergedCache allows only a merged view that lacks what the nopeer view lists.
+func TestStaleMergedCacheAllowsOnlyAMergedViewBehindItsOwn(t *testing.T) {
+	obs := func(merged, nopeer float64) framework.Observation {
+		return framework.Observation{At: &framework.Endpoint{Name: "apiserver-3", Version: "v1.36.3"},
+			Figures: map[string]float64{"merged": merged, "nopeer": nopeer}}
+	}
+	for _, tc := range []struct {
+		name string
+		obs  framework.Observation
+		want bool
+	}{
+		{"merged behind nopeer", obs(0, 1), true},
+		{"in neither view", obs(0, 0), false},
+		{"in both, yet late", obs(1, 1), false},
+		{"merged only: listed as a peer's", obs(1, 0), false},
+		{"no figures", framework.Observation{}, false},
+	} {
+		if got := staleMergedCache.Allows(tc.obs); got != tc.want {
+			t.Errorf("%s: allowed %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

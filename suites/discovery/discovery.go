@@ -70,6 +70,29 @@ var legacyDiscoveryIncomplete = &framework.Deviation{Since: "1.35",
 			f["missing"] == f["missingPeerOnly"]+f["missingUnlisted"] && f["failed"]+f["missing"] > 0
 	}}
 
+// staleMergedCache: a server's merged /apis is a cache that InvalidateCache empties when
+// its local discovery changes, and that the next request fills: it reads the local
+// document, merges the peers' and stores the result, with no check that no invalidation
+// came in between (k8s.io/apiserver v0.36.3 pkg/endpoints/discovery/aggregated/
+// peer_aggregated_handler.go:105-146 fetchFromCache, Load then Store; InvalidateCache :88;
+// the same in v0.35.4, v0.37.2 and v0.38.0-beta.0). A request that read the local document
+// just before a CRD's group-version was added stores a merged view without it after the
+// add's invalidation, and nothing empties that cache again until the next change of local
+// or peer discovery: the server's own (nopeer) view lists the group-version, its merged
+// view does not. Seen under make test's load, three times (2026-11-28, 2026-12-01,
+// 2026-12-02: apiserver-3, v1.36.3, of v1.35.4 + v1.36.3 + v1.36.3, 90.2 s after the CRD
+// was made through apiserver-1, merged false, nopeer true); a request landing in that
+// window is rare on an idle machine. DISC-007's aggregated API goes through the same cache.
+//
+// The allowance is exactly that: at the end of the bound, the group-version in the nopeer
+// view and not in the merged one. Missing from both, or listed as a peer's first, fails.
+var staleMergedCache = &framework.Deviation{Since: "1.35",
+	Summary: "a merged /apis computed from local discovery read before an invalidation is stored after it (k8s.io/apiserver peer_aggregated_handler.go fetchFromCache: Load, merge, Store, unchecked), so the merged view can lack what the server's own view lists until discovery changes again",
+	Allowed: "at the end of the bound, the new group-version listed in the server's profile=nopeer /apis and missing from its merged /apis",
+	Allows: func(o framework.Observation) bool {
+		return o.Figures["nopeer"] == 1 && o.Figures["merged"] == 0
+	}}
+
 // Tests is the profile, as data.
 var Tests = []framework.Test{
 	{ID: "DISC-001", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeatureSkew},
@@ -90,8 +113,8 @@ var Tests = []framework.Test{
 		Deviation:   legacyDiscoveryIncomplete, Makes: framework.NoWrites, Run: completeThroughClientGo},
 	{ID: "DISC-006", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers},
 		Description: "a CRD just created through another server is listed in merged /apis only as the server's own: never while its profile=nopeer view lacks it",
-		Makes:       framework.CRDWrites, Run: crdNeverAPeers},
+		Deviation:   staleMergedCache, Makes: framework.CRDWrites, Run: crdNeverAPeers},
 	{ID: "DISC-007", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAggregatedAPI},
 		Description: "an aggregated API just registered through another server is listed in merged /apis only as the server's own: never while its profile=nopeer view lacks it",
-		Makes:       framework.AggregatedAPIWrites, Run: aggregatedNeverAPeers},
+		Deviation:   staleMergedCache, Makes: framework.AggregatedAPIWrites, Run: aggregatedNeverAPeers},
 }
