@@ -17,7 +17,20 @@ var state = struct {
 	next     int
 	cleanups map[int]func()
 	watching bool
+	owned    bool
 }{cleanups: map[int]func(){}}
+
+// Owned says the program handles SIGINT and SIGTERM itself (skewcheck's commands cancel
+// their work and exit with their own code): the handler then runs the cleanups and leaves
+// the exit to the program. Without it, a Ctrl-C while a command deleted its cluster ran the
+// cluster's cleanup here and then ended the process with the signal's default action,
+// before the command could exit with the verdict it had printed (TestContainersInterrupted:
+// exit -1, twice in make test on 2026-12-02).
+func Owned() {
+	state.Lock()
+	defer state.Unlock()
+	state.owned = true
+}
 
 // OnInterrupt registers f to run if the process is interrupted; the returned function
 // unregisters it (call it once the cleanup has run normally).
@@ -55,6 +68,12 @@ func handle(sigs chan os.Signal) {
 	state.Unlock()
 	for _, f := range fs {
 		f()
+	}
+	state.Lock()
+	owned := state.owned
+	state.Unlock()
+	if owned {
+		return
 	}
 	// Programs that handle the signal themselves have done their part by now too; the
 	// default action ends the process as the user asked.

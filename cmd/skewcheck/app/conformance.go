@@ -22,6 +22,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/sidecar"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
+	"github.com/skewcheck/skewcheck/internal/interrupt"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 	"github.com/skewcheck/skewcheck/suites"
 	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
@@ -231,6 +232,10 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	}
 	env := &framework.Env{Target: target, Timeouts: f.timeouts}
 	rep := framework.Run(failRecorder{}, env, tests, opts)
+	// The run has its verdict: a Ctrl-C from here on (the clean-up) must not end the process
+	// before it exits with it. Before this, an interrupt ends the run as it always did: the
+	// clusters' cleanups, then the signal's default action.
+	interrupt.Owned()
 	rep.ProxyState = proxyState
 	files, err := report.Write(f.run.ReportDir, rep)
 	if err != nil {
