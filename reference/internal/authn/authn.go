@@ -12,12 +12,13 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 
+	"golang.org/x/net/http/httpguts"
 	authnv1 "k8s.io/api/authentication/v1"
 	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
 	"k8s.io/utils/clock"
@@ -76,8 +77,9 @@ func withAuthenticated(u *User) *User {
 
 // Headers name the request headers a user is sent upstream in. kube-apiserver reads its
 // front-proxy headers (X-Remote-*) and its impersonation headers (Impersonate-*) alike:
-// the user, a value per group, the UID if any, and a header per extra key, path-escaped,
-// after ExtraPrefix; which set a proxy uses, and what it strips first, is its own.
+// the user, a value per group, the UID if any, and a header per extra key, escaped
+// (escapeExtraKey), after ExtraPrefix; which set a proxy uses, and what it strips first,
+// is its own.
 type Headers struct {
 	User, Group, UID, ExtraPrefix string
 }
@@ -93,9 +95,27 @@ func (hs Headers) Set(h http.Header, u *User) {
 	}
 	for k, vs := range u.Extra {
 		for _, v := range vs {
-			h.Add(hs.ExtraPrefix+url.PathEscape(k), v)
+			h.Add(hs.ExtraPrefix+escapeExtraKey(k), v)
 		}
 	}
+}
+
+// escapeExtraKey percent-encodes every byte of an extra key that a header name may not
+// hold, and '%' itself, so that the apiserver's reading (lower-case, then path-unescape)
+// gives the key back. url.PathEscape is not enough: it leaves ':', '=' and '@', and an
+// HTTP client refuses to send a header named with them (client-go escapes the same set
+// when it impersonates).
+func escapeExtraKey(key string) string {
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c == '%' || !httpguts.IsTokenRune(rune(c)) {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // StripIdentity removes every header a client could claim an identity upstream with: its
