@@ -49,8 +49,9 @@ type connector struct {
 // Lanes per server: short requests converge on at most maxShortLanes connections (with
 // kube-apiserver's 100 streams each, 400 short requests at once before any waits, which
 // is also kube-apiserver's default --max-requests-inflight: it would refuse more with
-// 429). Beyond that, further requests, health checks included, wait for a stream.
-// Long-running ones get up to maxLongLanes (6400 watches).
+// 429). Beyond that, further requests wait for a stream, each client within its fair
+// share and for a bounded time (fairshare.go). Long-running ones get up to maxLongLanes
+// (6400 watches), shared the same way.
 const (
 	maxShortLanes = 4
 	maxLongLanes  = 64
@@ -187,7 +188,7 @@ func (c *connector) lanesTo(host string) *serverLanes {
 	defer c.mu.Unlock()
 	s := c.servers[host]
 	if s == nil {
-		s = &serverLanes{short: &laneSet{newLane: c.lane, max: maxShortLanes}, long: &laneSet{newLane: c.lane, max: maxLongLanes}}
+		s = &serverLanes{short: newLaneSet(c.lane, maxShortLanes), long: newLaneSet(c.lane, maxLongLanes)}
 		c.servers[host] = s
 	}
 	return s

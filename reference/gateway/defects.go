@@ -104,6 +104,11 @@ type Defects struct {
 	// a client whose body trickles in holds up every other client, reads included
 	// (GW-090).
 	BodiesInTurn bool
+	// SharedLanes: an upstream's streams are shared by all clients together, first come
+	// first served, and a request waits for one with no bound but its own context, as the
+	// reference did until issue 57: a client that holds every stream with slow requests
+	// holds up every other client's requests, the gateway's health checks too (GW-091).
+	SharedLanes bool
 	// HostRoutesSNIAuthenticates: the cluster is chosen by the Host, and a Host that names
 	// another cluster than the TLS server name is not refused: the client certificate,
 	// verified at the handshake against the server name's cluster's client CA, is trusted
@@ -139,6 +144,7 @@ var defectNames = map[string]func(*Defects){
 	"apply-invalid":                   func(d *Defects) { d.ApplyInvalid = true },
 	"bodies-in-turn":                  func(d *Defects) { d.BodiesInTurn = true },
 	"host-routes-sni-authenticates":   func(d *Defects) { d.HostRoutesSNIAuthenticates = true },
+	"shared-lanes":                    func(d *Defects) { d.SharedLanes = true },
 }
 
 // DefectNames lists what ParseDefects accepts.

@@ -16,8 +16,9 @@ import (
 // answered is called with the upstream that answered, as soon as it has: ReverseProxy
 // aborts the handler with a panic when the client goes while the body is copied, and
 // the request still counts as that upstream's. No call means none answered (the client
-// then got 503).
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u *authn.User, targets []*upstream, answered func(*upstream)) {
+// then got 503). client is who the request counts for in the upstreams' stream shares
+// (fairshare.go): the authenticated user, before any impersonation it asked for.
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, client string, u *authn.User, targets []*upstream, answered func(*upstream)) {
 	impersonate := !g.cfg.Defects.NoImpersonation && !(g.cfg.Defects.UpgradeAsItself && isUpgrade(r.Header))
 	if impersonate && g.cfg.Defects.ImpersonationBeforeHopByHop {
 		setImpersonation(r.Header, u)
@@ -32,6 +33,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 		next = c.conn.sharedTransport()
 	}
 	rt := &retrying{next: next, targets: targets, idempotent: replayable(r), answered: answered,
+		claim: streamClaim{client: client, wait: g.cfg.StreamWait, shared: g.cfg.Defects.SharedLanes},
 		onError: func(up *upstream, err error) {
 			up.markFailed(err)
 			g.metrics.errors.WithLabelValues(c.name, up.endpoint).Inc()
@@ -57,6 +59,11 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, u 
 			if r.Context().Err() != nil {
 				return // the client has gone; nobody reads an answer
 			}
+			if errors.As(err, new(errBusy)) {
+				g.errorLog.Printf("%s: %s %q from %s: no server had a stream free for the client: %v: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, err)
+				writeUnavailable(w, unavailableBusy)
+				return
+			}
 			g.errorLog.Printf("%s: %s %q from %s: no server could be reached: %v: answered 503", c, r.Method, r.URL.Path, r.RemoteAddr, err)
 			writeUnavailable(w, unavailableUpstream)
 		},
@@ -76,23 +83,29 @@ func replayable(r *http.Request) bool {
 
 // retrying tries the targets in turn. Only a failure before any response byte moves on
 // (RoundTrip returned no response), and only for replayable requests: anything else may
-// have taken effect.
+// have taken effect. A target without a stream free for the client within the claim's
+// wait (errNoStream) was sent nothing: any request moves on, to targets that have one free
+// at once, and the target stays in the rotation (it is busy, not failed). When no target
+// had a stream, the error is errBusy.
 type retrying struct {
 	next       http.RoundTripper
 	targets    []*upstream
 	idempotent bool
+	claim      streamClaim
 	onError    func(*upstream, error)
 	answered   func(*upstream)
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	var errs []error
+	claim, busy := t.claim, 0
 	for i, u := range t.targets {
 		out := req
 		if i > 0 {
 			out = req.Clone(req.Context())
 			out.URL.Scheme, out.URL.Host, out.Host = u.url.Scheme, u.url.Host, ""
 		}
+		out = out.WithContext(withClaim(out.Context(), claim))
 		resp, err := t.next.RoundTrip(out)
 		if err == nil {
 			t.answered(u)
@@ -101,11 +114,25 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Context().Err() != nil {
 			return nil, err // the client gave up: not the server's fault
 		}
-		t.onError(u, err)
 		errs = append(errs, fmt.Errorf("%s: %w", u.endpoint, err))
+		if errors.As(err, new(errNoStream)) {
+			busy++
+			claim.wait = tryOnly
+			continue
+		}
+		t.onError(u, err)
+		claim.wait = t.claim.wait
 		if !t.idempotent {
 			break
 		}
 	}
+	if busy == len(errs) {
+		return nil, errBusy{errors.Join(errs...)}
+	}
 	return nil, errors.Join(errs...)
 }
+
+// errBusy: every target tried was without a stream free for the client.
+type errBusy struct{ error }
+
+func (e errBusy) Unwrap() error { return e.error }

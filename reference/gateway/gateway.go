@@ -58,6 +58,11 @@ type Config struct {
 	// frozen upstream is found, and its requests fail over or answer 503, within about
 	// twice this. Default 2s.
 	UpstreamTimeout time.Duration
+	// StreamWait bounds how long a request waits for a stream to the upstream chosen for
+	// it, within its client's fair share of that upstream's streams (fairshare.go); then it
+	// goes to another server of its policy that has one free for the client, else it is
+	// answered 503 with Retry-After. Default 5s.
+	StreamWait time.Duration
 	// UpgradeIdleTimeout ends an upgraded session (exec, attach, port-forward, a websocket)
 	// once no byte has passed either way for this long, as the container runtime's
 	// streaming server ends an idle stream (reference/internal/upgrade says where upstream
@@ -77,6 +82,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.UpstreamTimeout == 0 {
 		c.UpstreamTimeout = 2 * time.Second
+	}
+	if c.StreamWait == 0 {
+		c.StreamWait = 5 * time.Second
 	}
 	if c.UpgradeIdleTimeout == 0 {
 		c.UpgradeIdleTimeout = upgrade.DefaultIdleTimeout

@@ -71,6 +71,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case u == nil:
 		u = anonymous()
 	}
+	client := u.Name // who counts in the stream shares: the one who sent it (fairshare.go)
 	if u, err = g.impersonate(r, c, u); err != nil {
 		g.writeImpersonationError(rec, r, c, err)
 		return
@@ -113,7 +114,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		dropped.UID = ""
 		u = &dropped
 	}
-	g.forward(rec, r, c, u, targets, func(up *upstream) { answered = up.endpoint })
+	g.forward(rec, r, c, client, u, targets, func(up *upstream) { answered = up.endpoint })
 }
 
 // impersonate returns whom the request acts as: the client, or whom the client asked to

@@ -22,6 +22,14 @@ import (
 // only when every lane is that busy; at maxLanes the least busy lane takes the request and
 // it waits for a free stream. Connections of lanes nobody uses any more close when idle
 // (IdleConnTimeout).
+//
+// Before a lane is picked, the request takes one of the set's streams from its fair share
+// (fairshare.go): the set has as many as its lanes can carry (max x streamsPerLane), so
+// a picked lane always has a stream free and the wait, bounded and fair between clients,
+// is there and not in a Transport (which would make it wait, first come first served,
+// for as long as its context). That holds while the server allows streamsPerLane streams
+// per connection, kube-apiserver's default; one that allows fewer makes requests wait in
+// the Transport again, bounded by their context only.
 
 // streamsPerLane is how many requests a lane carries before another is opened: kube-
 // apiserver's default stream limit, so a lane's requests never wait for a stream while
@@ -32,6 +40,7 @@ const streamsPerLane = 100
 type laneSet struct {
 	newLane func() *http.Transport
 	max     int
+	streams *fairStreams
 
 	mu    sync.Mutex
 	lanes []*lane
@@ -67,16 +76,29 @@ func (s *laneSet) pick() *lane {
 	return least
 }
 
-// RoundTrip sends the request on a lane; the request counts on it until its response
-// body is closed (a watch counts as long as it streams).
+func newLaneSet(newLane func() *http.Transport, max int) *laneSet {
+	return &laneSet{newLane: newLane, max: max, streams: newFairStreams(max * streamsPerLane)}
+}
+
+// RoundTrip takes a stream of the client's share, then sends the request on a lane; the
+// request holds both until its response body is closed (a watch as long as it streams).
+// Without a stream within the claim's wait it fails with errNoStream, sending nothing.
 func (s *laneSet) RoundTrip(req *http.Request) (*http.Response, error) {
+	release := func() {}
+	if claim := claimOf(req.Context()); !claim.shared {
+		var err error
+		if release, err = s.streams.acquire(req.Context(), claim.client, claim.wait); err != nil {
+			return nil, err
+		}
+	}
 	l := s.pick()
 	resp, err := l.t.RoundTrip(req)
 	if err != nil {
 		l.inFlight.Add(-1)
+		release()
 		return nil, err
 	}
-	resp.Body = &laneBody{ReadCloser: resp.Body, done: func() { l.inFlight.Add(-1) }}
+	resp.Body = &laneBody{ReadCloser: resp.Body, done: func() { l.inFlight.Add(-1); release() }}
 	return resp, nil
 }
 

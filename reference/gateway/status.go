@@ -51,6 +51,7 @@ const unavailableRetryAfter = time.Second
 // from them it could act on. The details go to the gateway's log.
 const (
 	unavailableUpstream  = "the upstream apiserver is unavailable"
+	unavailableBusy      = "the upstream apiservers are busy: try again later"
 	unavailableNoCluster = "no upstream cluster serves this server name: connect with the server of your kubeconfig's cluster (kubectl sends its host as both TLS server name and Host)"
 )
 
