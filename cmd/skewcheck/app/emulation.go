@@ -20,6 +20,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -166,9 +167,9 @@ func runEmulationPair(ctx context.Context, log io.Writer, self string, o emulati
 	if o.hold > 0 {
 		args = append(args, "--fault-hold", o.hold.String())
 	}
-	args = append(args, childBinaryFlags(o.bin)...)
+	args = append(args, campaign.ChildBinaryFlags(o.bin)...)
 	fmt.Fprintf(log, "== emulation: %s pair (%s%s): conformance %s\n", name, versions, emulatedNote(emulation), strings.Join(o.profiles, ","))
-	_, err := runChild(ctx, log, self, "["+name+"] ", strings.Split(versions, ","), args)
+	_, err := campaign.RunChild(ctx, log, self, "["+name+"] ", strings.Split(versions, ","), args)
 	rep, rerr := report.Read(filepath.Join(dir, report.JSONFile))
 	if rerr != nil {
 		return nil, fmt.Errorf("the %s pair's run left no report (%v): %v", name, err, rerr)

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -275,7 +276,7 @@ func mutantRun(ctx context.Context, streams IOStreams, o mutationOptions, self s
 	args = append(args, "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir)
 	// The child fails whenever a test does, as a mutant's run is meant to: only a
 	// missing report is an error of the run.
-	_, runErr := runChild(ctx, streams.ErrOut, self, "["+r.Name+"] ", nil, append(args, childBinaryFlags(o.bin)...))
+	_, runErr := campaign.RunChild(ctx, streams.ErrOut, self, "["+r.Name+"] ", nil, append(args, campaign.ChildBinaryFlags(o.bin)...))
 	r.Seconds = time.Since(began).Seconds()
 	if ctx.Err() != nil {
 		// An interrupted run's report has its tests failed as interrupted: no evidence.

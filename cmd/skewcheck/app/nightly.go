@@ -3,13 +3,10 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -25,6 +22,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/local"
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
@@ -349,7 +347,7 @@ func runPairConformance(ctx context.Context, streams IOStreams, self string, o n
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
 	args := append(append([]string{"conformance"}, highlyAvailable(p.From, p.To)...), "--profiles", strings.Join(o.profiles, ","),
 		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", cdir)
-	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, childBinaryFlags(o.bin)...))
+	defect, err := campaign.RunChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, campaign.ChildBinaryFlags(o.bin)...))
 	p.ConformanceElsewhere = false
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
 		p.Conformance = c
@@ -373,7 +371,7 @@ func runPairUpgrade(ctx context.Context, streams IOStreams, self string, o night
 	if o.fault != "" {
 		args = append(args, "--fault", o.fault)
 	}
-	defect, err := runChild(ctx, streams.ErrOut, self, "["+name+" upgrade] ", []string{p.From, p.To}, append(args, childBinaryFlags(o.bin)...))
+	defect, err := campaign.RunChild(ctx, streams.ErrOut, self, "["+name+" upgrade] ", []string{p.From, p.To}, append(args, campaign.ChildBinaryFlags(o.bin)...))
 	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
 	if !p.Upgrade.Ran {
 		p.Upgrade.KnownDefect = defect
@@ -405,13 +403,13 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 	if p, err := clusters.Lookup(j.Provider); err == nil && p.Supports(clusters.NodeImages) {
 		// node images (kind's) are built here, never pulled (cached: seconds when they are)
 		for _, v := range []string{j.From, j.To} {
-			if _, err := runChild(ctx, streams.ErrOut, self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, childBinaryFlags(o.bin)...)); err != nil {
+			if _, err := campaign.RunChild(ctx, streams.ErrOut, self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, campaign.ChildBinaryFlags(o.bin)...)); err != nil {
 				r.Error = "building the kind node image of " + v + ": " + err.Error()
 				return r
 			}
 		}
 	}
-	defect, err := runChild(ctx, streams.ErrOut, self, "["+j.ID+"] ", []string{j.From, j.To}, append(args, childBinaryFlags(o.bin)...))
+	defect, err := campaign.RunChild(ctx, streams.ErrOut, self, "["+j.ID+"] ", []string{j.From, j.To}, append(args, campaign.ChildBinaryFlags(o.bin)...))
 	r.Passed = err == nil
 	if err != nil {
 		r.Error = err.Error()
@@ -453,8 +451,9 @@ func runNightlyMutation(ctx context.Context, streams IOStreams, self string, o n
 	m := matrix.NightlyMutation{Family: j.Family, Dir: filepath.Join("mutation", j.Family)}
 	dir := filepath.Join(o.reportDir, m.Dir)
 	os.Remove(filepath.Join(dir, matrix.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
-	_, err := runChild(ctx, streams.ErrOut, self, "[mutation "+j.Family+"] ", nil, append([]string{"mutation", "--versions", j.From + "," + j.To,
-		"--mutants", "^" + regexp.QuoteMeta(j.Family) + "/", "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, childBinaryFlags(o.bin)...))
+	_, err := campaign.RunChild(ctx, streams.ErrOut, self, "[mutation "+j.Family+"] ", nil, append([]string{"mutation", "--versions", j.From + "," + j.To,
+		"--mutants", "^" + regexp.QuoteMeta(j.Family) + "/", "--seed", strconv.FormatInt(o.seed, 10), "--report-dir", dir}, campaign.ChildBinaryFlags(o.bin)...))
+
 	b, rerr := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
 	var matrix matrix.Mutation
 	if rerr == nil {
@@ -489,71 +488,6 @@ func readUpgrade(u matrix.UpgradeRun, dir string, runErr error) matrix.UpgradeRu
 		u.Timeline = string(svg)
 	}
 	return u
-}
-
-// childBinaryFlags passes where binaries come from on to the child runs.
-func childBinaryFlags(b binaries.Options) []string {
-	var out []string
-	if b.CacheDir != "" {
-		out = append(out, "--cache-dir", b.CacheDir)
-	}
-	if b.Source != "" {
-		out = append(out, "--source", b.Source)
-	}
-	for k, v := range b.Paths {
-		out = append(out, "--binary", k+"="+v)
-	}
-	return out
-}
-
-// runChild runs skewcheck with args, every line of its output prefixed so a night's log
-// says which pair and run it comes from. Ctrl-C reaches the child as an interrupt, and it
-// gets a minute to heal faults and delete its cluster. When the child fails, defect is the
-// known upstream defect it named as the cause, if any (skewcheck names one only beside the
-// error it caused: a 1.33 or 1.34 server's nil-pointer crash, say): a line that is exactly
-// one of local.KnownDefects, for one of the pair's versions. Anything else, a line that
-// merely begins like one included, leaves the failure a failure.
-func runChild(ctx context.Context, log io.Writer, self, prefix string, versions, args []string) (defect string, err error) {
-	c := exec.CommandContext(ctx, self, args...)
-	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
-	c.WaitDelay = time.Minute
-	out, err := c.StdoutPipe()
-	if err != nil {
-		return "", err
-	}
-	c.Stderr = c.Stdout
-	if err := c.Start(); err != nil {
-		return "", fmt.Errorf("starting %s %s: %w", self, args[0], err)
-	}
-	why := prefixLines(log, out, prefix)
-	if err := c.Wait(); err != nil {
-		for _, line := range why {
-			if d, ok := local.NamedDefect(line, versions...); ok {
-				defect = d.Text
-			}
-		}
-		if len(why) > 0 {
-			return defect, fmt.Errorf("skewcheck %s: %w: %s", args[0], err, strings.Join(why, "; "))
-		}
-		return defect, fmt.Errorf("skewcheck %s: %w", args[0], err)
-	}
-	return "", nil
-}
-
-// prefixLines copies a child's output line by line behind prefix, and returns the lines
-// that say why it failed (its "error:" line, and a known upstream defect it named), so
-// the index can say so without anyone reading the whole log.
-func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 64*1024), 1024*1024)
-	for s.Scan() {
-		line := s.Text()
-		fmt.Fprintln(w, prefix+line)
-		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, local.KnownDefectPrefix) {
-			why = append(why, strings.TrimPrefix(line, "error: "))
-		}
-	}
-	return why
 }
 
 func writeNightly(dir string, n *matrix.Nightly) error {
