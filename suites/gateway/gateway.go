@@ -99,4 +99,7 @@ var Tests = []framework.Test{
 	{ID: "GW-090", Profile: Profile, Since: "1.28", Features: needs,
 		Description: "slow clients go unnoticed: while 8 slow-loris connections of each kind (headers, a create's body, a watch read, a byte a second) are held for 10 s, LISTs and creates of ConfigMaps through the gateway on connections of their own all succeed, none slower than 5 s (the chaos table's slow-client fault)",
 		Makes:       []framework.Write{slowClientLoad}, Run: slowClientsUnnoticed},
+	{ID: "GW-091", Profile: Profile, Since: "1.28", Features: with(framework.FeatureUnprivileged),
+		Description: "a greedy client holds up no other: while one client (the admin) holds 450 creates at once through the gateway, each on its own connection with a body that comes a byte a second, all to one apiserver, another client's (the unprivileged user's) GETs there all succeed and their p99 stays within 10x of their p99 before (at least 250 ms); the greedy client's own requests may wait or be refused (reported)",
+		Makes:       plus(configMapGrant, greedyCreates), Run: greedyClientContained},
 }

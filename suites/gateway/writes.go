@@ -34,6 +34,9 @@ var (
 		{Resource: "clusterrolebindings.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: framework.Cluster,
 			Why: "that role, bound to the unprivileged user"},
 	}
+	// greedyCreates is greedyClientContained's: dry-run creates whose body never ends.
+	greedyCreates = framework.Write{Resource: "configmaps", Verbs: []string{"create"}, Scope: framework.InNamespace("default"),
+		Why: "a greedy client's dry-run creates (dryRun=All) whose body comes a byte a second and never ends: nothing is stored"}
 	// slowClientLoad is slowClientsUnnoticed's: the chaos load of configmaps, and the
 	// slow-client fault's creates whose body never ends.
 	slowClientLoad = framework.Write{Resource: "configmaps", Verbs: []string{"create", "deletecollection"}, Scope: framework.RunNamespace,
