@@ -3,7 +3,6 @@
 package app
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,44 +11,6 @@ import (
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
-
-// The emulation command exits as conformance does: 1 when the pairs differ or a test
-// failed, 2 when they agree and nothing failed but something could not run, 0 otherwise.
-func TestEmulationVerdict(t *testing.T) {
-	run := func(tests ...report.Test) *report.Conformance {
-		return &report.Conformance{Endpoints: []report.Endpoint{{Name: "apiserver-1", Version: "v1.36.3"}}, Tests: tests}
-	}
-	passed := report.Test{ID: "MVP-010", Result: report.Passed}
-	failed := report.Test{ID: "MVP-011", Profile: "mvp", Result: report.Failed, Failure: "got 404"}
-	missing := report.Test{ID: "MVP-013", Result: report.Skipped, SkipKind: report.Missing, SkipReason: "missing SkewedStatus: ..."}
-	for _, tc := range []struct {
-		name           string
-		real, emulated *report.Conformance
-		code           int    // 0: nil error
-		want           string // in the error
-	}{
-		{"agree and pass", run(passed), run(passed), 0, ""},
-		{"differ", run(passed, failed), run(passed, passed), 1, "did not predict the real skew: 1 of 2 tests differ, MVP-011"},
-		{"both fail the same test", run(passed, failed), run(passed, failed), 1, "a test failed on both"},
-		{"both incomplete", run(passed, missing), run(passed, missing), exitIncomplete, "incomplete"},
-	} {
-		for _, r := range []*report.Conformance{tc.real, tc.emulated} {
-			report.Summarize(r)
-		}
-		err := emulationVerdict(matrix.CompareEmulation(nil, tc.real, tc.emulated), tc.real, tc.emulated, 7)
-		code := 0
-		if err != nil {
-			code = 1
-			var e exitError
-			if errors.As(err, &e) {
-				code = e.code
-			}
-		}
-		if code != tc.code || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%s: exit %d, %v; want exit %d and %q", tc.name, code, err, tc.code, tc.want)
-		}
-	}
-}
 
 func TestEmulationBadInput(t *testing.T) {
 	out, code := runApp(t, t.TempDir(), "emulation", "--versions", "v1.36.3")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
@@ -78,11 +79,11 @@ func newReportEmulationCommand(streams IOStreams) *cobra.Command {
 			md := e.Markdown()
 			fmt.Fprint(streams.Out, md)
 			if out != "" {
-				if err := writeEmulation(out, e, md); err != nil {
+				if err := campaign.WriteEmulation(out, e, md); err != nil {
 					return err
 				}
 			}
-			return emulationVerdict(e, real, emulated, real.Seed)
+			return campaignExit(campaign.EmulationVerdict(e, real, emulated, real.Seed))
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "also write emulation.md and emulation.json here")
