@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -435,55 +434,9 @@ type failRecorder struct{}
 
 func (failRecorder) Fail() {}
 
+// printSummary is the run's console summary, as the report writes it.
 func printSummary(out io.Writer, rep *report.Conformance, files []string) {
-	fmt.Fprintln(out)
-	report.WriteProxyCause(out, rep.ProxyState)
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tRESULT\tTIME\tNOTE")
-	for _, t := range rep.Tests {
-		note := t.SkipReason
-		result := string(t.Result)
-		if t.SkipKind == report.NotApplicable {
-			result = "not applicable"
-			note = strings.TrimPrefix(note, "not applicable: ")
-		}
-		if t.KnownDeviation != "" {
-			note = "KNOWN UPSTREAM DEVIATION: " + t.KnownDeviation
-		}
-		if t.Failure != "" {
-			note = strings.SplitN(t.Failure, "\n", 2)[0]
-		}
-		for k, v := range t.Measurements {
-			note += fmt.Sprintf(" %s=%.3f", k, v)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", t.ID, result, t.Duration.Round(time.Millisecond), strings.TrimSpace(note))
-	}
-	w.Flush()
-	report.WriteSpecVsCode(out, rep.Tests)
-	for _, p := range rep.Profiles {
-		line := fmt.Sprintf("profile %s: %s", p.Name, p.Result)
-		if p.NotApplicable > 0 {
-			line += fmt.Sprintf(" (%d not applicable to these versions or this target, not counted)", p.NotApplicable)
-		}
-		fmt.Fprintln(out, line)
-	}
-	if missing := rep.MissingTests(); len(missing) > 0 {
-		// Loud on purpose: a skip for something missing is no finding about the
-		// implementation, but it is no evidence either, and must not pass unnoticed.
-		fmt.Fprintf(out, "\nNOT TESTED: %d tests that apply could not run on this target or machine; the run claims nothing about them:\n", len(missing))
-		for _, t := range missing {
-			fmt.Fprintf(out, "  %s  %s\n", t.ID, t.SkipReason)
-		}
-		fmt.Fprintln(out)
-	}
-	if rep.Upstream == "declared" {
-		fmt.Fprintln(out, "target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
-	}
-	if note := report.PrereleaseNote(rep); note != "" {
-		fmt.Fprintln(out, note)
-	}
-	fmt.Fprintf(out, "report: %s\n", strings.Join(files, ", "))
-	fmt.Fprintln(out, report.ClosingLine(rep))
+	report.WriteSummary(out, rep, files)
 }
 
 func failingProfiles(rep *report.Conformance) string {
