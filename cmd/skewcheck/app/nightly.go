@@ -259,7 +259,7 @@ func nightlyPlan(ctx context.Context, o nightlyOptions, previous []matrix.JobRun
 			return local.CheckEmulation(newer, strings.TrimPrefix(semver.MajorMinor(older), "v")) == nil
 		}}
 		if o.mutation {
-			po.Families = mutationFamilyNames()
+			po.Families = campaign.MutationFamilies()
 		}
 		if o.soak {
 			po.Soak = soakApplies
@@ -345,7 +345,7 @@ func runPairConformance(ctx context.Context, streams IOStreams, self string, o n
 	name := p.From + "-" + p.To
 	fmt.Fprintf(streams.ErrOut, "== nightly: %s + %s: conformance %s\n", p.From, p.To, strings.Join(o.profiles, ","))
 	cdir := filepath.Join(o.reportDir, p.ConformanceDir)
-	args := append(append([]string{"conformance"}, highlyAvailable(p.From, p.To)...), "--profiles", strings.Join(o.profiles, ","),
+	args := append(append([]string{"conformance"}, campaign.HighlyAvailable(p.From, p.To)...), "--profiles", strings.Join(o.profiles, ","),
 		"--seed", strconv.FormatInt(o.seed, 10), "--report-dir", cdir)
 	defect, err := campaign.RunChild(ctx, streams.ErrOut, self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, campaign.ChildBinaryFlags(o.bin)...))
 	p.ConformanceElsewhere = false
@@ -394,7 +394,7 @@ func runNightlyOther(ctx context.Context, streams IOStreams, self string, o nigh
 	case matrix.JobProvider:
 		args = []string{"conformance", "--provider", j.Provider, "--versions", j.From + "," + j.To, "--seed", seed, "--report-dir", dir}
 	case matrix.JobSoak:
-		args = append(append([]string{"conformance"}, highlyAvailable(j.From, j.To)...),
+		args = append(append([]string{"conformance"}, campaign.HighlyAvailable(j.From, j.To)...),
 			"--profiles", strings.Join(suites.SoakProfiles, ","), "--seed", seed, "--report-dir", dir)
 	case matrix.JobRanges:
 		args = rangeEndArgs(j, seed, dir)

@@ -1,0 +1,190 @@
+package campaign
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// The reasons table names only tests of the matrix's profiles and mutants the plan has.
+func TestMutationReasonsNameWhatExists(t *testing.T) {
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests []string
+	for _, tc := range mutationTests(runs) {
+		tests = append(tests, tc.ID)
+	}
+	for id := range suites.MutationReasons.Tests {
+		if !slices.Contains(tests, id) {
+			t.Errorf("the reasons table names test %s, which no profile of the matrix has", id)
+		}
+	}
+	for name := range suites.MutationReasons.Mutants {
+		if !slices.ContainsFunc(runs, func(r matrix.MutationRun) bool { return r.Name == name && !r.Baseline() }) {
+			t.Errorf("the reasons table names mutant %s, which no reference's registry has", name)
+		}
+	}
+}
+
+// Every mutant of every registry claims the tests its flaw must fail, each a test of its
+// family's profiles with a fragment to look for; no claim names a mutant or a test that
+// does not exist.
+func TestMutantClaims(t *testing.T) {
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profileOf := map[string]string{}
+	for _, tc := range mutationTests(runs) {
+		profileOf[tc.ID] = tc.Profile
+	}
+	for _, r := range runs {
+		if !r.Baseline() && len(suites.MutantCatches[r.Name]) == 0 {
+			t.Errorf("mutant %s claims no test: add its claims to suites/mutation_%s.go", r.Name, r.Family)
+		}
+	}
+	for name, tests := range suites.MutantCatches {
+		i := slices.IndexFunc(runs, func(r matrix.MutationRun) bool { return r.Name == name && !r.Baseline() })
+		if i < 0 {
+			t.Errorf("a claim names mutant %s, which no reference's registry has", name)
+			continue
+		}
+		for id, fragment := range tests {
+			if p, ok := profileOf[id]; !ok || !slices.Contains(runs[i].Profiles, p) || strings.TrimSpace(fragment) == "" {
+				t.Errorf("mutant %s claims test %s (saying %q), which its profiles %v lack, or with nothing to look for", name, id, fragment, runs[i].Profiles)
+			}
+		}
+	}
+}
+
+// --mutants keeps the matching mutants and their families' baselines, no other family.
+func TestMutationPlanFilter(t *testing.T) {
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}, Mutants: "^peerproxy/drop-impersonation$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	if !slices.Equal(names, []string{"peerproxy", "peerproxy/drop-impersonation"}) {
+		t.Errorf("runs %v, want the peerproxy baseline and drop-impersonation", names)
+	}
+	if got := strings.Join(runs[1].Args, " "); !strings.Contains(got, "--reference peerproxy --reference-flaw drop-impersonation") ||
+		!strings.Contains(got, "--versions v1.35.4,v1.36.3,v1.36.3") {
+		t.Errorf("args %q", got)
+	}
+	if _, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}, Mutants: "nosuch"}); err == nil || !strings.Contains(err.Error(), "--list") {
+		t.Errorf("a filter matching nothing should be refused, pointing at --list; got %v", err)
+	}
+	if _, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.36.3"}}); err == nil {
+		t.Error("one version should be refused: a run needs the older and the newer")
+	}
+}
+
+// A mutant's run selects exactly the tests it claims, within --focus; its baseline every
+// test --focus allows; --every-test gives each mutant every test; a --focus that leaves a
+// mutant none of its claims drops the mutant, and one that leaves none, the matrix.
+func TestMutationRunsFocusOnClaims(t *testing.T) {
+	versions := []string{"v1.35.4", "v1.36.3"}
+	const mutant = "peerproxy/forward-as-itself"
+	focusOf := func(r matrix.MutationRun) string {
+		if i := slices.Index(r.Args, "--focus"); i >= 0 {
+			return r.Args[i+1]
+		}
+		return ""
+	}
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$"})
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v; want the baseline and %s", runs, err, mutant)
+	}
+	if f := focusOf(runs[0]); f != "" {
+		t.Errorf("the baseline's focus %q, want none: it runs every test", f)
+	}
+	focus := regexp.MustCompile(focusOf(runs[1]))
+	tests, _ := framework.Select(suites.All(), runs[1].Profiles)
+	for _, tc := range tests {
+		_, claimed := suites.MutantCatches[mutant][tc.ID]
+		if got := focus.MatchString(tc.Profile + " " + framework.SpecText(tc)); got != claimed {
+			t.Errorf("%s: selected %v, claimed %v (focus %s)", tc.ID, got, claimed, focus)
+		}
+	}
+
+	runs, err = PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", EveryTest: true})
+	if err != nil || focusOf(runs[1]) != "" {
+		t.Errorf("--every-test: focus %q, %v; want none", focusOf(runs[1]), err)
+	}
+	runs, err = PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", Focus: "MVP-044"})
+	if err != nil || focusOf(runs[0]) != "MVP-044" || focusOf(runs[1]) != `\[(MVP-044)\]` {
+		t.Errorf("--focus MVP-044: %v; baseline %q, mutant %q; want MVP-044 and its claim MVP-044 alone", err, focusOf(runs[0]), focusOf(runs[1]))
+	}
+	if _, err := PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", Focus: "MVP-001"}); err == nil || !strings.Contains(err.Error(), "leave no mutant") {
+		t.Errorf("--focus on a test the only mutant does not claim: %v, want refused", err)
+	}
+}
+
+// Every mutant has a row in docs/references.md's mutant tables, and the row's last cell
+// lists exactly the tests its claims name: the page a vendor reads to learn what each flaw
+// proves cannot fall behind the claims.
+func TestReferencesPageListsEveryMutant(t *testing.T) {
+	page, err := os.ReadFile("../../../docs/references.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	family := map[string]string{"peer proxy": "peerproxy", "gateway": "gateway", "dataplane": "ipmode"}
+	flaw := regexp.MustCompile("^`([^`]+)`")
+	rows := map[string]string{} // mutant's run name (family/flaw) → the row's last cell
+	for _, line := range strings.Split(string(page), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		if len(cells) < 3 {
+			continue
+		}
+		f, ok := family[strings.TrimSpace(cells[0])]
+		m := flaw.FindStringSubmatch(strings.TrimSpace(cells[1]))
+		if ok && m != nil {
+			rows[f+"/"+m[1]] = cells[len(cells)-1]
+		}
+	}
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testID := regexp.MustCompile(`([A-Z]+)-(\d+)(?: to [A-Z]+-(\d+))?`) // "GW-010 to GW-016" is a range
+	for _, r := range runs {
+		if r.Baseline() {
+			continue
+		}
+		row, ok := rows[r.Name]
+		if !ok {
+			t.Errorf("docs/references.md has no row for mutant %s", r.Name)
+			continue
+		}
+		var listed []string
+		for _, m := range testID.FindAllStringSubmatch(row, -1) {
+			from, _ := strconv.Atoi(m[2])
+			to := from
+			if m[3] != "" {
+				to, _ = strconv.Atoi(m[3])
+			}
+			for n := from; n <= to; n++ {
+				listed = append(listed, fmt.Sprintf("%s-%0*d", m[1], len(m[2]), n))
+			}
+		}
+		claimed := slices.Sorted(maps.Keys(suites.MutantCatches[r.Name]))
+		slices.Sort(listed)
+		if !slices.Equal(slices.Compact(listed), claimed) {
+			t.Errorf("docs/references.md lists %v for mutant %s; its claims (suites/mutation_%s.go) name %v", listed, r.Name, r.Family, claimed)
+		}
+	}
+}

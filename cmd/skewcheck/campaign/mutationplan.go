@@ -1,0 +1,116 @@
+package campaign
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/skewcheck/skewcheck/clusters/binaries"
+	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/suites"
+)
+
+// MutationOptions say which runs of the mutation matrix to make, and how.
+type MutationOptions struct {
+	// Versions are the older and the newer kube-apiserver of every run's cluster.
+	Versions []string
+	// Mutants keeps the mutants whose "<family>/<variant>" matches (and their families'
+	// baselines); "" keeps every one.
+	Mutants string
+	// Focus keeps, in every run, the tests whose "[ID] description" matches.
+	Focus string
+	// EveryTest runs every test of a family's profiles against each mutant, not only
+	// the tests it claims.
+	EveryTest bool
+	Seed      int64 // 0: from the clock
+	ReportDir string
+	// Jobs is how many runs go at a time, each on a cluster of its own.
+	Jobs     int
+	Binaries binaries.Options
+	// Self is the skewcheck binary each run is.
+	Self string
+}
+
+// PlanMutation lists the runs: for every family with a mutant o.Mutants keeps (and with a
+// claimed test o.Focus keeps), its baseline then those mutants, each with its focus
+// (runFocus).
+func PlanMutation(o MutationOptions) ([]matrix.MutationRun, error) {
+	if o.Jobs < 1 {
+		return nil, fmt.Errorf("--jobs %d: give how many runs go at a time, 1 or more", o.Jobs)
+	}
+	if len(o.Versions) != 2 {
+		return nil, fmt.Errorf("--versions %s: give two, the older and the newer apiserver", strings.Join(o.Versions, ","))
+	}
+	keep := regexp.MustCompile("")
+	if o.Mutants != "" {
+		var err error
+		if keep, err = regexp.Compile(o.Mutants); err != nil {
+			return nil, fmt.Errorf("--mutants: %w", err)
+		}
+	}
+	var focus *regexp.Regexp
+	if o.Focus != "" {
+		var err error
+		if focus, err = regexp.Compile(o.Focus); err != nil {
+			return nil, fmt.Errorf("--focus: %w", err)
+		}
+	}
+	var runs []matrix.MutationRun
+	for _, fam := range mutantFamilies {
+		var family []matrix.MutationRun
+		for _, v := range append([]string{""}, fam.variants()...) {
+			if v != "" && !keep.MatchString(fam.name+"/"+v) {
+				continue
+			}
+			r := matrix.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles,
+				Args: append(append(fam.cluster(o.Versions[0], o.Versions[1]), "--profiles", strings.Join(fam.profiles, ",")), fam.front(v)...)}
+			if v != "" {
+				r.Name += "/" + v
+			}
+			r.Dir = filepath.Join(fam.name, cmp.Or(v, "baseline"))
+			selected, all := runFocus(r, o, focus)
+			if !all && selected == "" {
+				continue // --focus leaves out every test the mutant claims
+			}
+			if selected != "" {
+				r.Args = append(r.Args, "--focus", selected)
+			}
+			family = append(family, r)
+		}
+		if len(family) > 1 { // the baseline and a mutant at least
+			runs = append(runs, family...)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("--mutants %q and --focus %q leave no mutant with a test to run; see skewcheck mutation --list", o.Mutants, o.Focus)
+	}
+	return runs, nil
+}
+
+// runFocus is the --focus of run r, and whether it selects every test o.Focus allows
+// ("" then means no focus at all). A baseline runs every test of its family's profiles. A
+// mutant runs only the tests it claims (suites.MutantCatches), since only a claimed failure
+// counts: the others cannot change the matrix's figures, and a peer proxy mutant's run of
+// every profile takes minutes. A mutant that claims nothing, and every mutant with
+// o.EveryTest, runs every test, so its unclaimed failures show.
+func runFocus(r matrix.MutationRun, o MutationOptions, focus *regexp.Regexp) (string, bool) {
+	claimed := suites.MutantCatches[r.Name]
+	if r.Baseline() || o.EveryTest || len(claimed) == 0 {
+		return o.Focus, true
+	}
+	tests, _ := framework.Select(suites.All(), r.Profiles)
+	var ids []string
+	for _, t := range tests {
+		if _, ok := claimed[t.ID]; ok && (focus == nil || focus.MatchString(t.Profile+" "+framework.SpecText(t))) {
+			ids = append(ids, regexp.QuoteMeta(t.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return "", false
+	}
+	// ginkgo matches a focus against the spec's whole text: "<profile> [ID] description".
+	return `\[(` + strings.Join(ids, "|") + `)\]`, false
+}
