@@ -63,6 +63,9 @@ type Config struct {
 	// goes to another server of its policy that has one free for the client, else it is
 	// answered 503 with Retry-After. Default 5s.
 	StreamWait time.Duration
+	// IdleTimeout closes a client connection that has had no request in flight for this
+	// long. Default kube-apiserver's, 90 s (reference/internal/serving).
+	IdleTimeout time.Duration
 	// UpgradeIdleTimeout ends an upgraded session (exec, attach, port-forward, a websocket)
 	// once no byte has passed either way for this long, as the container runtime's
 	// streaming server ends an idle stream (reference/internal/upgrade says where upstream
@@ -203,8 +206,12 @@ func Start(cfg Config) (*Gateway, error) {
 
 // newServer is the gateway's HTTPS server, bounded as kube-apiserver bounds its own.
 func (g *Gateway) newServer() *http.Server {
-	return serving.Bounded(&http.Server{Handler: g, ErrorLog: g.errorLog,
+	s := serving.Bounded(&http.Server{Handler: g, ErrorLog: g.errorLog,
 		TLSConfig: &tls.Config{GetConfigForClient: g.tlsFor, NextProtos: []string{"h2", "http/1.1"}}})
+	if g.cfg.IdleTimeout > 0 {
+		s.IdleTimeout = g.cfg.IdleTimeout // HTTP/2 takes the server's (serving.Bounded)
+	}
+	return s
 }
 
 // healthChanged records an upstream going in or out of the rotation, with why it went out:

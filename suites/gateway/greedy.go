@@ -78,12 +78,14 @@ func greedyClientContained(ctx context.Context, env *framework.Env) {
 	defer greedy.stop()
 	Expect(greedy.dialErrors()).To(BeEmpty(), "opening the greedy client's %d connections to the gateway", greedyRequests)
 	loaded := gets(ctx, victim, target, func(_ int, elapsed time.Duration) bool { return elapsed < greedyHold })
-	answers := greedy.stop()
+	answers, answered := greedy.stop()
 
 	before, during := unloaded.p99(), loaded.p99()
 	bound := max(greedyFactor*before, greedyFloor)
 	env.Measure("unloaded_p99_seconds", before.Seconds())
 	env.Measure("loaded_p99_seconds", during.Seconds())
+	env.Measure("loaded_gets", float64(len(loaded.latencies)))
+	env.Measure("greedy_answered_before_the_end", float64(answered))
 	ginkgo.AddReportEntry("note", fmt.Sprintf("the user's GETs: p99 %v before the greedy client (%d), %v while it held %d slow creates (%d GETs, bound %v); the greedy client's creates: %s",
 		before.Round(100*time.Microsecond), len(unloaded.latencies), during.Round(100*time.Microsecond), greedyRequests, len(loaded.latencies), bound, answers))
 	Expect(loaded.failures).To(BeEmpty(),
@@ -246,9 +248,10 @@ func (g *greedyClient) dialErrors() []string {
 	return g.failed[:min(len(g.failed), 5)]
 }
 
-// stop closes the connections and says what the gateway answered them while they held:
-// "360 held to the end; 90 answered: HTTP/1.1 503 Service Unavailable after 5 s".
-func (g *greedyClient) stop() string {
+// stop closes the connections and says what the gateway answered them while they held,
+// "360 held to the end; answered: 90 HTTP/1.1 503 Service Unavailable after 5 s", and
+// how many it answered.
+func (g *greedyClient) stop() (string, int) {
 	g.cancel()
 	g.wg.Wait()
 	g.mu.Lock()
@@ -267,7 +270,7 @@ func (g *greedyClient) stop() string {
 	if len(parts) > 0 {
 		out += "; answered: " + strings.Join(parts, ", ")
 	}
-	return out
+	return out, len(g.answers)
 }
 
 // bearerLine is the identity's bearer token as a header line, "" when it has a
