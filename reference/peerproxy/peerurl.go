@@ -34,7 +34,8 @@ func peerURL(raw string) (string, error) {
 	case u.Hostname() == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
 		return "", fmt.Errorf("%s %s is not https://<host>[:<port>]: a proxy advertises nothing else", LeaseURLAnnotation, u.Redacted())
 	}
-	return "https://" + u.Host, nil
+	// String escapes the host again: an IPv6 zone's "%" is "%25" in a URL.
+	return (&url.URL{Scheme: "https", Host: u.Host}).String(), nil
 }
 
 // peerConfig is the configuration to reach the peer a lease names with the proxy's control
