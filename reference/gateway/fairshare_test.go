@@ -1,12 +1,18 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/skewcheck/skewcheck/reference/internal/authn"
 )
 
 // take acquires n streams for client without waiting, failing the test if one is refused.
@@ -146,3 +152,26 @@ func TestRetryingMovesOnWhenBusy(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A request no server had a stream for is answered 503 with Retry-After and a message
+// that names nothing of the gateway's; the log says whose it was and how the streams
+// were held.
+func TestBusyIsServiceUnavailable(t *testing.T) {
+	var logged bytes.Buffer
+	g := &Gateway{cfg: Config{StreamWait: time.Second}, metrics: newMetrics(), errorLog: log.New(&logged, "", 0)}
+	c := &cluster{name: "c", conn: &connector{rt: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return nil, errNoStream{client: claimOf(r.Context()).client, waited: time.Second, inUse: 400, mine: 360, capacity: 400, clientsSharing: 2}
+	})}}
+	up := &upstream{endpoint: "https://10.9.8.7:6443", url: &url.URL{Scheme: "https", Host: "10.9.8.7:6443"}}
+	w := httptest.NewRecorder()
+	g.forward(w, httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil), c, "alice", &authn.User{Name: "alice"}, []*upstream{up}, func(*upstream) {})
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), unavailableBusy) || strings.Contains(w.Body.String(), "10.9.8.7") {
+		t.Errorf("%d, Retry-After %q, %s; want 503, Retry-After 1, %q and no address", w.Code, w.Header().Get("Retry-After"), w.Body, unavailableBusy)
+	}
+	if want := `no stream free for "alice" within 1s: 400 of 400 in use, 360 of them its own`; !strings.Contains(logged.String(), want) {
+		t.Errorf("the log says %q, want %q", logged.String(), want)
+	}
+	if up.checked.Load() { // markFailed records a verdict: busy is none
+		t.Errorf("the busy upstream was marked failed: %+v", up.status())
+	}
+}
