@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -76,4 +77,51 @@ func peerProfiles(tests []framework.Test) []string {
 		}
 	}
 	return out
+}
+
+// settle completes the flags with what the run implies (the default skew and dataplane,
+// each said in a line) and refuses every combination that cannot run, before anything
+// starts.
+func (f *conformanceFlags) settle(ctx context.Context, streams IOStreams) error {
+	if f.kubeconfig != "" && f.provider.chosen() {
+		return fmt.Errorf("--provider %s makes a cluster: it cannot go with --kubeconfig, which tests an existing target", f.provider.name)
+	}
+	if f.makesCluster() {
+		if err := f.provider.require(); err != nil {
+			return err
+		}
+		if line := localNotKubeconfig(); line != "" {
+			fmt.Fprintln(streams.ErrOut, line)
+		}
+		if line := f.servers.applyDefaultSkew(); line != "" {
+			fmt.Fprintln(streams.ErrOut, line)
+		}
+	}
+	if line := f.applyDefaultDataplane(); line != "" {
+		fmt.Fprintln(streams.ErrOut, line)
+	}
+	if f.makesCluster() {
+		if err := f.provider.require(f.capabilities()...); err != nil {
+			return err
+		}
+	}
+	if err := f.reference.validate(); err != nil {
+		return err
+	}
+	if err := f.dataplane.validate(ctx); err != nil {
+		return err
+	}
+	if err := f.gateway.validate(ctx, f); err != nil {
+		return err
+	}
+	if f.sidecar.Enabled() && (!f.makesCluster() || f.reference.name != "") {
+		return fmt.Errorf("--sidecar-command and --sidecar-image put your proxy in front of the apiservers of a cluster skewcheck makes: they cannot go with --kubeconfig or --reference")
+	}
+	if err := f.applySidecarLeases(); err != nil {
+		return err
+	}
+	if !f.makesCluster() && f.dataplane.chosen() != "" {
+		return fmt.Errorf("--dataplane runs on a local cluster only: it registers a Node and LoadBalancer Services, which in an existing cluster would get real load balancers and be programmed by its own kube-proxies; drop --kubeconfig (your dataplane plugs in with --dataplane exec)")
+	}
+	return nil
 }

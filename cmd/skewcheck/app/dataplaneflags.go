@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,13 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/mod/semver"
-	"k8s.io/client-go/rest"
 
-	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/containers"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/clusters/stack"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -76,81 +73,41 @@ func (f *dataplaneFlags) validate(ctx context.Context) error {
 	return err
 }
 
-// spec asks the dataplane registry for the chosen dataplane, watching watched, and words
-// what a dataplane lacks as the flag that gives it.
+// spec asks the dataplane registry for the chosen dataplane, watching watched, in the
+// flags' words.
 func (f *dataplaneFlags) spec(watched *framework.Endpoint, bin binaries.Options) (dataplane.Spec, error) {
-	s, err := dataplane.Make(f.chosen(), dataplane.Choice{Version: f.version, WatchedVersion: watched.Version,
-		Command: f.command, Image: f.image, Label: f.label, Binaries: bin})
+	c := f.choice(bin)
+	c.WatchedVersion = watched.Version
+	s, err := dataplane.Make(f.chosen(), c)
+	return s, f.word(err)
+}
+
+// choice is what the flags chose of the dataplane; the run adds the version it watches.
+func (f *dataplaneFlags) choice(bin binaries.Options) dataplane.Choice {
+	return dataplane.Choice{Version: f.version, Command: f.command, Image: f.image, Label: f.label, Binaries: bin}
+}
+
+// word says what a dataplane lacks as the flag that gives it, and an unknown one with
+// the dataplanes there are; any other error as it is.
+func (f *dataplaneFlags) word(err error) error {
 	var needs dataplane.ErrNeeds
 	var unknown dataplane.ErrUnknown
 	switch {
 	case errors.As(err, &needs):
-		return nil, fmt.Errorf("--dataplane %s needs %s: %s", f.chosen(), dataplaneChoiceFlags[needs.Field], needs.Why)
+		return fmt.Errorf("--dataplane %s needs %s: %s", f.chosen(), dataplaneChoiceFlags[needs.Field], needs.Why)
 	case errors.As(err, &unknown):
-		return nil, fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.chosen(), strings.Join(unknown.Known, ", "))
+		return fmt.Errorf("unknown --dataplane %q: the dataplanes are %s", f.chosen(), strings.Join(unknown.Known, ", "))
 	}
-	return s, err
+	return err
 }
 
 // dataplaneChoiceFlags are the flags that fill each field of dataplane.Choice.
 var dataplaneChoiceFlags = map[string]string{"Command": "--dataplane-command", "Image": "--dataplane-image", "Version": "--dataplane-version", "Label": "--dataplane-name"}
 
-// newest is the endpoint of the newest version: the dataplane watches it, and kube-proxy
-// is of its version, so the dataplane is never newer than its apiserver (the skew policy).
-func newest(t *framework.Target) *framework.Endpoint {
-	best := t.Endpoints[0]
-	for _, e := range t.Endpoints[1:] {
-		if semver.Compare(e.Version, best.Version) > 0 {
-			best = e
-		}
-	}
-	return best
-}
-
-// start runs the dataplane against the target's newest endpoint and attaches it to the
-// target. On a cluster skewcheck made the dataplane is kube-proxy's own user
-// (system:kube-proxy); on an existing target, whose CA skewcheck cannot sign with, it is
-// the admin. On kind it runs on the newest apiserver's node. Behind a front (a sidecar,
-// the reference peer proxy) it watches the apiserver itself, as kube-proxy on that node
-// would, not the front. A dataplane the machine cannot run is not an error: its tests
-// skip with the reason.
-func (f *dataplaneFlags) start(ctx context.Context, streams IOStreams, target *framework.Target, host clusters.Cluster, bin binaries.Options, reportDir string) (stop func(), err error) {
+// stack is the dataplane the run tests, its files kept with the report; nil for none.
+func (f *dataplaneFlags) stack(bin binaries.Options, reportDir string) *stack.Dataplane {
 	if f.chosen() == "" {
-		return func() {}, nil
+		return nil
 	}
-	watched := newest(target)
-	server, admin := cmp.Or(watched.Behind, watched.Name), cmp.Or(watched.ServedFrom, watched.Admin)
-	spec, err := f.spec(watched, bin)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := filepath.Abs(filepath.Join(reportDir, "dataplane"))
-	if err != nil {
-		return nil, err
-	}
-	var identity *rest.Config
-	var machine *dataplane.Machine
-	if p, ok := host.(clusters.NodeProxier); ok {
-		if identity, err = p.AsNodeProxier(admin); err != nil {
-			return nil, err
-		}
-		if m, ok := host.(dataplane.Machines); ok {
-			if machine, err = m.DataplaneMachine(ctx, server); err != nil {
-				return nil, err
-			}
-		}
-	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: spec, Admin: admin, Identity: identity, Machine: machine, Dir: dir,
-		SyncBound: f.syncBound, Progress: streams.ErrOut})
-	var unsupported dataplane.Unsupported
-	if errors.As(err, &unsupported) {
-		fmt.Fprintf(streams.ErrOut, "dataplane %s cannot run here: %s\n", spec.Name(), unsupported.Reason)
-		target.NoDataplane = "dataplane " + spec.Name() + " cannot run on this machine: " + unsupported.Reason
-		return func() {}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	target.Dataplane = d.Framework()
-	return func() { d.Close() }, nil
+	return &stack.Dataplane{Name: f.chosen(), Choice: f.choice(bin), Dir: filepath.Join(reportDir, "dataplane"), SyncBound: f.syncBound}
 }
