@@ -11,46 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 )
-
-// A night of several shards needs one plan on every machine, so --shard n>1 without
-// --plan-file is refused, naming both flags and the fix; one machine (--shard 1/1, make
-// nightly's) needs no plan file, and --plan runs no shard.
-func TestCheckNightlyFlags(t *testing.T) {
-	versions := []string{"v1.35.4", "v1.36.3"}
-	for _, c := range []struct {
-		name string
-		o    nightlyOptions
-		want string // "" when the flags are fine
-	}{
-		{"one machine", nightlyOptions{versions: versions, shard: "1/1"}, ""},
-		{"a shard of a plan file", nightlyOptions{versions: versions, shard: "2/4", planFile: "plan.json"}, ""},
-		{"the plan printed", nightlyOptions{versions: versions, shard: "2/4", plan: true}, ""},
-		{"a shard of a plan of its own", nightlyOptions{versions: versions, shard: "2/4"}, "--shard 2/4 without --plan-file"},
-		{"a shard that is none", nightlyOptions{versions: versions, shard: "5/4", planFile: "plan.json"}, `--shard "5/4": want i/n`},
-		{"one version", nightlyOptions{versions: versions[:1], shard: "1/1"}, "at least two versions"},
-		{"jobs that are no expression", nightlyOptions{versions: versions, shard: "1/1", jobs: "ranges/("}, `--jobs "ranges/(" is no regular expression`},
-	} {
-		_, _, err := checkNightlyFlags(c.o)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v, want the flags taken", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want refused with %q", c.name, err, c.want)
-		}
-	}
-	if i, n, err := checkNightlyFlags(nightlyOptions{versions: versions, shard: "2/4", planFile: "plan.json"}); i != 2 || n != 4 || err != nil {
-		t.Errorf("--shard 2/4: shard %d/%d, %v; want 2/4", i, n, err)
-	}
-	_, _, err := checkNightlyFlags(nightlyOptions{versions: versions, shard: "2/4"})
-	for _, fix := range []string{"skewcheck nightly --plan > plan.json", "--plan-file plan.json to every shard"} {
-		if err == nil || !strings.Contains(err.Error(), fix) {
-			t.Errorf("%v: does not say what to do (%q)", err, fix)
-		}
-	}
-}
 
 // A shard that gets no job of the plan (more shards than jobs) writes a night of none,
 // with its shard, seed and machine, and `report merge` of the night's shards is not red
@@ -82,7 +46,7 @@ func TestShardWithoutJobsLeavesItsNight(t *testing.T) {
 		if err := os.MkdirAll(shards[i], 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeNightly(shards[i], passedShard(t, plan, i+1, 3, 7)); err != nil {
+		if err := campaign.WriteNightly(shards[i], passedShard(t, plan, i+1, 3, 7)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,7 +58,7 @@ func TestShardWithoutJobsLeavesItsNight(t *testing.T) {
 		t.Errorf("the merged night: missing %q, problems %q, failures %q; want none", n.Missing, n.Problems, n.Failures())
 	}
 
-	if err := writeNightly(shards[1], passedShard(t, plan, 2, 3, 8)); err != nil {
+	if err := campaign.WriteNightly(shards[1], passedShard(t, plan, 2, 3, 8)); err != nil {
 		t.Fatal(err)
 	}
 	merged = filepath.Join(dir, "merged-seeds")
@@ -144,27 +108,9 @@ func writeJSON(t *testing.T, path string, v any) {
 
 func readNightlyFile(t *testing.T, dir string) *matrix.Nightly {
 	t.Helper()
-	n, err := readNightly(filepath.Join(dir, "nightly.json"))
+	n, err := campaign.ReadNightly(filepath.Join(dir, "nightly.json"))
 	if err != nil {
 		t.Fatalf("%s left no night: %v", dir, err)
 	}
 	return n
-}
-
-// A pair gets a soak job only where a soak test applies to both its versions: SOAK-001
-// starts at 1.35 (peer-aggregated discovery).
-func TestSoakApplies(t *testing.T) {
-	for _, tc := range []struct {
-		older, newer string
-		want         bool
-	}{
-		{"v1.33.13", "v1.34.4", false},
-		{"v1.34.4", "v1.35.4", false},
-		{"v1.35.4", "v1.36.3", true},
-		{"v1.36.3", "v1.37.2", true},
-	} {
-		if got := soakApplies(tc.older, tc.newer); got != tc.want {
-			t.Errorf("%s + %s: soak %v, want %v", tc.older, tc.newer, got, tc.want)
-		}
-	}
 }

@@ -3,7 +3,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skewcheck/skewcheck/cmd/skewcheck/campaign"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 )
 
@@ -35,7 +35,7 @@ the shard that owed it. Exit 1 when the merged night has failures.`,
 			var parts []*matrix.Nightly
 			var unread []string
 			for _, dir := range dirs {
-				n, err := readNightly(filepath.Join(dir, "nightly.json"))
+				n, err := campaign.ReadNightly(filepath.Join(dir, "nightly.json"))
 				if err != nil {
 					// its jobs are missing from the merge, which says so
 					unread = append(unread, err.Error())
@@ -55,7 +55,7 @@ the shard that owed it. Exit 1 when the merged night has failures.`,
 					return err
 				}
 			}
-			if err := writeNightly(out, merged); err != nil {
+			if err := campaign.WriteNightly(out, merged); err != nil {
 				return err
 			}
 			for _, u := range unread {
@@ -71,18 +71,6 @@ the shard that owed it. Exit 1 when the merged night has failures.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "where the merged night goes")
 	return cmd
-}
-
-func readNightly(path string) (*matrix.Nightly, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var n matrix.Nightly
-	if err := json.Unmarshal(b, &n); err != nil {
-		return nil, fmt.Errorf("%s is no nightly.json: %w", path, err)
-	}
-	return &n, nil
 }
 
 // copyReports copies every file under a shard's directory into out, but the night's own

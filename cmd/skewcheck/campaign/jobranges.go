@@ -1,6 +1,4 @@
-//go:build !incluster
-
-package app
+package campaign
 
 import (
 	"fmt"
@@ -13,6 +11,11 @@ import (
 	"github.com/skewcheck/skewcheck/suites/gateway"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
 )
+
+// A far end of the ranges is judged by the ranges, not by its exit code.
+func init() {
+	registerJobKind(matrix.JobRanges, childJob{args: rangeEndArgs, verdict: rangesVerdict}.run)
+}
 
 // rangeEndArgs are the conformance run of a far end of the ranges (matrix.JobRanges): its
 // release twice, batch/v1 off on the first server for a skew, its profiles against

@@ -1,6 +1,4 @@
-//go:build !incluster
-
-package app
+package campaign
 
 import (
 	"errors"
@@ -91,7 +89,7 @@ func TestNightlyRangesIncludeTheFarEnds(t *testing.T) {
 	row.ConformanceElsewhere = false
 	row.Conformance = &report.Conformance{Upstream: "started", Endpoints: []report.Endpoint{{Version: "v1.35.4"}, {Version: "v1.36.3"}},
 		Tests: []report.Test{{ID: "MVP-001", Profile: "mvp", Result: report.Passed}}}
-	if err := writeNightly(dir, n); err != nil {
+	if err := WriteNightly(dir, n); err != nil {
 		t.Fatal(err)
 	}
 	ranges, _ := os.ReadFile(filepath.Join(dir, matrix.RangesFile))
