@@ -20,6 +20,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/binaries"
 	"github.com/skewcheck/skewcheck/clusters/front"
+	"github.com/skewcheck/skewcheck/clusters/stack"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/chaos"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
@@ -166,29 +167,17 @@ func chaosRun(ctx context.Context, streams IOStreams, ct chaosTarget, specs []cl
 		specs[i].DisablePeerProxy = ct.replacesPeerProxy
 	}
 	fmt.Fprintf(streams.ErrOut, "== %s: starting a cluster of %d apiservers (provider %s)\n", tname, len(specs), prov.name)
-	c, err := prov.newCluster(ctx, clusters.Spec{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: streams.ErrOut,
-		PeerPaths: true, ConvergeTimeout: framework.DefaultTimeouts().Converge})
+	run, err := stack.Build(ctx, stack.Spec{Provider: prov.name, Front: ct.front,
+		Cluster: prov.spec(clusters.Spec{Name: "chaos-" + tname, Servers: specs, Port: port, Binaries: bin, Progress: streams.ErrOut,
+			PeerPaths: true, ConvergeTimeout: framework.DefaultTimeouts().Converge})})
 	if err != nil {
-		return nil, err
+		return nil, wordError(err)
 	}
-	defer c.Delete()
-	var t *framework.Target
-	if ct.front == nil {
-		t, err = c.Target(ctx)
-	} else {
-		var stopTarget func()
-		t, stopTarget, err = front.Before(ctx, prov.name, c, ct.front)
-		if ct.variant != "" {
-			tname += " (flaw " + ct.variant + ")" // the table says which reference it measured
-		}
-		if err == nil {
-			defer stopTarget()
-		}
-		err = wordError(err)
+	defer run.Close()
+	if ct.variant != "" {
+		tname += " (flaw " + ct.variant + ")" // the table says which reference it measured
 	}
-	if err != nil {
-		return nil, err
-	}
+	t, c := run.Target, run.Cluster
 	route, err := soleRoute(t, server)
 	if err != nil {
 		return nil, err
@@ -214,53 +203,4 @@ func chaosRun(ctx context.Context, streams IOStreams, ct chaosTarget, specs []cl
 		}
 	}
 	return runFaults(ctx, streams, tname, t, r, faultNames, opts, hold), nil
-}
-
-// runFaults measures each named fault (made by r) on r's route in turn, converging the
-// target after each. A fault r skips, or cannot make, is an outcome skipped with the reason.
-func runFaults(ctx context.Context, streams IOStreams, tname string, t *framework.Target, r *chaos.Runner, faultNames []string,
-	opts chaos.Options, hold time.Duration) []chaos.Outcome {
-	var outcomes []chaos.Outcome
-	for _, n := range faultNames {
-		f, skip, err := r.Fault(ctx, n)
-		if err != nil {
-			skip = err.Error()
-		}
-		if skip != "" {
-			desc := ""
-			if f != nil {
-				desc = f.Description()
-			}
-			outcomes = append(outcomes, chaos.Outcome{Target: tname, Fault: n, Load: opts.Load, Description: desc, Seed: opts.Seed, TimeTo503: -1, Skipped: skip})
-			continue
-		}
-		o := opts
-		o.For = max(o.For, faults.AtLeast(n))
-		if faults.Silent(n) {
-			// Held past the first 503, which upstream gives only after its 45 s stall.
-			o.For, o.EndAfter503 = max(opts.For, framework.DefaultTimeouts().Unavailable)+hold, hold
-		}
-		fmt.Fprintf(streams.ErrOut, "%s: %s for up to %v (seed %d)\n", tname, f.Description(), o.For, opts.Seed)
-		outcomes = append(outcomes, chaos.Measure(ctx, tname, r.Route, f, o))
-		if ctx.Err() != nil {
-			break
-		}
-		if t.Converge != nil {
-			if err := t.Converge(ctx); err != nil {
-				fmt.Fprintln(streams.ErrOut, "warning: not converged after healing:", err)
-			}
-		}
-	}
-	return outcomes
-}
-
-// soleRoute is a route into a creatable GVR that only server n serves.
-func soleRoute(t *framework.Target, n int) (framework.Route, error) {
-	peer := t.Endpoints[n-1]
-	for _, r := range framework.SoleRoutes(t, "create", "list", "get") {
-		if r.Peer == peer {
-			return r, nil
-		}
-	}
-	return framework.Route{}, fmt.Errorf("no creatable GVR is served only by server %d: nothing to measure", n)
 }
