@@ -42,6 +42,14 @@ func TestCheck(t *testing.T) {
 		{name: "clusters importing a scenario", pkgs: []pkg{
 			{rel: "clusters/kind", name: "kind", imports: []string{"scenarios/faults"}}, {rel: "scenarios/faults", name: "faults"},
 		}, want: []string{"clusters/kind imports scenarios/faults, the wrong way: a package of clusters may import only reference, framework, internal"}},
+		{name: "the stack over the providers and fronts", pkgs: []pkg{
+			{rel: "clusters/stack", name: "stack", imports: []string{"clusters/providers", "clusters/front", "clusters/dataplane", "framework/proxystate"}},
+			{rel: "clusters/providers", name: "providers"}, {rel: "clusters/front", name: "front"}, {rel: "clusters/dataplane", name: "dataplane"},
+			{rel: "framework/proxystate", name: "proxystate"},
+		}},
+		{name: "the stack importing a command", pkgs: []pkg{
+			{rel: "clusters/stack", name: "stack", imports: []string{"cmd/skewcheck/app"}}, {rel: "cmd/skewcheck/app", name: "app"},
+		}, want: []string{"clusters/stack imports cmd/skewcheck/app, the wrong way: a package of clusters may import only reference, framework, internal"}},
 		{name: "a suite importing a reference", pkgs: []pkg{
 			{rel: "suites/gateway", name: "gateway", imports: []string{"reference/gateway"}}, {rel: "reference/gateway", name: "gateway"},
 		}, want: []string{"suites/gateway imports reference/gateway, the wrong way"}},

@@ -52,7 +52,7 @@ func (f *conformanceFlags) stackSpec(streams IOStreams) (stack.Spec, error) {
 	spec.Provider = f.provider.name
 	spec.Cluster = f.provider.spec(clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})
-	spec.Dataplane = f.dataplane.stack(f.binaries, f.run.ReportDir)
+	spec.Dataplane = f.dataplane.layer(f.binaries, f.run.ReportDir)
 	spec.Front, spec.FrontName, err = f.front(streams)
 	return spec, err
 }

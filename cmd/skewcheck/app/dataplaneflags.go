@@ -104,8 +104,9 @@ func (f *dataplaneFlags) word(err error) error {
 // dataplaneChoiceFlags are the flags that fill each field of dataplane.Choice.
 var dataplaneChoiceFlags = map[string]string{"Command": "--dataplane-command", "Image": "--dataplane-image", "Version": "--dataplane-version", "Label": "--dataplane-name"}
 
-// stack is the dataplane the run tests, its files kept with the report; nil for none.
-func (f *dataplaneFlags) stack(bin binaries.Options, reportDir string) *stack.Dataplane {
+// layer is the dataplane the run tests, as its stack's layer, its files kept with the
+// report; nil for none.
+func (f *dataplaneFlags) layer(bin binaries.Options, reportDir string) *stack.Dataplane {
 	if f.chosen() == "" {
 		return nil
 	}
