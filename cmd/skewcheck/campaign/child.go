@@ -14,14 +14,14 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 )
 
-// RunChild runs skewcheck (self) with args, every line of its output prefixed so a
+// runChild runs skewcheck (self) with args, every line of its output prefixed so a
 // campaign's log says which pair and run it comes from. Ctrl-C reaches the child as an
 // interrupt, and it gets a minute to heal faults and delete its cluster. When the child
 // fails, defect is the known upstream defect it named as the cause, if any (skewcheck
 // names one only beside the error it caused: a 1.33 or 1.34 server's nil-pointer crash,
 // say): a line that is exactly one of local.KnownDefects, for one of the pair's versions.
 // Anything else, a line that merely begins like one included, leaves the failure a failure.
-func RunChild(ctx context.Context, log io.Writer, self, prefix string, versions, args []string) (defect string, err error) {
+func runChild(ctx context.Context, log io.Writer, self, prefix string, versions, args []string) (defect string, err error) {
 	c := exec.CommandContext(ctx, self, args...)
 	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 	c.WaitDelay = time.Minute
@@ -64,8 +64,8 @@ func prefixLines(w io.Writer, r io.Reader, prefix string) (why []string) {
 	return why
 }
 
-// ChildBinaryFlags passes where binaries come from on to the child runs.
-func ChildBinaryFlags(b binaries.Options) []string {
+// childBinaryFlags passes where binaries come from on to the child runs.
+func childBinaryFlags(b binaries.Options) []string {
 	var out []string
 	if b.CacheDir != "" {
 		out = append(out, "--cache-dir", b.CacheDir)

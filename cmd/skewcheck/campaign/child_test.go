@@ -52,9 +52,9 @@ func TestRunChildReturnsTheKnownDefect(t *testing.T) {
 	}
 	failing := script("failing", named(crash.Line()))
 	pair := []string{"v1.33.13", "v1.34.4"}
-	defect, err := RunChild(context.Background(), io.Discard, failing, "[pair] ", pair, []string{"upgrade"})
+	defect, err := runChild(context.Background(), io.Discard, failing, "[pair] ", pair, []string{"upgrade"})
 	if err == nil || defect != crash.Text {
-		t.Errorf("RunChild = %q, %v; want the defect and an error", defect, err)
+		t.Errorf("runChild = %q, %v; want the defect and an error", defect, err)
 	}
 	for name, c := range map[string]struct {
 		line     string
@@ -64,12 +64,12 @@ func TestRunChildReturnsTheKnownDefect(t *testing.T) {
 		"a defect with more after it":      {crash.Line() + " and something else", pair},
 		"a defect the pair cannot have":    {crash.Line(), []string{"v1.35.4", "v1.36.3"}},
 	} {
-		if defect, err := RunChild(context.Background(), io.Discard, script(strings.ReplaceAll(name, " ", "-"), named(c.line)), "[pair] ", c.versions, []string{"upgrade"}); err == nil || defect != "" {
-			t.Errorf("%s: RunChild = %q, %v; want a failure and no known defect", name, defect, err)
+		if defect, err := runChild(context.Background(), io.Discard, script(strings.ReplaceAll(name, " ", "-"), named(c.line)), "[pair] ", c.versions, []string{"upgrade"}); err == nil || defect != "" {
+			t.Errorf("%s: runChild = %q, %v; want a failure and no known defect", name, defect, err)
 		}
 	}
 	passing := script("passing", "echo '"+crash.Line()+"'\nexit 0\n")
-	if defect, err := RunChild(context.Background(), io.Discard, passing, "[pair] ", pair, []string{"upgrade"}); err != nil || defect != "" {
-		t.Errorf("RunChild = %q, %v; want nothing from a child that succeeded", defect, err)
+	if defect, err := runChild(context.Background(), io.Discard, passing, "[pair] ", pair, []string{"upgrade"}); err != nil || defect != "" {
+		t.Errorf("runChild = %q, %v; want nothing from a child that succeeded", defect, err)
 	}
 }

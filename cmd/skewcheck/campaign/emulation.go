@@ -122,9 +122,9 @@ func runEmulationPair(ctx context.Context, log io.Writer, o EmulationOptions, na
 	if o.Hold > 0 {
 		args = append(args, "--fault-hold", o.Hold.String())
 	}
-	args = append(args, ChildBinaryFlags(o.Binaries)...)
+	args = append(args, childBinaryFlags(o.Binaries)...)
 	fmt.Fprintf(log, "== emulation: %s pair (%s%s): conformance %s\n", name, versions, emulatedNote(emulation), strings.Join(o.Profiles, ","))
-	_, err := RunChild(ctx, log, o.Self, "["+name+"] ", strings.Split(versions, ","), args)
+	_, err := runChild(ctx, log, o.Self, "["+name+"] ", strings.Split(versions, ","), args)
 	rep, rerr := report.Read(filepath.Join(dir, report.JSONFile))
 	if rerr != nil {
 		return nil, fmt.Errorf("the %s pair's run left no report (%v): %v", name, err, rerr)

@@ -35,13 +35,13 @@ func (k childJob) runChild(ctx context.Context, n *night, j matrix.Job) matrix.N
 	if p, err := clusters.Lookup(j.Provider); err == nil && p.Supports(clusters.NodeImages) {
 		// node images (kind's) are built here, never pulled (cached: seconds when they are)
 		for _, v := range []string{j.From, j.To} {
-			if _, err := RunChild(ctx, n.log, n.Self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, ChildBinaryFlags(n.Binaries)...)); err != nil {
+			if _, err := runChild(ctx, n.log, n.Self, "["+j.ID+" node image "+v+"] ", nil, append([]string{"images", "node", "--version", v}, childBinaryFlags(n.Binaries)...)); err != nil {
 				r.Error = "building the kind node image of " + v + ": " + err.Error()
 				return r
 			}
 		}
 	}
-	defect, err := RunChild(ctx, n.log, n.Self, "["+j.ID+"] ", []string{j.From, j.To}, append(args, ChildBinaryFlags(n.Binaries)...))
+	defect, err := runChild(ctx, n.log, n.Self, "["+j.ID+"] ", []string{j.From, j.To}, append(args, childBinaryFlags(n.Binaries)...))
 	r.Passed = err == nil
 	if err != nil {
 		r.Error = err.Error()

@@ -26,8 +26,8 @@ func mutationFamily(ctx context.Context, n *night, j matrix.Job) matrix.NightlyM
 	m := matrix.NightlyMutation{Family: j.Family, Dir: filepath.Join("mutation", j.Family)}
 	dir := filepath.Join(n.ReportDir, m.Dir)
 	os.Remove(filepath.Join(dir, matrix.MutationJSONFile)) // an earlier night's matrix must not stand in for this one's
-	_, err := RunChild(ctx, n.log, n.Self, "[mutation "+j.Family+"] ", nil, append([]string{"mutation", "--versions", j.From + "," + j.To,
-		"--mutants", "^" + regexp.QuoteMeta(j.Family) + "/", "--seed", strconv.FormatInt(n.Seed, 10), "--report-dir", dir}, ChildBinaryFlags(n.Binaries)...))
+	_, err := runChild(ctx, n.log, n.Self, "[mutation "+j.Family+"] ", nil, append([]string{"mutation", "--versions", j.From + "," + j.To,
+		"--mutants", "^" + regexp.QuoteMeta(j.Family) + "/", "--seed", strconv.FormatInt(n.Seed, 10), "--report-dir", dir}, childBinaryFlags(n.Binaries)...))
 	b, rerr := os.ReadFile(filepath.Join(dir, matrix.MutationJSONFile))
 	var family matrix.Mutation
 	if rerr == nil {

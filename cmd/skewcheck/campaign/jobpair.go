@@ -33,9 +33,9 @@ func pairConformance(ctx context.Context, n *night, p *matrix.NightlyPair) {
 	name := p.From + "-" + p.To
 	fmt.Fprintf(n.log, "== nightly: %s + %s: conformance %s\n", p.From, p.To, strings.Join(n.Profiles, ","))
 	cdir := filepath.Join(n.ReportDir, p.ConformanceDir)
-	args := append(append([]string{"conformance"}, HighlyAvailable(p.From, p.To)...), "--profiles", strings.Join(n.Profiles, ","),
+	args := append(append([]string{"conformance"}, highlyAvailable(p.From, p.To)...), "--profiles", strings.Join(n.Profiles, ","),
 		"--seed", strconv.FormatInt(n.Seed, 10), "--report-dir", cdir)
-	defect, err := RunChild(ctx, n.log, n.Self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, ChildBinaryFlags(n.Binaries)...))
+	defect, err := runChild(ctx, n.log, n.Self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, childBinaryFlags(n.Binaries)...))
 	p.ConformanceElsewhere = false
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {
 		p.Conformance = c
@@ -59,7 +59,7 @@ func pairUpgrade(ctx context.Context, n *night, p *matrix.NightlyPair) {
 	if n.Fault != "" {
 		args = append(args, "--fault", n.Fault)
 	}
-	defect, err := RunChild(ctx, n.log, n.Self, "["+name+" upgrade] ", []string{p.From, p.To}, append(args, ChildBinaryFlags(n.Binaries)...))
+	defect, err := runChild(ctx, n.log, n.Self, "["+name+" upgrade] ", []string{p.From, p.To}, append(args, childBinaryFlags(n.Binaries)...))
 	p.Upgrade = readUpgrade(p.Upgrade, udir, err)
 	if !p.Upgrade.Ran {
 		p.Upgrade.KnownDefect = defect

@@ -38,7 +38,7 @@ var mutantFamilies = []mutantFamily{
 		name:     "peerproxy",
 		profiles: slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
-			return append(HighlyAvailable(older, newer), "--fault-hold", "20s")
+			return append(highlyAvailable(older, newer), "--fault-hold", "20s")
 		},
 		variants: func() []string {
 			var out []string
@@ -90,9 +90,9 @@ var mutantFamilies = []mutantFamily{
 	},
 }
 
-// MutationFamilies are the families of the mutation matrix, in its order: a night runs
+// mutationFamilies are the families of the mutation matrix, in its order: a night runs
 // each as a job of its own.
-func MutationFamilies() []string {
+func mutationFamilies() []string {
 	var out []string
 	for _, f := range mutantFamilies {
 		out = append(out, f.name)

@@ -95,7 +95,7 @@ func mutantRun(ctx context.Context, log io.Writer, o MutationOptions, r *matrix.
 	args = append(args, "--seed", strconv.FormatInt(o.Seed, 10), "--report-dir", dir)
 	// The child fails whenever a test does, as a mutant's run is meant to: only a
 	// missing report is an error of the run.
-	_, runErr := RunChild(ctx, log, o.Self, "["+r.Name+"] ", nil, append(args, ChildBinaryFlags(o.Binaries)...))
+	_, runErr := runChild(ctx, log, o.Self, "["+r.Name+"] ", nil, append(args, childBinaryFlags(o.Binaries)...))
 	r.Seconds = time.Since(began).Seconds()
 	if ctx.Err() != nil {
 		// An interrupted run's report has its tests failed as interrupted: no evidence.

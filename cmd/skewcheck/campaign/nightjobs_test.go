@@ -10,7 +10,7 @@ import (
 // Every kind of job a plan holds, with every option on, is one a night runs; a plan of a
 // kind no file here runs is refused before anything is built, naming the kinds there are.
 func TestEveryJobKindRuns(t *testing.T) {
-	plan, err := matrix.NewPlan([]string{"v1.35.4", "v1.36.3"}, matrix.PlanOptions{Families: MutationFamilies(), Providers: []string{"kind"}, Emulation: true,
+	plan, err := matrix.NewPlan([]string{"v1.35.4", "v1.36.3"}, matrix.PlanOptions{Families: mutationFamilies(), Providers: []string{"kind"}, Emulation: true,
 		Soak: soakApplies, RangeEnds: []matrix.RangeEnd{{Name: "v1.29.15", Version: "v1.29.15", Profiles: "mvp"}}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ func planNight(ctx context.Context, o NightOptions) (matrix.Plan, error) {
 		return local.CheckEmulation(newer, strings.TrimPrefix(semver.MajorMinor(older), "v")) == nil
 	}}
 	if o.Mutation {
-		po.Families = MutationFamilies()
+		po.Families = mutationFamilies()
 	}
 	if o.Soak {
 		po.Soak = soakApplies
