@@ -85,6 +85,9 @@ func (v *validator) servers(servers []gwapi.UpstreamClusterServer) map[string]bo
 			v.add(field, "%q is not an https://host:port URL; the gateway reaches apiservers over TLS only", s.Endpoint)
 		case u.Path != "" && u.Path != "/":
 			v.add(field, "%q has a path; give only https://host:port", s.Endpoint)
+		case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "":
+			// A query would be added to every request forwarded there.
+			v.add(field, "%q has credentials, a query or a fragment; give only https://host:port", s.Endpoint)
 		case known[s.Endpoint]:
 			v.add(field, "%q is listed twice; list each apiserver once", s.Endpoint)
 		}

@@ -53,6 +53,11 @@ func TestValidate(t *testing.T) {
 		{"unknown flow-control schema", func(c *gwapi.UpstreamCluster) { c.Spec.DispatchPolicies[0].FlowControlSchemaName = "fast" }, "spec.dispatchPolicies[0].flowControlSchemaName", `"fast" names no schema`},
 		{"no servers", func(c *gwapi.UpstreamCluster) { c.Spec.Servers = nil }, "spec.servers", "list at least one apiserver"},
 		{"an http endpoint", func(c *gwapi.UpstreamCluster) { c.Spec.Servers[0].Endpoint = "http://127.0.0.1:8080" }, "spec.servers[0].endpoint", "TLS only"},
+		// A query would be added to every request forwarded there (ReverseProxy's SetURL);
+		// credentials and fragments are not the gateway's to send (FuzzUpstreamCluster).
+		{"an endpoint with a query", func(c *gwapi.UpstreamCluster) { c.Spec.Servers[0].Endpoint = "https://127.0.0.1:6443?watch=true" }, "spec.servers[0].endpoint", "give only https://host:port"},
+		{"an endpoint with credentials", func(c *gwapi.UpstreamCluster) { c.Spec.Servers[0].Endpoint = "https://u:p@127.0.0.1:6443" }, "spec.servers[0].endpoint", "give only https://host:port"},
+		{"an endpoint with a fragment", func(c *gwapi.UpstreamCluster) { c.Spec.Servers[0].Endpoint = "https://127.0.0.1:6443#x" }, "spec.servers[0].endpoint", "give only https://host:port"},
 		{"a subset naming an unknown server", func(c *gwapi.UpstreamCluster) {
 			c.Spec.DispatchPolicies[0].UpstreamSubset = []string{"https://10.0.0.1:6443"}
 		}, "spec.dispatchPolicies[0].upstreamSubset[0]", "not in spec.servers"},
