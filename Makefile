@@ -263,9 +263,24 @@ test: deps test-binaries
 # in; the image dataplane on kind; every gateway test on the image; the gateway's defects of
 # identity, SNI, connections and refusals; every fault kind on containers).
 # docs/development.md lists what guards what. make conformance, make chaos and the nightly hold 60 s too.
+# Every native fuzz target of the references, each for FUZZTIME, one after another.
+FUZZTIME ?= 30s
+FUZZ_TARGETS ?= FuzzHeadersSet:./reference/internal/authn FuzzStripIdentity:./reference/internal/authn \
+	FuzzNamedHopByHop:./reference/internal/authn FuzzAuthenticate:./reference/internal/authn \
+	FuzzServeHTTP:./reference/peerproxy FuzzParsePath:./reference/peerproxy FuzzPeerURL:./reference/peerproxy \
+	FuzzPickPeers:./reference/peerproxy FuzzMergeDiscovery:./reference/peerproxy FuzzLegacyGroupList:./reference/peerproxy \
+	FuzzGatewayServeHTTP:./reference/gateway FuzzParseRequestInfo:./reference/gateway FuzzRuleMatching:./reference/gateway \
+	FuzzUpstreamCluster:./reference/gateway FuzzClusterFor:./reference/gateway
+.PHONY: fuzz
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; echo "fuzz: $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
 soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
-soak: deps test-binaries
+soak: deps test-binaries fuzz
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
