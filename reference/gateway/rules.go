@@ -11,6 +11,7 @@ import (
 // wins:
 //
 //   - "*" anywhere in a list matches everything; the other entries are then ignored.
+//     "-*" negates it: alone it matches nothing, in every list.
 //   - A "-" prefix negates an entry. A list of only negated entries matches everything
 //     except every one of them: ["-pods", "-deployments"] matches neither pods nor
 //     deployments. (KubeGateway's code ORs the negations, so that list matches both.)
@@ -67,7 +68,7 @@ func (l list) matchAny(values []string, eq func(entry, value string) bool) bool 
 	anyListed := func(entries []string) bool {
 		for _, e := range entries {
 			for _, v := range values {
-				if eq(e, v) {
+				if e == "*" || eq(e, v) { // "*" is only ever a negated entry here ("-*")
 					return true
 				}
 			}

@@ -61,6 +61,9 @@ func FuzzRuleMatching(f *testing.F) {
 		{"-list,-watch", "*", "*", "~", "~", "~", "~", "GET", "/api/v1/namespaces/default/pods?watch=1", "alice", "dev"},
 		{"*", "-apps", "*", "-p1", "-alice", "~", "~", "GET", "/api/v1/namespaces/default/pods/p1", "alice", "dev"},
 		{"*", "*", "*", "~", "~", "~", "*", "GET", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dp1", "alice", "dev"},
+		{"-*", "*", "*", "~", "~", "~", "~", "GET", "/api/v1/namespaces/default/pods/p1", "alice", "dev"},
+		{"*", "*", "-*", "~", "~", "~", "~", "GET", "/api/v1/namespaces/default/pods/p1", "alice", "dev"},
+		{"*", "*", "*", "~", "-*", "-*", "~", "GET", "/api/v1/namespaces/default/pods/p1", "alice", "dev"},
 	} {
 		f.Add(s.verbs, s.groups, s.resources, s.names, s.users, s.userGroups, s.urls, s.method, s.path, s.user, s.groupsOfUser)
 	}

@@ -94,6 +94,11 @@ func TestRuleMatching(t *testing.T) {
 		{"negated users, other user", all(gwapi.DispatchPolicyRule{Users: []string{"-alice"}}), bob, pods, true},
 		{"negated apiGroups", all(gwapi.DispatchPolicyRule{APIGroups: []string{"-apps"}}), alice, deployments, false},
 		{"negated resourceNames", all(gwapi.DispatchPolicyRule{ResourceNames: []string{"-p1"}}), alice, pod, false},
+		// "-*" negates everything in every list, as it did already for users (FuzzRuleMatching).
+		{"-* verbs match nothing", all(gwapi.DispatchPolicyRule{Verbs: []string{"-*"}}), alice, pods, false},
+		{"-* resources match nothing", all(gwapi.DispatchPolicyRule{Resources: []string{"-*"}}), alice, pods, false},
+		{"-* userGroups match nobody", all(gwapi.DispatchPolicyRule{UserGroups: []string{"-*"}}), alice, pods, false},
+		{"-* users match nobody", all(gwapi.DispatchPolicyRule{Users: []string{"-*"}}), alice, pods, false},
 	}
 	for _, c := range cases {
 		r := compileRule(c.rule, Defects{})
