@@ -32,7 +32,7 @@ import (
 // clients, each on a TLS connection of its own speaking HTTP/2 as client-go does, send
 // one request (/healthz, which the gateway answers itself) and then stay idle. Reported,
 // for the gateway process alone (it runs as a process of its own, this test binary
-// again: TestIdleGatewayProcess): the file descriptors, Go heap in use (after a GC) and
+// again: TestIdleGatewayProcess): the file descriptors, live Go heap (after a GC) and
 // goroutines per idle connection; then, once its idle timeout (kube-apiserver's 90 s,
 // the default: opening 10 000 TLS connections takes tens of seconds on a small machine,
 // so a shorter one would close the first before the last were open) has closed them, how
@@ -129,7 +129,7 @@ type idleGateway struct {
 	out  *bufio.Reader
 }
 
-// stats is what the gateway process holds: descriptors, Go heap in use after a GC,
+// stats is what the gateway process holds: descriptors, live Go heap after a GC,
 // resident memory, goroutines.
 type stats struct{ fds, heap, rss, goroutines int64 }
 
@@ -309,7 +309,7 @@ func TestIdleGatewayProcess(t *testing.T) {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		fds, _ := os.ReadDir("/proc/self/fd")
-		fmt.Printf("fds %d heap %d rss %d goroutines %d\n", len(fds), m.HeapInuse, residentBytes(), runtime.NumGoroutine())
+		fmt.Printf("fds %d heap %d rss %d goroutines %d\n", len(fds), m.HeapAlloc, residentBytes(), runtime.NumGoroutine())
 	}
 }
 
