@@ -45,6 +45,11 @@ import (
 // one too when it is below what is needed and the bench may (root); else it fails saying
 // what to raise.
 //
+// Measured (2026-12-02, 2 cores beside a make test, -benchtime 2x): 1 descriptor, 2
+// goroutines, 14.5 KB of live heap and 42 KB resident per idle connection; 32 s to open
+// them, 90 s to release them all; nothing left but 0.03 MB of heap (the first round
+// leaves 10 MB: maps and pools grown once, not grown again).
+//
 // Run: go test -run '^$' -bench GatewayIdleConnections -benchtime 1x ./reference/gateway
 const (
 	idleConnections = 10_000
