@@ -5,15 +5,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // fuzzDiscovery reads an aggregated discovery document from "group/version/resource"
-// words ("" for the core group: "/v1/pods"), as an apiserver would list them: groups,
-// versions and resources in the order first named, none twice. Every resource's verbs are
-// [origin], so a merge shows whose copy it kept.
+// words ("" for the core group: "/v1/pods"), as an apiserver would list them: UTF-8
+// names, groups, versions and resources in the order first named, none twice. Every
+// resource's verbs are [origin], so a merge shows whose copy it kept.
 func fuzzDiscovery(words, origin string) *apidiscoveryv2.APIGroupDiscoveryList {
 	if words == "-" {
 		return nil // a server whose document was never read
@@ -21,8 +22,8 @@ func fuzzDiscovery(words, origin string) *apidiscoveryv2.APIGroupDiscoveryList {
 	out := list()
 	for _, w := range strings.Fields(words) {
 		p := strings.Split(w, "/")
-		if len(p) != 3 || p[1] == "" || p[2] == "" {
-			continue
+		if len(p) != 3 || p[1] == "" || p[2] == "" || !utf8.ValidString(w) {
+			continue // a document is JSON: every name in it is UTF-8
 		}
 		gi := -1
 		for i, g := range out.Items {
