@@ -32,6 +32,8 @@ const (
 	EmulatedVersions Capability = "servers emulating an older release (--emulated-version)"
 	// NodeImages: Spec.NodeImages.
 	NodeImages Capability = "node images of one's own"
+	// PodNetwork: Spec.PodNetwork.
+	PodNetwork Capability = "a pod network routed between nodes, with a Service proxy"
 	// Named: clusters that outlive the command that made them (clusters/registry).
 	Named Capability = "named clusters"
 	// NamedFronts: a named cluster's supervisor runs the reference peer proxy in front of

@@ -142,5 +142,8 @@ func (s Spec) Needs() []Capability {
 	if len(s.NodeImages) > 0 {
 		out = append(out, NodeImages)
 	}
+	if s.PodNetwork {
+		out = append(out, PodNetwork)
+	}
 	return out
 }

@@ -68,6 +68,12 @@ type Spec struct {
 	// between apiservers, where the provider puts one (local, containers); a provider
 	// whose network faults act elsewhere (kind: in the nodes) ignores it.
 	PeerPaths bool
+	// PodNetwork asks for nodes whose pods reach each other and the kubernetes Service as
+	// on a real cluster (a subnet per node, routed between nodes, and kube-proxy), for pods
+	// that are not on their node's network: hydrophone's, or certify's under Pod Security's
+	// restricted level. Without it a provider's nodes may run host-network pods only. A
+	// provider without PodNetwork refuses it.
+	PodNetwork bool
 	// NodeImages are node images to use instead of the ones skewcheck builds, one per
 	// version they carry (NodeImages capability).
 	NodeImages []string

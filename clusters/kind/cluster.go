@@ -40,6 +40,10 @@ type Config struct {
 	// version it carries (kindest/node:<version> where a registry is reachable; pulled when
 	// the engine lacks it). A version with none gets a node image built offline.
 	NodeImages []string
+	// PodNetwork lays a pod network routed between the nodes and runs kube-proxy on each
+	// (podnetwork.go), for pods off their node's network. Without it only host-network pods
+	// reach anything, and the nodes' netfilter is the ipmode tests' dataplane's alone.
+	PodNetwork bool
 	// Binaries says where Kubernetes binaries for the node images come from.
 	Binaries binaries.Options
 	// Dir holds the kubeconfig and the nodes' kubeadm patches; it must outlive the cluster.
@@ -192,6 +196,9 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	c, err := finish(ctx, eng, p, cfg, nodes, kindAdmin)
 	if err == nil {
 		err = c.grantKubeletClient(ctx)
+	}
+	if err == nil && cfg.PodNetwork {
+		err = c.startPodNetwork(ctx, p, cfg.Binaries, out)
 	}
 	if err != nil {
 		cleanup := remove(p, eng, cfg.Name, kindAdmin)

@@ -1,7 +1,6 @@
 package kind
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -38,14 +37,8 @@ type nodeServer struct {
 const startBound = 3 * time.Minute
 
 func (n *nodeServer) sh(script string) (string, error) {
-	var out bytes.Buffer
-	cmd := n.node.Command("sh", "-c", script)
-	cmd.SetStdout(&out)
-	cmd.SetStderr(&out)
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("in node %s, %q: %v: %s", n.node, script, err, strings.TrimSpace(out.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	out, err := nodeSh(n.node, script)
+	return strings.TrimSpace(out), err
 }
 
 // Stop is graceful: the manifest is put aside and the kubelet stops the pod (SIGTERM, as a

@@ -28,7 +28,7 @@ func Registration() clusters.Provider {
 		Name:        providerName,
 		Description: "one kind control-plane node per version, in Docker; node images are built offline, see skewcheck images node",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers,
-			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy},
+			clusters.NodeImages, clusters.Named, clusters.Fronts, clusters.VendorFronts, clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy, clusters.PodNetwork},
 		New:     newCluster,
 		Lasting: lasting{},
 	}
@@ -48,7 +48,7 @@ func newCluster(ctx context.Context, spec clusters.Spec) (clusters.Cluster, erro
 			return nil, err
 		}
 	}
-	cfg := Config{Name: name, Binaries: spec.Binaries, NodeImages: spec.NodeImages, Progress: out, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
+	cfg := Config{Name: name, Binaries: spec.Binaries, NodeImages: spec.NodeImages, PodNetwork: spec.PodNetwork, Progress: out, Dir: dir, ConvergeTimeout: spec.ConvergeTimeout}
 	cfg.setServers(spec.Servers)
 	c, err := Create(ctx, cfg)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 type providerFlags struct {
 	name, binary string
 	nodeImages   []string // node images to use instead of building skewcheck's
+	podNetwork   bool     // pods off their node's network reach each other and the Services
 	cmd          *cobra.Command
 }
 
@@ -33,6 +34,8 @@ func (p *providerFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&p.name, "provider", providers.Default, "what the cluster is made of: "+strings.Join(kinds, "; "))
 	cmd.Flags().StringSliceVar(&p.nodeImages, "node-image", nil, "with a provider of node images ("+supporting(clusters.NodeImages)+"): a node image to use instead of building skewcheck's, for the Kubernetes version it carries, "+
 		"which --versions must name (kindest/node:v1.35.0; pulled when missing, so a registry must be reachable); repeat it or separate with commas, one per version")
+	cmd.Flags().BoolVar(&p.podNetwork, "pod-network", false, "with a provider of pod networks ("+supporting(clusters.PodNetwork)+"): a subnet per node, routed between the nodes, and kube-proxy on each, "+
+		"so pods off their node's network (hydrophone's, certify's without --host-network) reach each other and the kubernetes Service; without it only host-network pods do, and the nodes' netfilter is left to --dataplane")
 	cmd.Flags().StringVar(&p.binary, "static-binary", "", "with a provider that runs skewcheck in an image (containers, for its etcd): a static (CGO_ENABLED=0) skewcheck (default: this executable)")
 }
 
@@ -45,12 +48,15 @@ func (p *providerFlags) require(caps ...clusters.Capability) error {
 	if len(p.nodeImages) > 0 {
 		caps = append(caps, clusters.NodeImages)
 	}
+	if p.podNetwork {
+		caps = append(caps, clusters.PodNetwork)
+	}
 	return wordError(clusters.Require(p.name, caps...))
 }
 
 // spec completes s with what the provider flags say.
 func (p *providerFlags) spec(s clusters.Spec) clusters.Spec {
-	s.NodeImages, s.StaticBinary = p.nodeImages, p.binary
+	s.NodeImages, s.StaticBinary, s.PodNetwork = p.nodeImages, p.binary, p.podNetwork
 	return s
 }
 
@@ -70,6 +76,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.PeerAdvertise:           "--peer-advertise",
 	clusters.EmulatedVersions:        "--server-flag N=--emulated-version=... (and skewcheck emulation)",
 	clusters.NodeImages:              "--node-image",
+	clusters.PodNetwork:              "--pod-network",
 	clusters.Named:                   "cluster create",
 	clusters.NamedFronts:             "cluster create --reference",
 }
