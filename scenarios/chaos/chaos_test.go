@@ -175,7 +175,10 @@ func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
 		t.Fatalf("build: %s", out)
 	}
 	tmp := t.TempDir()
-	cmd := exec.Command(bin, "chaos", "--fault", "partition", "--targets", "reference", "--for", "60s", "--report-dir", tmp+"/r")
+	// make test's pair, whose binaries make test has built: the command's default pair may
+	// not be built on a new machine, and building it here takes longer than the test may.
+	oldV, newV := integration.Versions()
+	cmd := exec.Command(bin, "chaos", "--versions", oldV+","+newV, "--fault", "partition", "--targets", "reference", "--for", "60s", "--report-dir", tmp+"/r")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	out, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -184,13 +187,17 @@ func TestInterruptDuringFaultLeavesNothing(t *testing.T) {
 	defer cmd.Process.Kill()
 	buf := make([]byte, 4096)
 	var seen strings.Builder
+	// The fault starts within a few minutes however loaded the machine; past that bound
+	// the command is killed, which ends the read below, and the test says what it printed.
+	stuck := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
 	for !strings.Contains(seen.String(), "dropped (nftables) for") {
 		n, err := out.Read(buf)
 		if err != nil {
-			t.Fatalf("chaos ended before the fault:\n%s", seen.String())
+			t.Fatalf("chaos ended, or was killed after 5 minutes, before the fault:\n%s", seen.String())
 		}
 		seen.Write(buf[:n])
 	}
+	stuck.Stop()
 	var tables []byte
 	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(tables), "skewcheck_"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
