@@ -1,6 +1,10 @@
 package report
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Profile results. A profile is claimed whole or not at all: every test that applies
 // passed (success), something is broken (failure), something that applies was not checked
@@ -114,6 +118,19 @@ func (c *Conformance) Counts() (passed, failed, skipped int) {
 
 // Success reports whether every requested profile was summarized as success. It reads
 // c.Profiles, so call Summarize first; a requested profile missing from Profiles counts
+// FailingProfiles says, in one line, which profiles did not succeed and how many of their
+// tests failed and skipped ("" when every profile succeeded or does not apply): the
+// reason a command gives with its exit code.
+func (c *Conformance) FailingProfiles() string {
+	var out []string
+	for _, p := range c.Profiles {
+		if p.Result != ProfileSuccess && p.Result != ProfileNotApplicable {
+			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // as not successful. A run that requested no profile is not a success: it claimed nothing.
 func (c *Conformance) Success() bool {
 	if len(c.ProfilesRequested) == 0 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/skewcheck/skewcheck/framework/report"
 )
@@ -15,7 +14,7 @@ import (
 func verdictError(out io.Writer, rep *report.Conformance, details string) error {
 	switch rep.Verdict() {
 	case report.VerdictFailed:
-		return fmt.Errorf("not conformant: %s (details in %s)", failingProfiles(rep), details)
+		return fmt.Errorf("not conformant: %s (details in %s)", rep.FailingProfiles(), details)
 	case report.VerdictIncomplete:
 		missing := rep.MissingTests()
 		if len(missing) == 0 {
@@ -43,14 +42,4 @@ func (failRecorder) Fail() {}
 // printSummary is the run's console summary, as the report writes it.
 func printSummary(out io.Writer, rep *report.Conformance, files []string) {
 	report.WriteSummary(out, rep, files)
-}
-
-func failingProfiles(rep *report.Conformance) string {
-	var out []string
-	for _, p := range rep.Profiles {
-		if p.Result != report.ProfileSuccess && p.Result != report.ProfileNotApplicable {
-			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
-		}
-	}
-	return strings.Join(out, "; ")
 }

@@ -31,21 +31,10 @@ func EmulationVerdict(e matrix.Emulation, real, emulated *report.Conformance, se
 		return Failed{fmt.Errorf("emulation did not predict the real skew: %d of %d tests differ, %s (the table says why; replay with --seed %d)", len(d), len(e.Rows), strings.Join(d, ", "), seed)}
 	}
 	if real.Verdict() == report.VerdictFailed || emulated.Verdict() == report.VerdictFailed {
-		return Failed{fmt.Errorf("both pairs agree, but a test failed on both: %s (emulation predicted the failure; see each run's report)", failingProfiles(real))}
+		return Failed{fmt.Errorf("both pairs agree, but a test failed on both: %s (emulation predicted the failure; see each run's report)", real.FailingProfiles())}
 	}
 	if real.Verdict() == report.VerdictIncomplete || emulated.Verdict() == report.VerdictIncomplete {
 		return Incomplete{fmt.Errorf("incomplete: the pairs agree and nothing failed, but tests that apply could not run (NOT TESTED in each run's output)")}
 	}
 	return nil
-}
-
-// failingProfiles names the profiles of rep that did not pass, with their counts.
-func failingProfiles(rep *report.Conformance) string {
-	var out []string
-	for _, p := range rep.Profiles {
-		if p.Result != report.ProfileSuccess && p.Result != report.ProfileNotApplicable {
-			out = append(out, fmt.Sprintf("profile %s is %s (%d failed, %d skipped)", p.Name, p.Result, p.Failed, p.Skipped))
-		}
-	}
-	return strings.Join(out, "; ")
 }
