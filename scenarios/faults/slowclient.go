@@ -222,30 +222,11 @@ func (s *slowClient) cutAt(run context.Context, c *slowConn, line string) {
 func (s *slowClient) dial(ctx context.Context, host string, base *tls.Config, smallBuffer bool) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var raw net.Conn
-	var err error
-	if d := s.entry.Admin.Dial; d != nil {
-		raw, err = d(ctx, "tcp", host)
-	} else {
-		raw, err = (&net.Dialer{}).DialContext(ctx, "tcp", host)
+	var tune func(*net.TCPConn)
+	if smallBuffer {
+		tune = func(c *net.TCPConn) { c.SetReadBuffer(4096) }
 	}
-	if err != nil {
-		return nil, err
-	}
-	if tcp, ok := raw.(*net.TCPConn); ok && smallBuffer {
-		tcp.SetReadBuffer(4096)
-	}
-	cfg := base.Clone()
-	cfg.NextProtos = []string{"http/1.1"}
-	if cfg.ServerName == "" {
-		cfg.ServerName, _, _ = net.SplitHostPort(host)
-	}
-	conn := tls.Client(raw, cfg)
-	if err := conn.HandshakeContext(ctx); err != nil {
-		raw.Close()
-		return nil, fmt.Errorf("TLS handshake with %s: %w", host, err)
-	}
-	return conn, nil
+	return framework.DialHTTP1(ctx, s.entry.Admin.Dial, host, base, tune)
 }
 
 // Observed says, per kind, how many connections the front cut, after how long and with

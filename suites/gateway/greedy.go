@@ -293,25 +293,5 @@ func bearerLine(cfg *rest.Config) string {
 func dialTLS(ctx context.Context, cfg *rest.Config, host string, base *tls.Config) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	var raw net.Conn
-	var err error
-	if cfg.Dial != nil {
-		raw, err = cfg.Dial(ctx, "tcp", host)
-	} else {
-		raw, err = (&net.Dialer{}).DialContext(ctx, "tcp", host)
-	}
-	if err != nil {
-		return nil, err
-	}
-	tc := base.Clone()
-	tc.NextProtos = []string{"http/1.1"}
-	if tc.ServerName == "" {
-		tc.ServerName, _, _ = net.SplitHostPort(host)
-	}
-	conn := tls.Client(raw, tc)
-	if err := conn.HandshakeContext(ctx); err != nil {
-		raw.Close()
-		return nil, fmt.Errorf("TLS handshake with %s: %w", host, err)
-	}
-	return conn, nil
+	return framework.DialHTTP1(ctx, cfg.Dial, host, base, nil)
 }
