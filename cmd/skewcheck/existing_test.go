@@ -65,7 +65,9 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	// load balancer's hostname, skewcheck-kind-<name>-external-load-balancer, must stay
 	// within DNS's 63 characters.
 	name := fmt.Sprintf("%s%d", kind.RunPrefix, os.Getpid())
-	spec := clusters.Spec{Name: name, Dir: t.TempDir(), Progress: logWriter{t}, Servers: clusters.SpecsFor([]string{oldV, newV})}
+	// With a pod network, as every real cluster has: certify's pod runs off its node's
+	// network, under Pod Security's restricted level, and so does hydrophone's.
+	spec := clusters.Spec{Name: name, Dir: t.TempDir(), Progress: logWriter{t}, Servers: clusters.SpecsFor([]string{oldV, newV}), PodNetwork: true}
 	spec.Servers[0].ExtraFlags = []string{"--runtime-config=batch/v1=false"}
 	spec.Servers[1].ExtraFlags = []string{"--runtime-config=autoscaling/v2=false"}
 	c, err := clusters.New(context.Background(), "kind", spec)
@@ -101,7 +103,9 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		// The found apiservers are named by their identity leases' hostnames: the nodes'.
 		args = append(args, "--audit-logs", s.Hostname+"="+s.AuditLog)
 	}
+	from := time.Now()
 	out, code, rss := runMeasured(t, state, args...)
+	expectWritesPlanned(t, rec, state, append([]string{"--upstream", "--profiles", "mvp,discovery"}, lb...), from, time.Now())
 	t.Logf("conformance through the load balancer alone (peak memory %d MiB):\n%s", rss>>20, out)
 	if code != 0 {
 		t.Errorf("exit %d, want 0: every test passes or does not apply on a cluster skewcheck does not own", code)
@@ -141,10 +145,11 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	if err := kind.LoadImage(context.Background(), rt, name, image); err != nil {
 		t.Fatal(err)
 	}
+	hydrophoneRuns(t, rt, rec, name, image)
 	runsInTheSameSecond(t, rec, state, image, lb)
 	certifyInterrupted(t, rec, state, image, lb)
 	inside := t.TempDir()
-	certify := append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp,discovery", "--report-dir", inside,
+	certify := append([]string{"certify", "--image", image, "--profiles", "mvp,discovery", "--report-dir", inside,
 		"--audit-log-dir", kind.NodeAuditDir, "--conformance-flag=--upstream"}, lb...)
 	if focus := makeTestFocus(reachFocus); focus != "" {
 		certify = append(certify, "--conformance-flag=--focus="+focus)

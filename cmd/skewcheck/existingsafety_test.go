@@ -65,7 +65,7 @@ func runsInTheSameSecond(t *testing.T, rec registry.Record, state, image string,
 	runs := [][]string{
 		append(append([]string{}, outside...), "--report-dir", dirs[0]),
 		append(append([]string{}, outside...), "--report-dir", dirs[1]),
-		append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp", "--focus", "MVP-010",
+		append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-010",
 			"--report-dir", dirs[2], "--conformance-flag=--upstream"}, lb...),
 	}
 	outs := make([]string, len(runs))
@@ -86,6 +86,11 @@ func runsInTheSameSecond(t *testing.T, rec registry.Record, state, image string,
 	// seen it pass, its report read back from its own directory.
 	for i, dir := range dirs {
 		expectSelectedPassed(t, runs[i][0]+" beside two others", readReport(t, dir, outs[i]), "^MVP-010$")
+	}
+	// certify's pod, off its node's network and reading no audit log, ran where Pod
+	// Security's restricted level was enforced: the cluster checked its shape.
+	if !strings.Contains(outs[2], "the namespace enforces Pod Security restricted") {
+		t.Errorf("certify beside two others did not run under Pod Security restricted:\n%s", tail(outs[2], 20))
 	}
 	expectNothingMadeSince(t, rec, since, "three runs started in the same second")
 }
@@ -108,7 +113,7 @@ func certifyInterrupted(t *testing.T, rec registry.Record, state, image string, 
 	}
 	for _, tc := range cases {
 		since := time.Now().Truncate(time.Second)
-		cmd := exec.Command(cli, append([]string{"certify", "--image", image, "--host-network", "--profiles", "mvp",
+		cmd := exec.Command(cli, append([]string{"certify", "--image", image, "--profiles", "mvp",
 			"--focus", "MVP-00[1-9]|MVP-01", "--report-dir", t.TempDir(), "--conformance-flag=--upstream"}, lb...)...)
 		cmd.Env = cliEnv(t, "SKEWCHECK_STATE_DIR="+state)
 		out := &syncBuffer{}
