@@ -111,6 +111,9 @@ func (f *conformanceFlags) settle(ctx context.Context, streams IOStreams) error 
 	if err := f.dataplane.validate(ctx); err != nil {
 		return err
 	}
+	if f.provider.podNetwork && f.dataplane.chosen() != "" {
+		return fmt.Errorf("--pod-network runs kube-proxy on every node, and the dataplane under test (--dataplane %s, for the ipmode profile) must be the only program of the nodes' netfilter: drop --pod-network, or leave the ipmode profile out (--profiles)", f.dataplane.chosen())
+	}
 	if err := f.gateway.validate(ctx, f); err != nil {
 		return err
 	}
