@@ -1,6 +1,9 @@
 package framework
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Feature is something a test needs from the target beyond talking to its endpoints. Each
 // is declared beside its domain (DeclareFeature), with how to tell that a target lacks it:
@@ -52,4 +55,15 @@ func missingFeature(t *Target, f Feature) string {
 		why += " (" + how + ")"
 	}
 	return why
+}
+
+// Features are the declared features, sorted: what a user may name when accepting that a
+// target lacks one (RunOptions.AcceptMissing).
+func Features() []Feature {
+	out := make([]Feature, 0, len(features))
+	for f := range features {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -25,6 +25,9 @@ type RunOptions struct {
 	Implementation   report.Implementation
 	SkewcheckVersion string
 	Verbose          bool
+	// AcceptMissing are features the user accepts the target lacks: a test skipped for
+	// lacking one of them is reported so and does not make the run incomplete.
+	AcceptMissing []Feature
 }
 
 // Select returns the tests of the given profiles, in registry order.
@@ -100,6 +103,9 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 		Target: env.Target.Kind, ProfilesRequested: opts.Profiles, Seed: opts.Seed,
 		Timeouts: env.Timeouts.Map(), Focus: opts.Focus, Skip: opts.Skip,
 	}
+	for _, f := range opts.AcceptMissing {
+		c.AcceptedMissing = append(c.AcceptedMissing, string(f))
+	}
 	switch {
 	case env.Target.Upstream && env.Target.UpstreamDeclared:
 		c.Upstream = "declared"
@@ -152,6 +158,9 @@ func buildReport(r ginkgo.Report, env *Env, tests []Test, opts RunOptions) *repo
 				rt.SkipKind = report.NotApplicable
 			default: // the target or machine lacks something, by SkipReason or from inside the test
 				rt.SkipKind = report.Missing
+				if f, ok := MissingFeatureOf(rt.SkipReason); ok {
+					rt.MissingFeature = string(f)
+				}
 			}
 		default:
 			rt.Result = report.Failed

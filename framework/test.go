@@ -122,5 +122,19 @@ func NotHere(why string) string { return notApplicable + why }
 // Missing is the skip reason of a test the target lacks f for: "missing <f>: <why>".
 func Missing(f Feature, why string) string { return "missing " + string(f) + ": " + why }
 
+// MissingFeatureOf is the feature a skip reason of Missing names, or false for any other
+// reason.
+func MissingFeatureOf(reason string) (Feature, bool) {
+	rest, ok := strings.CutPrefix(reason, "missing ")
+	if !ok {
+		return "", false
+	}
+	name, _, ok := strings.Cut(rest, ": ")
+	if !ok || name == "" || strings.ContainsAny(name, " ,") {
+		return "", false
+	}
+	return Feature(name), true
+}
+
 // IsNotApplicable reports whether a skip reason says the test does not apply.
 func IsNotApplicable(reason string) bool { return strings.HasPrefix(reason, notApplicable) }

@@ -448,3 +448,16 @@ func TestDeclareFeatureTwicePanics(t *testing.T) {
 	}()
 	DeclareFeature("OfATest", func(*Target) string { return "" })
 }
+
+// TestMissingFeatureOf: the feature a Missing skip reason names is read back from it, and
+// no other reason names one.
+func TestMissingFeatureOf(t *testing.T) {
+	if f, ok := MissingFeatureOf(Missing("AuditLog", "no audit log is readable")); !ok || f != "AuditLog" {
+		t.Errorf("MissingFeatureOf(Missing(AuditLog, ...)) = %q, %v", f, ok)
+	}
+	for _, reason := range []string{"", NotHere("no node control"), "missing", "missing : x", "missing two words: x", "the creatable GVR is missing: x"} {
+		if f, ok := MissingFeatureOf(reason); ok {
+			t.Errorf("MissingFeatureOf(%q) = %q, want none", reason, f)
+		}
+	}
+}

@@ -67,7 +67,10 @@ type Test struct {
 	// SkipKind says why a skipped test did not run, which decides whether the skip counts
 	// against the run: see SkipKind's values.
 	SkipKind SkipKind `json:"skipKind,omitempty"`
-	Failure  string   `json:"failure,omitempty"`
+	// MissingFeature is the feature a test skipped as missing lacked, when a feature was
+	// what it lacked.
+	MissingFeature string `json:"missingFeature,omitempty"`
+	Failure        string `json:"failure,omitempty"`
 	// KnownDeviation is set when the test found upstream Kubernetes behaving as documented
 	// in upstream-facts but not as the feature promises: the versions and the effect.
 	KnownDeviation string `json:"knownDeviation,omitempty"`
@@ -151,6 +154,10 @@ type Conformance struct {
 	// Focus and Skip are the filters given, so a run can be reproduced exactly.
 	Focus string `json:"focus,omitempty"`
 	Skip  string `json:"skip,omitempty"`
+	// AcceptedMissing are the features the user accepted the target lacks (--accept-missing):
+	// a test skipped for lacking only one of them leaves the run complete, and the report
+	// still lists it skipped, as missing.
+	AcceptedMissing []string `json:"acceptedMissing,omitempty"`
 	// ArtifactsDir holds evidence of failures, relative to the report directory.
 	ArtifactsDir string `json:"artifactsDir,omitempty"`
 	// ProxyState is the Mixed Version Proxy's state at each server, read before any test;

@@ -180,7 +180,9 @@ func (c *Conformance) Verdict() Verdict {
 		}
 		switch skipKind(t) {
 		case Missing:
-			return VerdictIncomplete
+			if !c.accepted(t) {
+				return VerdictIncomplete
+			}
 		case Deselected:
 			applicable++
 		}
@@ -191,12 +193,30 @@ func (c *Conformance) Verdict() Verdict {
 	return VerdictPassed
 }
 
+// accepted says whether t was skipped for lacking only a feature the user accepted the
+// target lacks (AcceptedMissing).
+func (c *Conformance) accepted(t Test) bool {
+	return t.MissingFeature != "" && slices.Contains(c.AcceptedMissing, t.MissingFeature)
+}
+
+// AcceptedTests lists the tests skipped as missing a feature the user accepted the target
+// lacks: not checked, and said so, but not counted against the run.
+func (c *Conformance) AcceptedTests() []Test {
+	var out []Test
+	for _, t := range c.Tests {
+		if outcome(t.Result) == Skipped && skipKind(t) == Missing && c.accepted(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // MissingTests lists the tests skipped because something they need is missing, the ones
-// a reader must be told about loudly.
+// a reader must be told about loudly (those the user accepted, AcceptedTests, apart).
 func (c *Conformance) MissingTests() []Test {
 	var out []Test
 	for _, t := range c.Tests {
-		if outcome(t.Result) == Skipped && skipKind(t) == Missing {
+		if outcome(t.Result) == Skipped && skipKind(t) == Missing && !c.accepted(t) {
 			out = append(out, t)
 		}
 	}

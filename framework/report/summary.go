@@ -38,6 +38,14 @@ func WriteSummary(out io.Writer, rep *Conformance, files []string) {
 		}
 		fmt.Fprintln(out)
 	}
+	if accepted := rep.AcceptedTests(); len(accepted) > 0 {
+		fmt.Fprintf(out, "\nNOT TESTED, ACCEPTED (--accept-missing %s): %d tests that apply could not run for lacking a feature you accepted the target lacks; they do not make the run incomplete, and the run claims nothing about them:\n",
+			strings.Join(rep.AcceptedMissing, ","), len(accepted))
+		for _, t := range accepted {
+			fmt.Fprintf(out, "  %s  %s\n", t.ID, t.SkipReason)
+		}
+		fmt.Fprintln(out)
+	}
 	if rep.Upstream == "declared" {
 		fmt.Fprintln(out, "target declared upstream (--upstream): known upstream deviations were allowed on your word that these are unmodified kube-apiservers")
 	}

@@ -236,6 +236,7 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"a dataplane name alone", []string{"--profiles", "ipmode", "--dataplane-name", "acme-lb"}, "--dataplane-name names your dataplane in the report: it goes with --dataplane-command or --dataplane-image"},
 		{"a dataplane command without exec", []string{"--profiles", "ipmode", "--dataplane-command", "acme-dataplane"}, "--dataplane-command runs your dataplane: it goes with --dataplane exec"},
 		{"a dataplane command for kube-proxy", []string{"--profiles", "ipmode", "--dataplane", "kube-proxy-nftables", "--dataplane-command", "acme-dataplane"}, "it goes with --dataplane exec"},
+		{"an accepted feature no test needs", []string{"--accept-missing", "AuditLogs"}, `--accept-missing "AuditLogs" names no feature a test needs: the features are `},
 		{"a pod network beside a dataplane", []string{"--provider", "kind", "--profiles", "ipmode", "--pod-network"}, "--pod-network runs kube-proxy on every node, and the dataplane under test"},
 		{"a pod network on a provider without one", []string{"--pod-network"}, "--pod-network is not supported with --provider local yet (that provider lacks a pod network routed between nodes, with a Service proxy): use --provider kind"},
 		{"a gateway name alone", []string{"--gateway-name", "acme"}, "--gateway-name names your gateway in the report: it goes with --gateway-command or --gateway-image"},

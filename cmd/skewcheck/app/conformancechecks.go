@@ -24,6 +24,9 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 				re.flag, re.value, err, re.flag, re.flag)
 		}
 	}
+	if err := f.settleAcceptMissing(); err != nil {
+		return err
+	}
 	if err := checkSelection(f, tests); err != nil { // a --list of no test says why, as the run would
 		return err
 	}
