@@ -103,7 +103,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	}
 	run, err := stack.Build(ctx, spec)
 	if err != nil {
-		return f.wordBuildError(spec, err)
+		return f.wordBuildError(err)
 	}
 	defer func() {
 		if err := run.Close(); err != nil {

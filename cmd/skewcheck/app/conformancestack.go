@@ -115,12 +115,7 @@ func attachAuditLogs(t *framework.Target, logs map[string]string) error {
 }
 
 // wordBuildError says in the flags' words what a provider, a front or the dataplane
-// refused. Run words every error once more on its way out; the contexts' errors (the
-// count of --user-contexts against --contexts) are left to it alone, so their words are
-// not said twice.
-func (f *conformanceFlags) wordBuildError(spec stack.Spec, err error) error {
-	if spec.Contexts != nil {
-		return err
-	}
+// refused (Run's wording of every error on its way out leaves it as it is).
+func (f *conformanceFlags) wordBuildError(err error) error {
 	return f.dataplane.word(wordError(err))
 }

@@ -84,8 +84,26 @@ var capabilityFlags = map[clusters.Capability]string{
 // wordError turns the library's typed errors into the CLI's words: which flag asked for
 // what, which providers have it, what to type next. main passes every error through it,
 // so one that reaches the user from deep down is worded too; the commands call it where
-// they add words of their own.
+// they add words of their own. An error it has worded once it leaves as it is, so that
+// no advice is said twice.
 func wordError(err error) error {
+	var done wordedError
+	if err == nil || errors.As(err, &done) {
+		return err
+	}
+	if out := wordOnce(err); out != err {
+		return wordedError{out}
+	}
+	return err
+}
+
+// wordedError is an error in the CLI's words already (wordError).
+type wordedError struct{ error }
+
+func (w wordedError) Unwrap() error { return w.error }
+
+// wordOnce is wordError's one pass over err.
+func wordOnce(err error) error {
 	var port clusters.ErrPortInUse
 	if errors.As(err, &port) && port.Role == clusters.ServerPort {
 		return fmt.Errorf("%w, or choose another port with --port", err)
