@@ -185,8 +185,27 @@ func TestKindClusterAsItRuns(t *testing.T) {
 		admins, users = append(admins, s.Admin), append(users, s.User)
 		contexts = append(contexts, "--audit-logs", s.Admin+"="+s.AuditLog)
 	}
+	// Beside it, from inside, a run that fails: MVP-045 without --upstream, where these
+	// kube-apiservers show its known deviation (the peer sees no user on an upgrade), which
+	// only a declared upstream allows. certify returns its reports intact, and its code.
+	failed := t.TempDir()
+	var failedOut string
+	var failedCode int
+	failedDone := make(chan struct{})
+	go func() {
+		defer close(failedDone)
+		failedOut, failedCode = run(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-045", "--report-dir", failed}, lb...)...)
+	}()
 	out, _ = run(t, state, append(contexts, "--contexts", strings.Join(admins, ","), "--user-contexts", strings.Join(users, ","))...)
 	byContext := readReport(t, perContext, out)
+	<-failedDone
+	t.Logf("certify of a run that fails:\n%s", tail(failedOut, 15))
+	if failedCode != 1 {
+		t.Errorf("certify of a run that fails: exit %d, want the run's 1", failedCode)
+	}
+	if r := resultOf(readReport(t, failed, failedOut), "MVP-045"); r != report.Failed {
+		t.Errorf("certify's report of the failed run: MVP-045 %s, want failed (its known deviation, not declared upstream)", r)
+	}
 
 	// One verdict per test, whichever way the cluster was reached (in make test, per test
 	// of reachFocus: the others are left out of the two later runs).
@@ -211,11 +230,29 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	// Every apiserver at one version now; with the runtime-config skew taken off both, each
 	// serves what the other does: nothing to route.
 	uniformControlPlane(t, rec)
-	// One test of proxying is enough to be missing the skew.
+	// One test of proxying is enough to be missing the skew. From inside too, beside it: a
+	// run that ends incomplete (exit 2) gives certify its reports intact, and its code.
+	var certifyOut string
+	var certifyCode int
+	incomplete := t.TempDir()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		certifyOut, certifyCode = run(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-010",
+			"--report-dir", incomplete, "--conformance-flag=--upstream"}, lb...)...)
+	}()
 	out, code = run(t, state, append([]string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--focus", "MVP-010|DISC-001", "--report-dir", t.TempDir()}, lb...)...)
+	<-done
 	t.Logf("conformance on the cluster without skew:\n%s", out)
 	if code != 2 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "no skew: the 2 apiservers") { // 2: incomplete, the tests of proxying missing Skew
 		t.Errorf("a cluster whose apiservers share one version: exit %d, want 2, both apiservers found and the line that says there is no skew", code)
+	}
+	t.Logf("certify on the cluster without skew:\n%s", tail(certifyOut, 15))
+	if certifyCode != 2 {
+		t.Errorf("certify of a run that ends incomplete: exit %d, want the run's 2", certifyCode)
+	}
+	if r := resultOf(readReport(t, incomplete, certifyOut), "MVP-010"); r != report.Skipped {
+		t.Errorf("certify's report of the incomplete run: MVP-010 %s, want skipped (missing Skew)", r)
 	}
 	expectNothingOfARunLeft(t, rec)
 }
