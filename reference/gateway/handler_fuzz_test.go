@@ -1,64 +1,20 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"golang.org/x/net/http/httpguts"
 	authzv1 "k8s.io/api/authorization/v1"
+
+	"github.com/skewcheck/skewcheck/reference/internal/wire"
 )
-
-// wireRequest is the request a client's bytes make, as net/http's server reads them, or
-// false for what the server refuses itself.
-func wireRequest(method, target, header string) (*http.Request, bool) {
-	for _, line := range strings.Split(header, "\n") {
-		if strings.HasPrefix(strings.ToLower(line), "host:") {
-			return nil, false // a second Host: the server answers 400
-		}
-	}
-	raw := method + " " + target + " HTTP/1.1\r\nHost: gw.test\r\n" + header + "\r\n\r\n"
-	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
-	if err != nil {
-		return nil, false
-	}
-	for k, vs := range r.Header {
-		if !httpguts.ValidHeaderFieldName(k) {
-			return nil, false
-		}
-		for _, v := range vs {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return nil, false
-			}
-		}
-	}
-	r.RemoteAddr = "192.0.2.1:40000"
-	return r, true
-}
-
-// namesIdentity says whether Connection names a header the gateway sets or strips for
-// identity, read as net/http/httputil removes what Connection names.
-func namesIdentity(h http.Header) bool {
-	for _, v := range h.Values("Connection") {
-		for _, t := range strings.Split(v, ",") {
-			c := http.CanonicalHeaderKey(textproto.TrimString(t))
-			for _, p := range []string{"Impersonate-", "X-Remote-", "Authorization", headerPeerProxied} {
-				if strings.HasPrefix(c, p) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
 
 // FuzzGatewayServeHTTP sends the gateway whatever a client may send and checks that the
 // identity an upstream sees never comes from the client:
@@ -105,7 +61,7 @@ func FuzzGatewayServeHTTP(f *testing.F) {
 	}))
 	f.Cleanup(up.Close)
 	f.Fuzz(func(t *testing.T, method, target, header string) {
-		r, ok := wireRequest(method, target, header)
+		r, ok := wire.Request(method, target, header, "gw.test")
 		if !ok {
 			return
 		}
@@ -135,7 +91,7 @@ func FuzzGatewayServeHTTP(f *testing.F) {
 
 		scheme, token, _ := strings.Cut(in.Get("Authorization"), " ")
 		switch token = strings.TrimSpace(token); {
-		case namesIdentity(in):
+		case wire.ConnectionNames(in, "Impersonate-", "X-Remote-", "Authorization", headerPeerProxied):
 			if w.Code != http.StatusBadRequest || len(out) != 0 {
 				t.Fatalf("Connection %q names identity headers: answer %d after %d upstream requests, want 400 and none", in.Values("Connection"), w.Code, len(out))
 			}

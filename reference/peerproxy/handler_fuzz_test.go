@@ -1,20 +1,18 @@
 package peerproxy
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/skewcheck/skewcheck/reference/internal/authn"
+
+	"github.com/skewcheck/skewcheck/reference/internal/wire"
 )
 
 // sentRequest is one request the proxy sent: where, over which transport (identity: the
@@ -37,47 +35,6 @@ func (rt recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	rt.mu.Unlock()
 	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
-}
-
-// wireRequest is the request a client's bytes make, as net/http's server reads them, or
-// false for what the server refuses itself.
-func wireRequest(method, target, header string) (*http.Request, bool) {
-	for _, line := range strings.Split(header, "\n") {
-		if strings.HasPrefix(strings.ToLower(line), "host:") {
-			return nil, false // a second Host: the server answers 400
-		}
-	}
-	raw := method + " " + target + " HTTP/1.1\r\nHost: proxy.test\r\n" + header + "\r\n\r\n"
-	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
-	if err != nil {
-		return nil, false
-	}
-	for k, vs := range r.Header {
-		if !httpguts.ValidHeaderFieldName(k) {
-			return nil, false
-		}
-		for _, v := range vs {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return nil, false
-			}
-		}
-	}
-	r.RemoteAddr = "192.0.2.1:40000"
-	return r, true
-}
-
-// namesProtected says whether Connection names a header the proxy sets or trusts for
-// identity, read as net/http/httputil removes what Connection names.
-func namesProtected(h http.Header) bool {
-	for _, v := range h.Values("Connection") {
-		for _, t := range strings.Split(v, ",") {
-			c := http.CanonicalHeaderKey(textproto.TrimString(t))
-			if strings.HasPrefix(c, "X-Remote-") || strings.HasPrefix(c, "Impersonate-") || strings.HasPrefix(c, headerMarked) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // FuzzServeHTTP sends the proxy whatever a client may send (method, path and query,
@@ -141,7 +98,7 @@ func FuzzServeHTTP(f *testing.F) {
 	}
 	bob := http.Header{"X-Remote-User": {"bob"}, "X-Remote-Uid": {"u1"}, "X-Remote-Group": {"devs", authn.AuthenticatedGroup}}
 	f.Fuzz(func(t *testing.T, method, target, header string) {
-		r, ok := wireRequest(method, target, header)
+		r, ok := wire.Request(method, target, header, "proxy.test")
 		if !ok {
 			return
 		}
@@ -160,7 +117,7 @@ func FuzzServeHTTP(f *testing.F) {
 		token = strings.TrimSpace(token)
 		bearer := strings.EqualFold(scheme, "bearer") && token != ""
 		switch {
-		case namesProtected(in):
+		case wire.ConnectionNames(in, "X-Remote-", "Impersonate-", headerMarked):
 			if w.Code != http.StatusBadRequest || len(out) != 0 {
 				t.Fatalf("Connection %q names the proxy's headers: answer %d after %d requests sent, want 400 and none", in.Values("Connection"), w.Code, len(out))
 			}
