@@ -17,10 +17,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/clusters/registry"
+	"github.com/skewcheck/skewcheck/framework"
 )
 
-// writeVerbs are the audit verbs of requests that change what is stored.
-var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+// writeVerbs are the audit verbs of requests that change what is stored: the verbs a
+// framework.Write may name, but impersonation, which an audit event records as the
+// impersonated request's own verb.
+var writeVerbs = slices.DeleteFunc(slices.Clone(framework.WriteVerbs), func(v string) bool { return v == "impersonate" })
 
 // auditedWrite is one write an apiserver's audit log records.
 type auditedWrite struct {

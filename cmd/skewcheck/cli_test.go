@@ -55,6 +55,23 @@ func run(t *testing.T, state string, args ...string) (string, int) {
 	return runFrom(t, "", state, args...)
 }
 
+// runBeside starts the CLI as run does and returns at once: the returned function waits
+// for it and gives its output and exit code, for a run made beside another.
+func runBeside(t *testing.T, state string, args ...string) func() (string, int) {
+	t.Helper()
+	var out string
+	var code int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		out, code = run(t, state, args...)
+	}()
+	return func() (string, int) {
+		<-done
+		return out, code
+	}
+}
+
 // runFrom is run with the CLI's working directory set to dir ("" for this one's).
 func runFrom(t *testing.T, dir, state string, args ...string) (string, int) {
 	t.Helper()

@@ -189,16 +189,10 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	// kube-apiservers show its known deviation (the peer sees no user on an upgrade), which
 	// only a declared upstream allows. certify returns its reports intact, and its code.
 	failed := t.TempDir()
-	var failedOut string
-	var failedCode int
-	failedDone := make(chan struct{})
-	go func() {
-		defer close(failedDone)
-		failedOut, failedCode = run(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-045", "--report-dir", failed}, lb...)...)
-	}()
+	failedRun := runBeside(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-045", "--report-dir", failed}, lb...)...)
 	out, _ = run(t, state, append(contexts, "--contexts", strings.Join(admins, ","), "--user-contexts", strings.Join(users, ","))...)
 	byContext := readReport(t, perContext, out)
-	<-failedDone
+	failedOut, failedCode := failedRun()
 	t.Logf("certify of a run that fails:\n%s", tail(failedOut, 15))
 	if failedCode != 1 {
 		t.Errorf("certify of a run that fails: exit %d, want the run's 1", failedCode)
@@ -232,17 +226,11 @@ func TestKindClusterAsItRuns(t *testing.T) {
 	uniformControlPlane(t, rec)
 	// One test of proxying is enough to be missing the skew. From inside too, beside it: a
 	// run that ends incomplete (exit 2) gives certify its reports intact, and its code.
-	var certifyOut string
-	var certifyCode int
 	incomplete := t.TempDir()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		certifyOut, certifyCode = run(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-010",
-			"--report-dir", incomplete, "--conformance-flag=--upstream"}, lb...)...)
-	}()
+	incompleteRun := runBeside(t, state, append([]string{"certify", "--image", image, "--profiles", "mvp", "--focus", "MVP-010",
+		"--report-dir", incomplete, "--conformance-flag=--upstream"}, lb...)...)
 	out, code = run(t, state, append([]string{"conformance", "--upstream", "--profiles", "mvp,discovery", "--focus", "MVP-010|DISC-001", "--report-dir", t.TempDir()}, lb...)...)
-	<-done
+	certifyOut, certifyCode := incompleteRun()
 	t.Logf("conformance on the cluster without skew:\n%s", out)
 	if code != 2 || !strings.Contains(out, "found 2 apiservers") || !strings.Contains(out, "no skew: the 2 apiservers") { // 2: incomplete, the tests of proxying missing Skew
 		t.Errorf("a cluster whose apiservers share one version: exit %d, want 2, both apiservers found and the line that says there is no skew", code)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,10 @@ const hydrophoneVersion = "v0.8.0"
 // the in-cluster config (the kubernetes Service, through the pod network) and passes
 // whatever the skew.
 const hydrophoneFocus = "MVP-010"
+
+// hydrophoneBound bounds one hydrophone run: its pod's start, the run, and the wait for its
+// namespace to go (about a minute in all on a warm kind cluster).
+const hydrophoneBound = 8 * time.Minute
 
 // hydrophoneRuns drives skewcheck's image with real hydrophone on a kind cluster with a
 // pod network: hydrophone's own pod (uid 65534, every capability dropped, not on its
@@ -54,9 +59,14 @@ func hydrophoneRuns(t *testing.T, rt *containers.Runtime, rec registry.Record, n
 	kubeconfig := currentContextKubeconfig(t, rec.Kubeconfig, rec.LoadBalancer.Admin)
 	hydrophone := func(ns string, args ...string) (string, string, int) {
 		out := t.TempDir()
-		cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--conformance-image", image, "--busybox-image", busybox,
+		// Bounded, and killed with this test's process (a test binary killed mid-run left
+		// two hydrophones waiting on a cluster that was gone).
+		ctx, cancel := context.WithTimeout(context.Background(), hydrophoneBound)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", kubeconfig, "--conformance-image", image, "--busybox-image", busybox,
 			"--namespace", ns, "--output-dir", out, "--extra-args=--upstream=true"}, args...)...)
 		cmd.Env = cliEnv(t)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		b, err := cmd.CombinedOutput()
 		code := cmd.ProcessState.ExitCode()
 		if err != nil && code < 0 {

@@ -18,16 +18,10 @@ type pkg struct {
 // modulePackages lists the module's packages with `go list`, which needs no build: it only
 // reads import clauses, so the check takes seconds.
 func modulePackages() ([]pkg, error) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env GOMOD: %v", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	modPath, err := run(root, "go", "list", "-m")
+	root, prefix, err := module()
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.TrimSpace(modPath) + "/"
 	out, err := run(root, "go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, "./...")
 	if err != nil {
 		return nil, err
@@ -47,6 +41,21 @@ func modulePackages() ([]pkg, error) {
 		pkgs = append(pkgs, p)
 	}
 	return pkgs, nil
+}
+
+// module finds the module's root directory and its import path with a slash: the prefix
+// of every package of it.
+func module() (root, prefix string, err error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	root = filepath.Dir(strings.TrimSpace(string(gomod)))
+	modPath, err := run(root, "go", "list", "-m")
+	if err != nil {
+		return "", "", err
+	}
+	return root, strings.TrimSpace(modPath) + "/", nil
 }
 
 func run(dir, name string, args ...string) (string, error) {

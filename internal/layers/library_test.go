@@ -3,8 +3,6 @@ package layers
 import (
 	"fmt"
 	"maps"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -92,16 +90,10 @@ func checkLibrary(prefix string, deps map[string][]string, known map[edge]string
 
 // TestLibraryBringsNoMachinery is the rule on the module as it is.
 func TestLibraryBringsNoMachinery(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	root, prefix, err := module()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	modPath, err := run(root, "go", "list", "-m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := strings.TrimSpace(modPath) + "/"
 	out, err := run(root, "go", append([]string{"list", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, libraryRoots...)...)
 	if err != nil {
 		t.Fatal(err)

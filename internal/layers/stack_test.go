@@ -2,8 +2,6 @@ package layers
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,12 +29,7 @@ func commandDeps(prefix string, deps []string) []string {
 
 // TestStackBringsNoCommand is the rule on the module as it is.
 func TestStackBringsNoCommand(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	modPath, err := run(root, "go", "list", "-m")
+	root, prefix, err := module()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +37,6 @@ func TestStackBringsNoCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := strings.TrimSpace(modPath) + "/"
 	deps := strings.Fields(out)
 	if !strings.Contains(out, prefix+"clusters/front\n") {
 		t.Fatalf("go list -deps %s lists no clusters/front among %d packages; the check would pass on nothing", stackRoot, len(deps))
