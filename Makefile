@@ -64,6 +64,8 @@ test-binaries: build
 # on the first server so the skew includes a resource with a subresource (jobs/status),
 # besides what only one release serves; autoscaling/v2 is off on the second, so requests
 # are also proxied from the newer server to the older (an API a newer release removed).
+# It is clusters.SkewedPair, and THREE_SERVERS clusters.HighlyAvailable: cmd/skewcheck/app's
+# TestMakefileShapesAreTheClustersShapes reads both here and holds them to the Go shapes.
 CONFORMANCE_FLAGS ?= --versions $(VERSIONS) --server-flag 1=--runtime-config=batch/v1=false \
 	--server-flag 2=--runtime-config=autoscaling/v2=false --profiles mvp,discovery
 # It runs against upstream's proxy and against skewcheck's reference peer proxy in front of

@@ -26,11 +26,9 @@ import (
 func ExampleBuild() {
 	ctx := context.Background()
 	reportDir := "_reports"
-	servers := clusters.SpecsFor(clusters.DefaultVersions)
 	// Each serves a group-version the other lacks, so requests must cross to a peer; the
 	// proxy under test does the apiservers' own proxy's job.
-	servers[0].ExtraFlags = []string{"--runtime-config=batch/v1=false"}
-	servers[1].ExtraFlags = []string{"--runtime-config=autoscaling/v2=false"}
+	servers := clusters.SkewedPair(clusters.DefaultVersions[0], clusters.DefaultVersions[1])
 	for i := range servers {
 		servers[i].DisablePeerProxy = true
 	}

@@ -117,7 +117,7 @@ func TestExactPartitionOfThree(t *testing.T) {
 	integration.Require(t)
 	integration.RequireNft(t)
 	ctx := context.Background()
-	c := localtest.Start(t, local.Config{Name: "pairtest", Servers: append(localtest.Skewed(), localtest.Older(localtest.WithoutBatch))})
+	c := localtest.Start(t, local.Config{Name: "pairtest", Servers: append(localtest.Skewed(), localtest.Older(clusters.WithoutBatch))})
 	target := localtest.Upstream(t, c)
 	one, three := target.Endpoint("apiserver-1"), target.Endpoint("apiserver-3")
 	list := framework.Request{Path: "/apis/batch/v1/namespaces/default/jobs?limit=1"}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
@@ -34,7 +35,7 @@ import (
 func TestSkewedLeaseAtAGarbageCollection(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
-	c := localtest.Start(t, local.Config{Name: "leasegc", PeerPaths: true, Servers: append(localtest.Skewed(), localtest.Newer(localtest.WithoutBatch))})
+	c := localtest.Start(t, local.Config{Name: "leasegc", PeerPaths: true, Servers: append(localtest.Skewed(), localtest.Newer(clusters.WithoutBatch))})
 	target := localtest.Upstream(t, c)
 	route := jobsRoute(t, target)
 	var bystander *framework.Endpoint

@@ -86,7 +86,7 @@ reference peer proxy in front of the same apiservers), side by side in one table
 				// (under a CRD load, the route that shows peer traffic takes the peer path).
 				for i := 1; i <= len(sf.versions); i++ {
 					if i != server {
-						sf.implied = append(sf.implied, fmt.Sprintf("%d=--runtime-config=batch/v1=false", i))
+						sf.implied = append(sf.implied, fmt.Sprintf("%d=%s", i, clusters.WithoutBatch))
 					}
 				}
 			}

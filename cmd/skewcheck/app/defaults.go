@@ -10,18 +10,9 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// defaultSkew is the skew a cluster skewcheck makes for the suites gets when the user
-// gives no --server-flag: two releases alone may serve the same GVRs (1.34 and 1.35 do),
-// and a test of a proxy needs a GVR one server lacks and another serves. The first server
-// lacks batch/v1, whose jobs have a status subresource (MVP-013); the second lacks
-// autoscaling/v2, so requests are proxied from the newer server to the older too, as for
-// an API a newer release removed. Both group-versions are served by every release the
-// suites cover, so the same skew suits every pair.
-var defaultSkew = []string{"1=--runtime-config=batch/v1=false", "2=--runtime-config=autoscaling/v2=false"}
-
-// applyDefaultSkew implies defaultSkew for the servers when the user chose no skew of
-// their own and there are two servers or more, and returns the line that says so (""
-// when it did nothing).
+// applyDefaultSkew implies the default skew (clusters.SkewedPair) on the first two servers
+// when the user chose no skew of their own and there are two servers or more, and returns
+// the line that says so ("" when it did nothing).
 // An --emulated-version is no choice of skew: a server emulating an older release gets the
 // same default skew as the real older release would, so the two can be compared.
 func (f *serverFlags) applyDefaultSkew() string {
@@ -36,7 +27,12 @@ func (f *serverFlags) applyDefaultSkew() string {
 	if len(f.extra) > 0 {
 		given = "no --server-flag but --emulated-version"
 	}
-	f.implied = slices.Clone(defaultSkew)
+	f.implied = nil
+	for i, s := range clusters.SkewedPair(f.versions[0], f.versions[1]) {
+		for _, flag := range s.ExtraFlags {
+			f.implied = append(f.implied, fmt.Sprintf("%d=%s", i+1, flag))
+		}
+	}
 	return given + ": batch/v1 is off on apiserver-1 and autoscaling/v2 on apiserver-2, so each serves a GVR the other lacks (give --server-flag to choose the skew)"
 }
 

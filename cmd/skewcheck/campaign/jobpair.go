@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/scenarios/upgrade"
@@ -33,7 +34,7 @@ func pairConformance(ctx context.Context, n *night, p *matrix.NightlyPair) {
 	name := p.From + "-" + p.To
 	fmt.Fprintf(n.log, "== nightly: %s + %s: conformance %s\n", p.From, p.To, strings.Join(n.Profiles, ","))
 	cdir := filepath.Join(n.ReportDir, p.ConformanceDir)
-	args := append(append([]string{"conformance"}, highlyAvailable(p.From, p.To)...), "--profiles", strings.Join(n.Profiles, ","),
+	args := append(append([]string{"conformance"}, serverArgs(clusters.HighlyAvailable(p.From, p.To))...), "--profiles", strings.Join(n.Profiles, ","),
 		"--seed", strconv.FormatInt(n.Seed, 10), "--report-dir", cdir)
 	defect, err := runChild(ctx, n.log, n.Self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, childBinaryFlags(n.Binaries)...))
 	p.ConformanceElsewhere = false

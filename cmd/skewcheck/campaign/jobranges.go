@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
@@ -18,12 +19,12 @@ func init() {
 }
 
 // rangeEndArgs are the conformance run of a far end of the ranges (matrix.JobRanges): its
-// release twice, batch/v1 off on the first server for a skew, its profiles against
-// skewcheck's own reference where a profile tests a gateway or a dataplane (the run is
-// about the apiservers' versions, not about a product).
+// release twice, batch/v1 off on the first server for a skew (clusters.OneWayPair), its
+// profiles against skewcheck's own reference where a profile tests a gateway or a
+// dataplane (the run is about the apiservers' versions, not about a product).
 func rangeEndArgs(j matrix.Job, seed, dir string) []string {
-	args := []string{"conformance", "--versions", j.From + "," + j.To, "--server-flag", "1=--runtime-config=batch/v1=false",
-		"--profiles", j.Profiles, "--seed", seed, "--report-dir", dir}
+	args := append(append([]string{"conformance"}, serverArgs(clusters.OneWayPair(j.From, j.To))...),
+		"--profiles", j.Profiles, "--seed", seed, "--report-dir", dir)
 	profiles := strings.Split(j.Profiles, ",")
 	if slices.Contains(profiles, gateway.Profile) {
 		args = append(args, "--gateway", "reference")

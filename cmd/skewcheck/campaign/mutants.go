@@ -3,6 +3,7 @@ package campaign
 import (
 	"slices"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/reference/gateway"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -38,7 +39,7 @@ var mutantFamilies = []mutantFamily{
 		name:     "peerproxy",
 		profiles: slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
-			return append(highlyAvailable(older, newer), "--fault-hold", "20s")
+			return append(serverArgs(clusters.HighlyAvailable(older, newer)), "--fault-hold", "20s")
 		},
 		variants: func() []string {
 			var out []string
