@@ -34,6 +34,8 @@ const (
 	NodeImages Capability = "node images of one's own"
 	// PodNetwork: Spec.PodNetwork.
 	PodNetwork Capability = "a pod network routed between nodes, with a Service proxy"
+	// ControllerManagers: Spec.ControllerManager.
+	ControllerManagers Capability = "a real kube-controller-manager"
 	// Named: clusters that outlive the command that made them (clusters/registry).
 	Named Capability = "named clusters"
 	// NamedFronts: a named cluster's supervisor runs the reference peer proxy in front of

@@ -145,5 +145,8 @@ func (s Spec) Needs() []Capability {
 	if s.PodNetwork {
 		out = append(out, PodNetwork)
 	}
+	if s.ControllerManager != nil {
+		out = append(out, ControllerManagers)
+	}
 	return out
 }

@@ -87,4 +87,32 @@ type Spec struct {
 	// StaticBinary is a static (CGO_ENABLED=0) skewcheck, for providers that run it in an
 	// image (containers: its etcd); empty: this executable.
 	StaticBinary string
+	// ControllerManager, when set, runs a real kube-controller-manager against the
+	// apiservers, so the controllers the mixed version proxy protects (the garbage
+	// collector, the namespace controller) act during the skew. A provider without
+	// ControllerManagers refuses it.
+	ControllerManager *ControllerManagerSpec
 }
+
+// ControllerManagerSpec is what a user asks of the cluster's kube-controller-manager.
+type ControllerManagerSpec struct {
+	// Version is its release; "" is the oldest of the servers', the only one whose skew
+	// against every apiserver is supported (a controller manager may be older than the
+	// apiservers, never newer).
+	Version string
+	// Connect is the apiserver it talks to: a server's name (apiserver-1, ...),
+	// ConnectOwnNode or ConnectLoadBalancer.
+	Connect string
+	// Controllers is its --controllers; empty is kubeadm's (*,bootstrapsigner,tokencleaner).
+	Controllers []string
+}
+
+const (
+	// ConnectOwnNode ("", the default) connects the controller manager as kubeadm does: to
+	// the apiserver on its own node, which is the first server of its own release.
+	ConnectOwnNode = ""
+	// ConnectLoadBalancer connects it to every server through a round-robin TCP load
+	// balancer, as many managed and hand-made clusters do: each new connection goes to
+	// the next server.
+	ConnectLoadBalancer = "load-balancer"
+)

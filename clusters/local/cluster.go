@@ -45,6 +45,9 @@ type Config struct {
 	// Hosts is where etcd and the apiservers run; nil: processes of this machine, each
 	// apiserver its own host (hostname and loopback address). New closes it.
 	Hosts Hosts
+	// ControllerManager, when set, runs a real kube-controller-manager once the
+	// apiservers have converged (controllermanager.go); processes of this machine only.
+	ControllerManager *clusters.ControllerManagerSpec
 }
 
 func (c *Config) setDefaults() {
@@ -85,6 +88,8 @@ type Cluster struct {
 	PKI        *pki.Bundle
 	Kubeconfig string
 	Timings    Timings
+	// ControllerManager is the cluster's kube-controller-manager, nil unless asked for.
+	ControllerManager *ControllerManager
 
 	cfg         Config
 	ownDir      bool
@@ -135,6 +140,11 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 			fmt.Fprintf(cfg.Progress, "apiserver-%d: kube-apiserver %s has no mixed version proxy (its feature gate arrived in 1.28): it runs without one, and the tests that need it skip by their version range\n", i+1, version)
 		}
 	}
+	if cfg.ControllerManager != nil {
+		if c.ControllerManager, err = c.newControllerManager(ctx, *cfg.ControllerManager); err != nil {
+			return c, err
+		}
+	}
 	track(c)
 	if err := c.prepare(); err != nil {
 		return c, err
@@ -160,6 +170,11 @@ func New(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	}
 	c.Timings.Converged = time.Since(start)
 	fmt.Fprintf(cfg.Progress, "cluster %s converged in %v\n", c.Name, c.Timings.Converged.Round(time.Millisecond))
+	if c.ControllerManager != nil {
+		if err := c.ControllerManager.start(ctx); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
 }
 
@@ -296,6 +311,10 @@ func (c *Cluster) Delete() error {
 		// this Delete (deleteOnce) before the signal ends the process, rather than find
 		// nothing to do and end it halfway (containers, unlike processes, outlive us).
 		defer untrack(c)
+		// The controller manager first: with its apiservers gone it would only log.
+		if c.ControllerManager != nil {
+			errs = append(errs, c.ControllerManager.Stop(c.cfg.StopTimeout))
+		}
 		errs = append(errs, c.eachServer(func(s *Server) error { return s.Stop(c.cfg.StopTimeout) }))
 		if c.hosts != nil {
 			errs = append(errs, c.hosts.Close())

@@ -15,7 +15,7 @@ func Registration() clusters.Provider {
 		Name:        "local",
 		Description: "processes of this machine, each apiserver its own hostname and loopback address",
 		Capabilities: []clusters.Capability{clusters.NodeProxiers, clusters.Fronts, clusters.VendorFronts,
-			clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy, clusters.PeerAdvertise, clusters.EmulatedVersions, clusters.Named, clusters.NamedFronts},
+			clusters.ServersWithoutPeerProxy, clusters.KubeadmPeerProxy, clusters.PeerAdvertise, clusters.EmulatedVersions, clusters.ControllerManagers, clusters.Named, clusters.NamedFronts},
 		Preflight: CheckPrivilege,
 		New: func(ctx context.Context, spec clusters.Spec) (clusters.Cluster, error) {
 			c, err := New(ctx, ConfigOf(spec))
@@ -30,7 +30,8 @@ func Registration() clusters.Provider {
 // ConfigOf is the Config of a clusters.Spec; Hosts stays nil (processes of this machine).
 func ConfigOf(s clusters.Spec) Config {
 	return Config{Name: s.Name, Servers: s.Servers, Dir: s.Dir, Port: s.Port, Binaries: s.Binaries,
-		Progress: s.Progress, PeerPaths: s.PeerPaths, ConvergeTimeout: s.ConvergeTimeout}
+		Progress: s.Progress, PeerPaths: s.PeerPaths, ConvergeTimeout: s.ConvergeTimeout,
+		ControllerManager: s.ControllerManager}
 }
 
 // Adapter is a Cluster as package clusters sees it; other providers whose clusters are
