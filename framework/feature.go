@@ -8,6 +8,9 @@ import (
 // Feature is something a test needs from the target beyond talking to its endpoints. Each
 // is declared beside its domain (DeclareFeature), with how to tell that a target lacks it:
 // a new feature is a declaration in its own file, and the core asks the declarations.
+// It is also the name of what a fault acts on (scenarios/faults' Capability): one
+// vocabulary, so a capability a test needs and a fault acts on (the network path into a
+// server, control of its process, its registration) is one value, declared once.
 type Feature string
 
 // features are the declared features and how each tells a target lacks it. Declarations
@@ -20,12 +23,52 @@ var features = map[Feature]func(*Target) string{}
 // it is about; a second declaration of a name panics (a programming error the first test
 // finds).
 func DeclareFeature(name string, missing func(t *Target) string) Feature {
-	f := Feature(name)
-	if _, dup := features[f]; dup {
-		panic(fmt.Sprintf("framework: feature %q declared twice", name))
-	}
+	f := declareName(name)
 	features[f] = missing
 	return f
+}
+
+// DeclareCapability makes a capability of name known that a fault acts on and no test
+// needs of a target as a whole (the sockets two servers dial each other from, a server's
+// certificate files), said in words in messages: the checks of a subject are its
+// package's (scenarios/faults). It is no feature: Features leaves it out, so no
+// --accept-missing takes it.
+func DeclareCapability(name, words string) Feature {
+	f := declareName(name)
+	wording[f] = words
+	return f
+}
+
+// declareName claims name for one declaration of the vocabulary, features and
+// capabilities alike.
+func declareName(name string) Feature {
+	f := Feature(name)
+	if _, dup := declared[f]; dup {
+		panic(fmt.Sprintf("framework: feature %q declared twice", name))
+	}
+	declared[f] = true
+	return f
+}
+
+// declared are the names of every feature and capability; wording their words where
+// messages say them otherwise than by name.
+var declared, wording = map[Feature]bool{}, map[Feature]string{}
+
+// Worded gives f the words messages say it in ("a peer path" for PeerPath), where a fault
+// acts on it: chained to its declaration, so the name and its words are declared
+// together.
+func (f Feature) Worded(words string) Feature {
+	wording[f] = words
+	return f
+}
+
+// Words are how a message says f in a sentence: the words it was declared with, else its
+// name.
+func (f Feature) Words() string {
+	if w, ok := wording[f]; ok {
+		return w
+	}
+	return string(f)
 }
 
 // remedies say, in the words of the program that makes targets (a CLI's flags), how its

@@ -7,7 +7,8 @@ import (
 
 // FeatureRegistration: the suite knows how the proxies register their servers with one
 // another, so it can race with that: kube-apiserver identity leases on upstream targets,
-// or what the target declares (Target.Registrar).
+// or what the target declares (Target.Registrar). The clock faults act on it too, where
+// the registrar can also rewrite a registration's renew time (RenewTimes): their words.
 var FeatureRegistration = DeclareFeature("Registration", func(t *Target) string {
 	if t.Unowned {
 		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never touches its registrations")
@@ -16,7 +17,7 @@ var FeatureRegistration = DeclareFeature("Registration", func(t *Target) string 
 		return "the target (" + t.Kind + ") does not say how its proxies register with one another, and they are not kube-apiservers, which use identity leases: declare it (framework.Registrar on the target)"
 	}
 	return ""
-})
+}).Worded("a registrar with renew times")
 
 // Registrar is how the proxies of a target learn which servers exist: the registration each
 // server keeps alive while it runs, which peers read to know whom to route to. The races

@@ -19,7 +19,8 @@ var (
 		}
 		return ""
 	})
-	// FeatureNodeControl: the suite may stop, kill and freeze the servers.
+	// FeatureNodeControl: the suite may stop, kill and freeze the servers: control of
+	// each server's process (Node), which is also what a process fault acts on.
 	FeatureNodeControl = DeclareFeature("NodeControl", func(t *Target) string {
 		if t.Unowned {
 			return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never stops, kills or freezes its servers")
@@ -30,7 +31,7 @@ var (
 			}
 		}
 		return ""
-	})
+	}).Worded("process control")
 	// FeatureAuditLog: the suite can read every server's audit log.
 	FeatureAuditLog = DeclareFeature("AuditLog", func(t *Target) string {
 		for _, e := range t.Endpoints {

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -447,6 +448,33 @@ func TestDeclareFeatureTwicePanics(t *testing.T) {
 		}
 	}()
 	DeclareFeature("OfATest", func(*Target) string { return "" })
+}
+
+// capabilityOfATest is what a fault of a test acts on, which no test needs of a target.
+var capabilityOfATest = DeclareCapability("CapabilityOfATest", "a capability of a test")
+
+// TestCapabilityWords: a capability is said in its words, a feature worded otherwise in
+// its own, any other by its name; a capability is no feature a user may accept missing,
+// and its name is taken for features too.
+func TestCapabilityWords(t *testing.T) {
+	if w := capabilityOfATest.Words(); w != "a capability of a test" {
+		t.Errorf("the capability's words: %q", w)
+	}
+	if w := FeatureNodeControl.Words(); w != "process control" {
+		t.Errorf("NodeControl's words: %q", w)
+	}
+	if w := FeatureAuditLog.Words(); w != "AuditLog" {
+		t.Errorf("AuditLog's words: %q, want its name", w)
+	}
+	if slices.Contains(Features(), capabilityOfATest) {
+		t.Errorf("Features() %v lists a capability no test needs", Features())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a feature of a capability's name did not panic")
+		}
+	}()
+	DeclareFeature("CapabilityOfATest", func(*Target) string { return "" })
 }
 
 // TestMissingFeatureOf: the feature a Missing skip reason names is read back from it, and

@@ -26,7 +26,7 @@ func withFaults(page []byte, kinds []faults.Kind) ([]byte, error) {
 	b.Write(page[:begin+len(faultsBegin)])
 	fmt.Fprintf(&b, "\n\n%d fault kinds.\n\n| `--fault` | acts on | clients must see | what it does |\n|---|---|---|---|\n", len(kinds))
 	for _, k := range kinds {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.Name, k.On, expectation(k), strings.ReplaceAll(k.Description, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.Name, k.On.Words(), expectation(k), strings.ReplaceAll(k.Description, "|", `\|`))
 	}
 	b.WriteString("\n")
 	b.Write(page[end:])

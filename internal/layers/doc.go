@@ -16,4 +16,8 @@
 // the imports that still break it, each with the step of issue 26 that removes it, are
 // knownWrongWay in known_test.go, which may only shrink. Only what ships counts: the
 // packages' own imports, not their tests' (a reference's tests run the suites against it).
+//
+// Beside the imports it checks names: cmd compares with no registered name
+// (names_test.go), and every capability, a test's feature, a fault's or a provider's, is
+// declared once (capabilities_test.go).
 package layers

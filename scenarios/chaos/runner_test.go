@@ -24,8 +24,8 @@ func TestRunnerSkipsWhatTheNodesLack(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || f != nil || !strings.Contains(skip, string(k.On)) {
-			t.Errorf("%s on bare endpoints: fault %v, skip %q, error %v; want a skip naming %q", k.Name, f, skip, err, k.On)
+		if err != nil || f != nil || !strings.Contains(skip, k.On.Words()) {
+			t.Errorf("%s on bare endpoints: fault %v, skip %q, error %v; want a skip naming %q", k.Name, f, skip, err, k.On.Words())
 		}
 	}
 	if _, _, err := r.Fault(context.Background(), "nope"); err == nil {

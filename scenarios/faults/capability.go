@@ -8,23 +8,40 @@ import (
 )
 
 // Capability is what a fault acts on, as the node behind an endpoint declares it: a fault
-// type-asserts the interface and never asks which provider made the node.
-type Capability string
+// type-asserts the interface and never asks which provider made the node. It is a name of
+// framework's one vocabulary, so where a test needs what a fault acts on, the two name one
+// value; messages say it in its words (Words).
+type Capability = framework.Feature
 
-const (
-	// Process is control of the server's process: framework.Node (every provider's).
-	Process Capability = "process control"
+var (
+	// Process is control of the server's process: framework.Node (every provider's), the
+	// tests' framework.FeatureNodeControl.
+	Process = framework.FeatureNodeControl
 	// PeerPath is a forwarder of the harness in front of the server's peer address, which
 	// every connection from its peers passes and nothing else: PathNode (local and
-	// containers clusters made with PeerPaths).
-	PeerPath Capability = "a peer path"
+	// containers clusters made with PeerPaths). A test needs it of a target (the network
+	// faults have somewhere to act) where every server has one, or the node's own network
+	// namespace (framework.NetNode: kind), which takes the faults' NetNS variants. It is
+	// declared here beside the nodes' interfaces, so that the two cannot disagree.
+	PeerPath = framework.DeclareFeature("PeerPath", func(t *framework.Target) string {
+		if t.Unowned {
+			return framework.NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never faults its network")
+		}
+		for _, e := range t.Endpoints {
+			if _, net := e.Node.(framework.NetNode); PeerPathOf(e) == nil && !net {
+				return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can)"
+			}
+		}
+		return ""
+	}).Worded("a peer path")
 	// PeerSockets are the sockets two apiservers dial each other from, told apart by a
 	// network namespace or a cgroup of their own: DialerNode, of the faulted server and of
 	// the entry of the load (local and containers clusters, upstream target).
-	PeerSockets Capability = "peer sockets"
+	PeerSockets = framework.DeclareCapability("PeerSockets", "peer sockets")
 	// Registration is the target's registrar, able to rewrite a registration's renew time
-	// (framework.RenewTimes): upstream's identity leases, or what the target declares.
-	Registration Capability = "a registrar with renew times"
+	// (framework.RenewTimes): upstream's identity leases, or what the target declares; the
+	// tests' framework.FeatureRegistration.
+	Registration = framework.FeatureRegistration
 )
 
 // capabilityChecks say, for each capability, what a subject would need to have it ("" when
@@ -71,23 +88,6 @@ func init() {
 	}
 }
 
-// FeaturePeerPath: the network path from the other servers into each server passes a point
-// the faults can act on: a peer path (PathNode: local and containers clusters made with
-// peer paths) or the node's own network namespace (framework.NetNode: kind). It is the
-// tests' name for what the network faults need, declared here beside the nodes'
-// interfaces so that the two cannot disagree.
-var FeaturePeerPath = framework.DeclareFeature("PeerPath", func(t *framework.Target) string {
-	if t.Unowned {
-		return framework.NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a run never faults its network")
-	}
-	for _, e := range t.Endpoints {
-		if _, net := e.Node.(framework.NetNode); PeerPathOf(e) == nil && !net {
-			return "the network path into " + e.Name + " cannot be faulted (local and containers clusters made with peer paths, and kind clusters, can)"
-		}
-	}
-	return ""
-})
-
 // PathNode is a node whose peers reach its server through a peer path.
 type PathNode interface {
 	framework.Node
@@ -116,7 +116,7 @@ func (m *Missing) Error() string {
 	if m.At != "" {
 		at = m.At
 	}
-	return fmt.Sprintf("fault %s acts on %s, which %s does not have: %s", m.Fault, m.Capability, at, m.Why)
+	return fmt.Sprintf("fault %s acts on %s, which %s does not have: %s", m.Fault, m.Capability.Words(), at, m.Why)
 }
 
 // PeerPathOf is the peer path into the server behind an endpoint (the apiserver's own, or

@@ -20,11 +20,11 @@ func (pathNode) Freeze() error                      { return nil }
 func (pathNode) Thaw() error                        { return nil }
 func (pathNode) Start(context.Context) error        { return nil }
 
-// FeaturePeerPath is had exactly where the network faults have somewhere to act: a peer
-// path into every server, or a network namespace of each node's own; a cluster skewcheck
-// does not own never has it.
-func TestFeaturePeerPath(t *testing.T) {
-	test := framework.Test{Features: []framework.Feature{FeaturePeerPath}}
+// PeerPath, as a test's feature, is had exactly where the network faults have somewhere
+// to act: a peer path into every server, or a network namespace of each node's own; a
+// cluster skewcheck does not own never has it.
+func TestPeerPathFeature(t *testing.T) {
+	test := framework.Test{Features: []framework.Feature{PeerPath}}
 	withPath := pathNode{&node.PeerPath{}}
 	for _, tc := range []struct {
 		name   string

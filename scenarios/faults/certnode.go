@@ -6,19 +6,19 @@ import (
 )
 
 // The capabilities certificate faults (certs.go) act on, declared through CertNode.
-const (
+var (
 	// ServingCert is the faulted server's serving certificate on disk, with the CA that
 	// issued it and the address it is served at (local and containers clusters, also
 	// behind a front: the apiserver's).
-	ServingCert Capability = "its serving certificate files"
+	ServingCert = framework.DeclareCapability("ServingCert", "its serving certificate files")
 	// ProxyClientCert is the client certificate the entry's proxy presents to its peers,
 	// with the CA they trust it by (local and containers apiservers; the reference peer
 	// proxy's front declares its own).
-	ProxyClientCert Capability = "the entry's proxy client certificate files"
+	ProxyClientCert = framework.DeclareCapability("ProxyClientCert", "the entry's proxy client certificate files")
 	// PeerCAFile is the entry's --peer-ca-file, a file of its own (local and containers
 	// apiservers; the reference verifies peers with the cluster CA it also verifies its
 	// own apiserver by, which a fault on peers alone cannot replace).
-	PeerCAFile Capability = "the entry's own peer CA file"
+	PeerCAFile = framework.DeclareCapability("PeerCAFile", "the entry's own peer CA file")
 )
 
 // CertNode is a node that says which certificate files it reads.

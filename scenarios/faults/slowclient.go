@@ -19,7 +19,7 @@ import (
 
 // Entry is the front a load enters by, which a client can dial: a fault that acts on it
 // is a client of the front's own (slow-client), not a change to any server.
-const Entry Capability = "the entry of the load"
+var Entry = framework.DeclareCapability("Entry", "the entry of the load")
 
 // A slow client is the slow-loris family: connections that hold a front's resources while
 // sending or reading nothing useful. A front serves each connection on its own, so other

@@ -22,7 +22,7 @@ const Profile = "chaos"
 
 var (
 	needs         = []framework.Feature{framework.FeatureSkew, framework.FeatureNodeControl}
-	needsPeerPath = append(append([]framework.Feature{}, needs...), faults.FeaturePeerPath)
+	needsPeerPath = append(append([]framework.Feature{}, needs...), faults.PeerPath)
 )
 
 // droppedOnSync is upstream's known way to answer 404 for a registered peer: its peer

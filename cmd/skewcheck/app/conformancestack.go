@@ -46,9 +46,9 @@ func (f *conformanceFlags) stackSpec(streams IOStreams) (stack.Spec, error) {
 		}
 	}
 	// Tests of network faults act on forwarders in front of each peer address: the
-	// cluster gets them when a selected test needs them (FeaturePeerPath), whatever its
+	// cluster gets them when a selected test needs them (faults.PeerPath), whatever its
 	// profile is called.
-	peerPaths := needsFeature(f.run.Profiles, faults.FeaturePeerPath)
+	peerPaths := needsFeature(f.run.Profiles, faults.PeerPath)
 	spec.Provider = f.provider.name
 	spec.Cluster = f.provider.spec(clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})

@@ -18,7 +18,7 @@ func init() {
 	framework.SetRemedy(framework.FeatureSkew, always("a cluster skewcheck makes gets skew by default; with --server-flag, switch a group-version off on one server, e.g. 1=--runtime-config=batch/v1=false"))
 	framework.SetRemedy(framework.FeatureSkewedStatus, always("a cluster skewcheck makes has one by default: batch/v1 off on the first server, for jobs/status"))
 	framework.SetRemedy(framework.FeatureUnprivileged, always("give --user-contexts with --contexts"))
-	framework.SetRemedy(faults.FeaturePeerPath, always("skewcheck chaos, or conformance with the chaos profile on a cluster skewcheck makes, gives the servers peer paths"))
+	framework.SetRemedy(faults.PeerPath, always("skewcheck chaos, or conformance with the chaos profile on a cluster skewcheck makes, gives the servers peer paths"))
 }
 
 // always is a remedy that does not depend on the target.
