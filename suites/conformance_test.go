@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/local/localtest"
+	"github.com/skewcheck/skewcheck/clusters/stack"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
@@ -23,28 +24,22 @@ import (
 
 // TestUpstreamIsConformant runs every profile against real upstream apiservers of two
 // versions on three servers, as an HA control plane mid-upgrade has them (two share a
-// version: localtest.HighlyAvailable), with real kube-proxy (nftables mode) as the ipmode
+// version: clusters.HighlyAvailable), with real kube-proxy (nftables mode) as the ipmode
 // profile's dataplane: each test must pass (known upstream deviations are reported as
 // such), and the report must validate against the shipped schema. Two servers are the
-// other tests' shape (make conformance, the kind and container providers).
+// other tests' shape (make conformance, the kind and container providers). It is
+// assembled as the CLI and a vendor assemble a run (clusters/stack), so what is tested
+// here is what they build.
 func TestUpstreamIsConformant(t *testing.T) {
 	integration.Require(t)
 	_, newV := integration.Versions()
-	ctx := context.Background()
-	c := localtest.Start(t, local.Config{Name: "suites", PeerPaths: true, Servers: localtest.HighlyAvailable()})
-	target := localtest.Upstream(t, c)
 	dir := t.TempDir()
-	proxier, err := c.AsNodeProxier(target.Endpoints[1].Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dataplane.Start(ctx, dataplane.Config{Spec: dataplane.KubeProxy{Mode: "nftables", Version: newV},
-		Admin: target.Endpoints[1].Admin, Identity: proxier, Dir: filepath.Join(dir, "dataplane")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	target.Dataplane = d.Framework()
+	run := build(t, stack.Spec{
+		Provider:  "local",
+		Cluster:   clusters.Spec{Name: "suites", PeerPaths: true, Servers: localtest.HighlyAvailable()},
+		Dataplane: &stack.Dataplane{Name: "kube-proxy-nftables", Dir: filepath.Join(dir, "dataplane")},
+	})
+	target := run.Target
 	profiles := slices.Concat(suites.DefaultProfiles, []string{ipmode.Profile, chaos.Profile, races.Profile})
 	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
 		framework.RunOptions{Profiles: profiles, ReportDir: dir, Seed: 1, SkewcheckVersion: "test"})
@@ -77,6 +72,7 @@ func TestUpstreamIsConformant(t *testing.T) {
 	if back.Dataplane != "kube-proxy-nftables" || back.DataplaneVersion != newV || back.Timeouts["dataplaneSync"] == "" {
 		t.Errorf("the report names dataplane %q %q (sync bound %q), want kube-proxy-nftables %s with its bound", back.Dataplane, back.DataplaneVersion, back.Timeouts["dataplaneSync"], newV)
 	}
+	c := run.Cluster.(local.Adapter)
 	t.Logf("%s; files %v; ready %v converged %v", report.ClosingLine(rep), files, c.Timings.Ready.Round(time.Millisecond), c.Timings.Converged.Round(time.Millisecond))
 }
 
@@ -91,9 +87,8 @@ func TestUpstreamSoak(t *testing.T) {
 	if !integration.Soak() {
 		t.Skip("make soak's: the soak profile waits out upstream's 5-minute grace (make test leaves it out; SOAK-001's allowance is unit-tested in suites/soak)")
 	}
-	c := localtest.Start(t, local.Config{Name: "soak", Servers: localtest.Skewed()})
-	target := localtest.Upstream(t, c)
-	rep := framework.Run(t, &framework.Env{Target: target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
+	run := build(t, stack.Spec{Provider: "local", Cluster: clusters.Spec{Name: "soak", Servers: localtest.Skewed()}})
+	rep := framework.Run(t, &framework.Env{Target: run.Target, Timeouts: framework.DefaultTimeouts().WithHold(integration.Hold())}, suites.All(),
 		framework.RunOptions{Profiles: suites.SoakProfiles, ReportDir: t.TempDir(), Seed: 1, SkewcheckVersion: "test"})
 	for _, tc := range rep.Tests {
 		if tc.Result != report.Passed {
@@ -101,4 +96,20 @@ func TestUpstreamSoak(t *testing.T) {
 		}
 		t.Logf("%s: %s %.300s", tc.ID, tc.Result, tc.KnownDeviation)
 	}
+}
+
+// build builds spec's stack for t, as the CLI does, and closes it at t's cleanup; it fails
+// t when the stack cannot be built.
+func build(t *testing.T, spec stack.Spec) *stack.Run {
+	t.Helper()
+	run, err := stack.Build(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := run.Close(); err != nil {
+			t.Logf("closing the run: %v", err)
+		}
+	})
+	return run
 }
