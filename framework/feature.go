@@ -31,8 +31,8 @@ func DeclareFeature(name string, missing func(t *Target) string) Feature {
 // DeclareCapability makes a capability of name known that a fault acts on and no test
 // needs of a target as a whole (the sockets two servers dial each other from, a server's
 // certificate files), said in words in messages: the checks of a subject are its
-// package's (scenarios/faults). It is no feature: Features leaves it out, so no
-// --accept-missing takes it.
+// package's (scenarios/faults). It is no feature: Features leaves it out, so no run
+// accepts it missing (RunOptions.AcceptMissing).
 func DeclareCapability(name, words string) Feature {
 	f := declareName(name)
 	wording[f] = words
