@@ -128,6 +128,8 @@ type watcher struct {
 	servers map[string]*serverState
 	// upSince is when every server was last seen back with a step not yet converged.
 	upSince float64
+	// pending is what the last convergence round found unreached, for a step's violation.
+	pending string
 	joined  []string
 	// why says, by index in r.Steps, what was compared and stayed for a step back that
 	// nothing showed a restart yet: the reason of its readiness gap.
@@ -205,11 +207,13 @@ func (w *watcher) poll(ctx context.Context, t float64) {
 			// It left after its last good answer: the step starts there, so what its
 			// leaving does to the others (a peer dropped as it deletes its lease) is in
 			// the step's window, not before it.
+			w.leftFirst(e.Name, s.lastUp)
 			w.r.Steps = append(w.r.Steps, Step{Server: e.Name, From: s.version, Start: s.lastUp})
 			s.up, s.step, s.pending = false, len(w.r.Steps)-1, -1
 			w.progress("%.1fs: %s left (%s)\n", t, e.Name, p.why(listed == nil || listed[e.Name]))
 		case !s.up && up:
 			s.up, s.version, s.lastUp = true, p.version, t
+			e.Version = p.version // what the load tracks from now on is by version
 			w.back(ctx, e.Name, s, t)
 		}
 	}
@@ -263,27 +267,56 @@ func (w *watcher) converge(ctx context.Context, t float64) float64 {
 	round, cancel := context.WithTimeout(ctx, 2*time.Second)
 	pending, err := framework.Unreached(round, w.target)
 	cancel()
+	// Unreached has read every server's discovery again: what a server back at a new
+	// version serves is read through every server from now on, as clients that discovered
+	// it would, not only once the cluster converged (which an inert proxy never lets it).
+	w.l.track(ctx)
 	converged := err == nil && len(pending) == 0
+	// A round that could not read a server (one just leaving) keeps the last round's
+	// finding: what the clients were getting 404 for is the useful part.
+	if err == nil {
+		w.pending = "still 404 through " + strings.Join(pending, "; ")
+	} else if w.pending == "" {
+		w.pending = err.Error()
+	}
 	if !converged && t-w.upSince < w.o.Converge.Seconds() {
 		return 0
 	}
-	why := "still 404 through " + strings.Join(pending, "; ")
-	if err != nil {
-		why = err.Error()
-	}
 	for _, i := range back {
-		w.r.Steps[i].End = t
-		if !converged {
-			w.r.Violations = append(w.r.Violations, fmt.Sprintf("%s back at %s at %.1fs: the servers did not reach what the others serve within %s (%s)",
-				w.r.Steps[i].Server, w.r.Steps[i].To, w.r.Steps[i].Up, w.o.Converge, why))
+		if converged {
+			w.pending = ""
+			w.r.Steps[i].End = t
+			w.servers[w.r.Steps[i].Server].step = -1
+			continue
 		}
-		w.servers[w.r.Steps[i].Server].step = -1
+		w.unconverged(i, t, fmt.Sprintf("the servers did not reach what the others serve within %s (%s)", w.o.Converge, w.pending))
 	}
 	if err := w.target.Refresh(ctx); err == nil {
 		w.l.track(ctx)
 	}
 	w.progress("%.1fs: converged: %s\n", t, strings.Join(w.versions(), ", "))
 	return t
+}
+
+// leftFirst ends, at start, every step whose server is back but whose cluster had not
+// converged when another server left at start: its window covered the proxy learning its
+// peers, and the next restart does not extend it. A violation: clients got 404 for what a
+// peer served in between (an inert proxy's harm, or an upgrade moving on too soon).
+func (w *watcher) leftFirst(leaving string, start float64) {
+	for i, st := range w.r.Steps {
+		if st.Up > 0 && st.End == 0 {
+			w.unconverged(i, start, fmt.Sprintf("%s left at %.1fs before the servers reached what the others serve (%s)", leaving, start, cmp.Or(w.pending, "not compared yet")))
+		}
+	}
+	w.upSince = 0
+}
+
+// unconverged ends step i at t without convergence, saying why, as a violation.
+func (w *watcher) unconverged(i int, t float64, why string) {
+	st := &w.r.Steps[i]
+	st.End, st.Unconverged = t, why
+	w.r.Violations = append(w.r.Violations, fmt.Sprintf("%s back at %s at %.1fs: %s", st.Server, st.To, st.Up, why))
+	w.servers[st.Server].step = -1
 }
 
 func (w *watcher) allUp() bool {

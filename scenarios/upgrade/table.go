@@ -20,6 +20,10 @@ func (r *Result) Table() string {
 		fmt.Fprintf(&b, "hop %d, %s %s -> %s: mixed window %.1fs to %.1fs (%.1fs), %s\n", i+1, h.Direction, h.From, h.To, h.Start, h.End, h.End-h.Start, verdict)
 		for _, s := range r.Steps {
 			if s.Hop == i+1 {
+				if s.Unconverged != "" {
+					fmt.Fprintf(&b, "  %s: up at %s after %.1fs, ended after %.1fs NOT CONVERGED: %s\n", s.Server, s.To, s.Up-s.Start, s.End-s.Start, s.Unconverged)
+					continue
+				}
 				fmt.Fprintf(&b, "  %s: up at %s after %.1fs, converged after %.1fs\n", s.Server, s.To, s.Up-s.Start, s.End-s.Start)
 			}
 		}

@@ -66,6 +66,12 @@ type Step struct {
 	Start  float64 `json:"start"`
 	Up     float64 `json:"up"`  // the restarted server answers, at To
 	End    float64 `json:"end"` // converged again
+	// Unconverged, of a watched step: why it ended with the servers not reaching what the
+	// others serve (the bound passed, or the next server left first). Its window then runs
+	// the declared window after its server came back, not after End: time for a proxy to
+	// learn its peers, as a converged step gets, and no more, so the 404s an inert proxy
+	// answers after it are counted outside every window.
+	Unconverged string `json:"unconverged,omitempty"`
 	// Unfinished, of a watched step: the watch ended before the server came back (Up 0)
 	// or converged; End is the watch's end.
 	Unfinished bool `json:"unfinished,omitempty"`

@@ -13,7 +13,11 @@ type window struct {
 func (r *Result) windows() []window {
 	var out []window
 	for _, s := range r.Steps {
-		out = append(out, window{server: s.Server, name: fmt.Sprintf("the window of %s's step (hop %d)", s.Server, s.Hop), start: s.Start, end: s.End + r.Window})
+		end := s.End
+		if s.Unconverged != "" && s.Up > 0 {
+			end = min(end, s.Up)
+		}
+		out = append(out, window{server: s.Server, name: fmt.Sprintf("the window of %s's step (hop %d)", s.Server, s.Hop), start: s.Start, end: end + r.Window})
 	}
 	for _, f := range r.Faults {
 		out = append(out, window{server: f.Server, name: fmt.Sprintf("the window of the %s fault on %s", f.Fault, f.Server), start: f.Start, end: f.End + r.Window})
