@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,7 +109,13 @@ func discover(ctx context.Context, cs kubernetes.Interface, host string) (*Found
 		f.LeasesUnreadable = fmt.Sprintf("the identity leases in kube-system could not be read (%v)", err)
 		return f, nil
 	}
-	f.match(leases.Items)
+	if f.match(leases.Items, nil) {
+		// Only asked when a lease names no address; refused or failed, the servers stay
+		// unnamed by it, as before.
+		if nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
+			f.match(leases.Items, nodes.Items)
+		}
+	}
 	return f, nil
 }
 
@@ -152,15 +159,26 @@ func readyAddresses(items []discoveryv1.EndpointSlice) []string {
 }
 
 // match names each server by the identity lease whose peer-advertise address has the
-// server's IP; the leases left over are listed, so the report shows every server the
-// cluster knows of, addressed or not.
-func (f *Found) match(leases []coordinationv1.Lease) {
+// server's IP, or, given nodes, by the node its lease's hostname names, when that node has
+// the server's IP among its addresses: a server with the proxy inert as kubeadm leaves it
+// (no peer flags) advertises no address in its lease, but kubeadm names each control-plane
+// node by its hostname, and kube-apiserver runs on the node's network. The leases left over
+// are listed, so the report shows every server the cluster knows of, addressed or not. It
+// says whether a lease was matched to no address.
+func (f *Found) match(leases []coordinationv1.Lease, nodes []corev1.Node) bool {
+	f.UnmatchedLeases = nil
+	for i := range f.Servers {
+		f.Servers[i].Lease, f.Servers[i].Hostname = "", ""
+	}
 	for _, l := range leases {
-		host, _, err := net.SplitHostPort(l.Annotations[peerAddressAnnotation])
+		ips := nodeIPs(nodes, l.Labels[hostnameLabel])
+		if host, _, err := net.SplitHostPort(l.Annotations[peerAddressAnnotation]); err == nil {
+			ips = []string{host}
+		}
 		matched := false
 		for i := range f.Servers {
 			ip, _, _ := net.SplitHostPort(f.Servers[i].Address)
-			if err == nil && ip == host && f.Servers[i].Lease == "" {
+			if slices.Contains(ips, ip) && f.Servers[i].Lease == "" {
 				f.Servers[i].Lease, f.Servers[i].Hostname = l.Name, l.Labels[hostnameLabel]
 				matched = true
 				break
@@ -171,6 +189,23 @@ func (f *Found) match(leases []coordinationv1.Lease) {
 		}
 	}
 	sort.Strings(f.UnmatchedLeases)
+	return len(f.UnmatchedLeases) > 0
+}
+
+// nodeIPs are the addresses of the node named hostname, none when there is no such node.
+func nodeIPs(nodes []corev1.Node, hostname string) []string {
+	var out []string
+	for _, n := range nodes {
+		if n.Name != hostname || hostname == "" {
+			continue
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP || a.Type == corev1.NodeExternalIP {
+				out = append(out, a.Address)
+			}
+		}
+	}
+	return out
 }
 
 // Pinned is base dialling one apiserver's address directly: the server name its

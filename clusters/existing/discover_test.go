@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,6 +69,28 @@ func TestDiscover(t *testing.T) {
 	}
 	if len(f.UnmatchedLeases) != 1 || f.UnmatchedLeases[0] != "apiserver-b (cp-2)" {
 		t.Errorf("unmatched leases %q, want apiserver-b alone", f.UnmatchedLeases)
+	}
+}
+
+// Servers as kubeadm starts them (no peer flags, the proxy inert) advertise no address in
+// their leases: each is named by the node its lease's hostname names, when that node has
+// the server's IP; a lease whose node has another address, or no node, stays unmatched.
+func TestDiscoverByNode(t *testing.T) {
+	node := func(name, ip string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: name}, {Type: corev1.NodeInternalIP, Address: ip}}}}
+	}
+	objs := append(slices3(), lease("apiserver-a", "cp-1", ""), lease("apiserver-b", "cp-2", ""), lease("apiserver-c", "cp-3", ""),
+		node("cp-1", "192.0.2.11"), node("cp-2", "192.0.2.12"), node("cp-3", "192.0.2.99"))
+	f, err := discover(context.Background(), fake.NewClientset(objs...), "https://lb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Servers[0].Name() != "cp-1" || f.Servers[1].Name() != "cp-2" || f.Servers[1].Lease != "apiserver-b" {
+		t.Errorf("names %q, %q: want each server named by its node", f.Servers[0].Name(), f.Servers[1].Name())
+	}
+	if len(f.UnmatchedLeases) != 1 || f.UnmatchedLeases[0] != "apiserver-c (cp-3)" {
+		t.Errorf("unmatched leases %q, want apiserver-c alone", f.UnmatchedLeases)
 	}
 }
 

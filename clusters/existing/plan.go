@@ -103,7 +103,7 @@ func (p Plan) Print(out io.Writer) {
 	section("so the kubeconfig's user needs the rights (kubectl auth can-i <verb> <resource> [-n <namespace>]):", p.rights()...)
 	section("reads:",
 		"endpointslices -n default, the kubernetes Service's: where the apiservers are",
-		"leases -n kube-system labelled "+identityLabel+": which apiserver is which (read only)",
+		"leases -n kube-system labelled "+identityLabel+": which apiserver is which (read only); nodes, when those name no address (the proxy inert, as kubeadm leaves it): each server by the address of the node its identity names",
 		"/version, /api and /apis (with and without profile=nopeer) of each apiserver, at its own address; selfsubjectreviews: who each identity is",
 		"/metrics and /readyz?verbose of each apiserver, and configmap kubeadm-config -n kube-system: the Mixed Version Proxy's state (framework/proxystate; each may be refused, and is then inferred or said unknown)",
 		"what the tests write, and lists of the resources they write, in "+f.Namespace()+" and, for cluster-scoped ones, cluster-wide")

@@ -100,7 +100,7 @@ func TestGateInferredWhenMetricsForbidden(t *testing.T) {
 	if g := p.Servers[1].Gate; g.State != report.GateOff || !strings.Contains(g.Evidence, "v1.36.3 emulating 1.35") {
 		t.Errorf("emulating 1.35: gate %+v, want off, the emulated release's default", g)
 	}
-	want := "The Mixed Version Proxy is inert on cp-1: the gate is on (by its release's default: /metrics could not tell), but no --peer-ca-file; during an upgrade clients get 404 for batch/v1/jobs; cannot tell whether the Mixed Version Proxy on cp-2 proxies: no GVR only a peer serves."
+	want := "The Mixed Version Proxy is inert on cp-1: the gate is on (by its release's default: /metrics could not tell), but no --peer-ca-file; during an upgrade clients get 404 for batch/v1/jobs; the Mixed Version Proxy is off on cp-2: the gate UnknownVersionInteroperabilityProxy is off (by its release's default: /metrics could not tell); clients get 404 for what only a server of another version serves."
 	if p.Verdict != want {
 		t.Errorf("verdict\n %q\nwant\n %q", p.Verdict, want)
 	}
@@ -117,6 +117,26 @@ func TestNoSkew(t *testing.T) {
 	}
 	if d := p.Servers[0].Discovery; d.State != report.CannotTell {
 		t.Errorf("discovery %+v, want cannot tell", d)
+	}
+}
+
+// A cluster as kubeadm makes it, before its upgrade: every server at one version, so no
+// request has a peer to go to, but none built a proxy (the gate off in /metrics on 1.35,
+// or on with no peer CA on 1.36, and no proxy hook in /readyz): said as off or inert,
+// with the fix, not as "cannot tell", since the upgrade about to come will show it.
+func TestNoSkewNotBuilt(t *testing.T) {
+	for _, tc := range []struct {
+		version, gate, stage, want string
+	}{
+		{"v1.35.4", "0", "ALPHA", "The Mixed Version Proxy is off on cp-1, cp-2: the gate UnknownVersionInteroperabilityProxy is off; clients get 404 for what only a server of another version serves."},
+		{"v1.36.3", "1", "BETA", "The Mixed Version Proxy is inert on cp-1, cp-2: the gate is on, but no --peer-ca-file; during an upgrade clients get 404 for what only a server of another version serves."},
+	} {
+		cp1 := &fake{name: "cp-1", version: tc.version, served: set(gvrPods), gate: tc.gate, stage: tc.stage}
+		cp2 := &fake{name: "cp-2", version: tc.version, served: set(gvrPods), gate: tc.gate, stage: tc.stage}
+		p := Read(context.Background(), target(t, cp1, cp2))
+		if p.Verdict != tc.want || !slices.Equal(p.Inert, []string{"cp-1", "cp-2"}) || !strings.Contains(p.Fix, "--peer-ca-file") {
+			t.Errorf("%s: verdict\n %q\nwant\n %q\ninert %v, fix %q", tc.version, p.Verdict, tc.want, p.Inert, p.Fix)
+		}
 	}
 }
 

@@ -20,7 +20,11 @@ func judge(p *report.ProxyState, made func() maker) {
 			if inert {
 				fronts = append(fronts, s)
 			}
-		case inert && s.Gate.State != report.GateOn:
+		// Without a GVR only a peer serves (a cluster at one version, before its upgrade)
+		// nothing can be proxied, but a server that built no proxy will not proxy either:
+		// the gate read off, or on with no peer CA, and no proxy's post-start hook.
+		case inert && s.Gate.State != report.GateOn,
+			s.Proxying.State == report.CannotTell && s.Gate.State != report.GateOn && s.PeerProxy.State == report.PeerProxyNotBuilt:
 			gateOff = append(gateOff, s)
 		case inert && s.PeerProxy.State == report.PeerProxyBuilt:
 			unsynced = append(unsynced, s)
