@@ -284,7 +284,7 @@ soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
 soak: deps test-binaries fuzz
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestKindObserveInertUpgrade|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
+	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestKindObserveInertUpgrade|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile|TestMorningPagesInChromium' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
 bench: test-binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local
