@@ -20,16 +20,16 @@ var peerproxyCatches = matrix.Catches{
 	// ungranted user and anonymous get in, the audit log names the proxy, and an ungranted
 	// user may impersonate.
 	"peerproxy/forward-as-itself": {
-		"MVP-040": "the unprivileged user must be denied",
+		"MVP-040": "the unprivileged user must be denied through",
 		"MVP-043": "user at the peer",
 		"MVP-044": "identity headers sent by the client changed who it is at",
-		"MVP-045": "a websocket watch as the ungranted user",
-		"MVP-046": "anonymous directly at",
-		"MVP-047": "Impersonate headers from",
-		"MVP-049": "as a user RBAC grants nothing",
+		"MVP-045": "a websocket watch as the ungranted user through",
+		"MVP-046": "anonymous through",
+		"MVP-047": "Impersonate headers through",
+		"MVP-049": "-upgrade watch as the ungranted user through",
 	},
 	// The admin impersonating the user stays the admin.
-	"peerproxy/drop-impersonation": {"MVP-042": "the admin impersonating"},
+	"peerproxy/drop-impersonation": {"MVP-042": "must be authorized as"},
 	// X-Remote-Group: system:masters from the client makes it an admin.
 	"peerproxy/trust-client-identity": {"MVP-044": "identity headers sent by the client changed who it is at"},
 	// A watch's events come only when the watch ends.

@@ -21,13 +21,16 @@ type Flaw string
 
 const (
 	NoFlaw Flaw = ""
-	// FlawForwardAsItself forwards every request with the proxy's own control identity,
-	// the user's identity left behind: the commonest way a proxy escalates its clients.
+	// FlawForwardAsItself forwards every request it passes to a peer with the proxy's own
+	// control identity, the user's identity left behind: the commonest way a proxy
+	// escalates its clients. Like every identity flaw, it leaves what is served locally
+	// right (ServeHTTP), so only a test's proxied assertion can catch it.
 	FlawForwardAsItself Flaw = "forward-as-itself"
-	// FlawDropImpersonation removes the Impersonate-* headers before forwarding, so an
-	// impersonating client acts as itself.
+	// FlawDropImpersonation removes the Impersonate-* headers before forwarding to a peer,
+	// so an impersonating client acts as itself there.
 	FlawDropImpersonation Flaw = "drop-impersonation"
-	// FlawTrustClientIdentity takes the X-Remote-* headers a client sends as who it is.
+	// FlawTrustClientIdentity takes the X-Remote-* headers a client sends as who it is, on
+	// what it forwards to a peer.
 	FlawTrustClientIdentity Flaw = "trust-client-identity"
 	// FlawBufferResponses reads every answer whole before passing it on, so a watch's
 	// events arrive only when the watch ends.

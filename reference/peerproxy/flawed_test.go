@@ -42,9 +42,9 @@ const (
 // fail: the reference made wrong in one
 // way at a time fails the tests about that way, each of which must have run and failed
 // saying why, its claim in the mutation matrix. Each flawed run is a child process
-// (TestFlawedReferenceRun) with its own cluster. make test runs forward-as-itself, the
-// guard of the mechanism; make soak the whole table; the mutation matrix every flaw
-// through every profile.
+// (TestFlawedReferenceRun) with its own cluster. make test runs the three identity flaws,
+// each wrong only on the proxied path; make soak the whole table; the mutation matrix
+// every flaw through every profile.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	integration.Require(t)
 	// Each flaw's tests, and the fragment each failure must hold, are its claims in the
@@ -55,13 +55,14 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		three bool   // a third server, of the newer version: two peers serve what the first lacks
 	}{
 		// Every endpoint of this target is the flawed reference in front of its apiserver,
-		// so a test's first check "directly at the peer" goes through the peer's own flawed
-		// proxy, and is often the one that fails. The peer authorizes the proxy, an admin:
-		// the ungranted user and anonymous get in, the audit log names the proxy, and an
-		// ungranted user may impersonate an admin. make test's one instance (guard).
+		// but the identity flaws bend only what a reference forwards to a peer, so a test's
+		// first check "directly at the peer" passes and its claim is the proxied assertion.
+		// The peer authorizes the proxy, an admin: the ungranted user and anonymous get in,
+		// the audit log names the proxy, and an ungranted user may impersonate an admin.
+		// make test runs these three, side by side, each on its claims.
 		{peerproxy.FlawForwardAsItself, "", false},
-		{peerproxy.FlawDropImpersonation, "", false},
-		{peerproxy.FlawTrustClientIdentity, "", false},
+		{peerproxy.FlawDropImpersonation, `\[MVP-042`, false},
+		{peerproxy.FlawTrustClientIdentity, `\[MVP-044`, false},
 		{peerproxy.FlawBufferResponses, `\[MVP-012`, false},
 		{peerproxy.FlawHedgeReads, `\[MVP-014`, true},
 		{peerproxy.FlawLocalLegacyDiscovery, `\[DISC-005`, false},
@@ -76,8 +77,10 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.flaw), func(t *testing.T) {
-			if tc.flaw != peerproxy.FlawForwardAsItself && !integration.Soak() {
-				t.Skip("the full table runs in make soak, and every flaw in the mutation matrix (make mutation, the nightly); make test keeps forward-as-itself")
+			if identity := slices.Contains(identityFlaws, tc.flaw); identity {
+				t.Parallel() // three clusters that mostly wait on their apiservers
+			} else if !integration.Soak() {
+				t.Skip("the full table runs in make soak, and every flaw in the mutation matrix (make mutation, the nightly); make test keeps the identity flaws")
 			}
 			focus := cmp.Or(tc.focus, `\[MVP-04`)
 			failed := claimsIn("peerproxy/"+string(tc.flaw), focus)
@@ -110,6 +113,9 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 		})
 	}
 }
+
+// identityFlaws are the flaws that bend who a proxied request is: make test runs them all.
+var identityFlaws = []peerproxy.Flaw{peerproxy.FlawForwardAsItself, peerproxy.FlawDropImpersonation, peerproxy.FlawTrustClientIdentity}
 
 // claimsIn are the mutant's claims on the tests whose "[ID]" the focus matches.
 func claimsIn(mutant, focus string) map[string]string {

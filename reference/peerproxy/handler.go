@@ -44,11 +44,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, http.StatusServiceUnavailable, "ServiceUnavailable", "could not review the bearer token with the apiserver: "+err.Error())
 		return
 	}
-	u = p.cfg.Flaw.apply(r, u)
+	marked := r.Header.Get(headerMarked) != "" && !p.cfg.Flaw.ignoresMarker()
+	// The identity flaws bend only what goes to a peer: a request served locally, the
+	// "directly at the peer" question every identity test asks first included, is right,
+	// so a test catches them at the assertion about the proxied request.
+	if len(p.peersFor(r, marked)) > 0 {
+		u = p.cfg.Flaw.apply(r, u)
+	}
 	if err := p.cfg.Flaw.readInTurn(r, &p.turn); err != nil {
 		return // the client's body never came: no one is left to answer
 	}
-	marked := r.Header.Get(headerMarked) != "" && !p.cfg.Flaw.ignoresMarker()
 	stripIdentity(r.Header)
 	if r.URL.Path == "/apis" && r.Method == http.MethodGet && isAggregatedV2(r) && u != nil && !marked {
 		p.serveDiscovery(w, !noPeer(r) || p.cfg.Flaw.mergesNopeer())
@@ -134,7 +139,7 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 			}
 		},
 		FlushInterval: -1, // watches stream event by event
-		Transport: &failover{next: p.transportFor(u != nil, isUpgrade(r)), targets: targets, idempotent: idempotent(r.Method),
+		Transport: &failover{next: p.transportFor(u != nil, isUpgrade(r), toPeer), targets: targets, idempotent: idempotent(r.Method),
 			hedge: toPeer && p.cfg.Flaw.hedges(r.Method), onError: p.errorCounter(toPeer)},
 		ModifyResponse: func(resp *http.Response) error {
 			count(served)
@@ -168,11 +173,12 @@ func (p *Proxy) forwardThen(w http.ResponseWriter, r *http.Request, u *authn.Use
 // transportFor picks how to reach the apiservers: with the front-proxy certificate for an
 // authenticated user or none for anonymous, and over HTTP/1.1 for an upgrade (Go cannot
 // switch protocols over HTTP/2, and an HTTP/2 transport refuses SPDY's Upgrade header).
-func (p *Proxy) transportFor(authenticated, upgrade bool) http.RoundTripper {
+func (p *Proxy) transportFor(authenticated, upgrade, toPeer bool) http.RoundTripper {
+	asItself := p.cfg.Flaw == FlawForwardAsItself && toPeer
 	switch {
-	case p.cfg.Flaw == FlawForwardAsItself && upgrade:
+	case asItself && upgrade:
 		return p.asItselfUpgrade
-	case p.cfg.Flaw == FlawForwardAsItself:
+	case asItself:
 		return p.asItself
 	case authenticated && upgrade:
 		return p.identityUpgrade

@@ -205,6 +205,6 @@ func impersonationNotAllowed(ctx context.Context, env *framework.Env) {
 			Header: map[string][]string{"Impersonate-User": {"system:admin"}, "Impersonate-Group": {"system:masters"},
 				"Impersonate-Uid": {"0"}, "Impersonate-Extra-Scopes": {"all"}}}
 		Expect(r.Peer.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers from %s directly at %s", r.Peer.UserName, r.Peer.Name)
-		Expect(r.Entry.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers from %s through %s", r.Entry.UserName, r.Entry.Name)
+		Expect(r.Entry.Do(ctx, req)).To(framework.HaveStatus(403), "Impersonate headers through %s from %s", r.Entry.Name, r.Entry.UserName)
 	}
 }

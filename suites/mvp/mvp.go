@@ -95,7 +95,7 @@ var Tests = []framework.Test{
 		Description: "a bearer token the apiservers reject is answered 401 Unauthorized through the proxy, as by the peer directly, never served as anonymous",
 		Makes:       framework.NoWrites, Run: badTokenUnauthorized},
 	{ID: "MVP-049", Profile: Profile, Since: "1.28", Features: []framework.Feature{framework.FeatureSkew, framework.FeatureUnprivileged},
-		Description: "upgrade requests, SPDY and websocket, get the apiserver's answer through the proxy: exec is 404 to the admin and 403 to an ungranted user; an SPDY-upgrade watch of a GVR only a peer serves reaches it as the user",
+		Description: "upgrade requests, SPDY and websocket, get the apiserver's answer through the proxy: exec is 404 to the admin and 403 to an ungranted user; an SPDY-upgrade watch of a GVR only a peer serves is denied there to the ungranted user and reaches it as the allowed user",
 		Deviation:   upgradeIdentityLost,
 		Makes:       with(execs, grants), Run: upgradeAnswers},
 	{ID: "MVP-050", Profile: Profile, Since: "1.35", Features: []framework.Feature{framework.FeaturePeers, framework.FeatureAuditLog},
