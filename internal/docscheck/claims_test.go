@@ -31,6 +31,9 @@ type unit struct {
 	text string
 }
 
+// itemStart begins a unit of its own: a list item or a table row.
+var itemStart = regexp.MustCompile(`^([-*|]|\d+\.)\s`)
+
 // lineOf is the page's line of the unit's byte i.
 func (u unit) lineOf(i int) int { return u.line + strings.Count(u.text[:i], "\n") }
 
@@ -65,7 +68,7 @@ func units(t *testing.T, page string) []unit {
 			fenced = !fenced
 			continue
 		}
-		starts := fenced || trimmed == "" || regexp.MustCompile(`^([-*|]|\d+\.)\s`).MatchString(trimmed+" ")
+		starts := fenced || trimmed == "" || itemStart.MatchString(trimmed+" ")
 		if starts {
 			flush()
 		}
@@ -99,7 +102,7 @@ func claimPages(t *testing.T) []string {
 
 var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
 
-const number = `(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)`
+var number = `(` + strings.Join(numberWords, "|") + `|\d+)`
 
 // count is a number written as a word or in digits; -1 for neither.
 func count(s string) int {
