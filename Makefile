@@ -21,7 +21,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps binaries test-binaries test soak unit docs conformance conformance-kind node-images skewcheck-image chaos nightly mutation ranges bench clean
+.PHONY: all build deps browser-deps binaries test-binaries test soak unit docs conformance conformance-kind node-images skewcheck-image chaos nightly mutation ranges bench clean
 
 all: build
 
@@ -280,9 +280,17 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
+# Debian's chromium, for make soak's browser test (TestMorningPagesInChromium) alone: installed
+# when missing and running as root, as deps does.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (make soak opens the night's pages in it)"; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium not found and cannot install: make soak's browser test fails, saying how to install it"; fi; }
+
 soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
-soak: deps test-binaries fuzz
+soak: deps browser-deps test-binaries fuzz
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
 	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestKindObserveInertUpgrade|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile|TestMorningPagesInChromium' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
