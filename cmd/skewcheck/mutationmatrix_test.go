@@ -58,4 +58,18 @@ func TestMutationMatrixOneMutant(t *testing.T) {
 	if !strings.Contains(out, "1 tests failed by at least one mutant, 1 mutants caught") {
 		t.Errorf("no closing line:\n%s", tail(out, 5))
 	}
+	// The mutant's report replaced by the baseline's (as a directory of another matrix
+	// would hold it): --rebuild refuses it as another run's, and the catch is gone.
+	base, err := os.ReadFile(filepath.Join(dir, "peerproxy/baseline", report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "peerproxy/drop-impersonation", report.JSONFile), base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = run(t, t.TempDir(), "mutation", "--versions", oldV+","+newV, "--mutants", "^peerproxy/drop-impersonation$",
+		"--focus", `\[MVP-042\]`, "--rebuild", "--report-dir", dir)
+	if code != 1 || !strings.Contains(out, `its report ran variant "", not "drop-impersonation": it is another run's`) {
+		t.Errorf("--rebuild over another run's report: exit %d, want 1 naming it:\n%s", code, tail(out, 10))
+	}
 }

@@ -216,7 +216,7 @@ func TestMutationCountsOnlyClaims(t *testing.T) {
 	m.Build(matrixTests(), MutationReasons{}, Catches{
 		"a/m1": {"T-1": "some other reason", "T-2": "as the flaw"},
 		"a/m2": {"T-6": "as the flaw"},
-		"a/m3": {"T-5": "x"},
+		"a/m3": {"T-5": "x", "G-1": "y"}, // G-1 is no profile its run has
 	})
 	row := map[string]MutationTest{}
 	for _, tc := range m.Tests {
@@ -233,6 +233,7 @@ func TestMutationCountsOnlyClaims(t *testing.T) {
 		`mutant a/m1 must fail T-1 saying "some other reason"; it failed saying "T-1 failed as the flaw makes it"`,
 		`mutant a/m1 must fail T-2 saying "as the flaw"; it passed`,
 		`mutant a/m3 must fail T-5 saying "x"; it passed`,
+		`mutant a/m3 must fail G-1 saying "y"; it was not run by its run`,
 		"mutant a/m1: no test catches it",
 	} {
 		if !strings.Contains(problems, want) {

@@ -151,6 +151,11 @@ type Conformance struct {
 	Tests             []Test            `json:"tests"`
 	Seed              int64             `json:"seed"`
 	Timeouts          map[string]string `json:"timeouts"`
+	// Variant is the deliberate mistake the reference under test ran with, as given: its
+	// flaw (--reference-flaw) or its defects (--gateway-defect, comma-joined); empty as
+	// shipped (a flawed dataplane is Dataplane). The mutation matrix refuses a report whose
+	// variant is not the run's.
+	Variant string `json:"variant,omitempty"`
 	// Focus and Skip are the filters given, so a run can be reproduced exactly.
 	Focus string `json:"focus,omitempty"`
 	Skip  string `json:"skip,omitempty"`

@@ -124,6 +124,7 @@ func runConformance(ctx context.Context, streams IOStreams, f *conformanceFlags)
 	// clusters' cleanups, then the signal's default action.
 	interrupt.Owned()
 	rep.ProxyState = run.ProxyState
+	rep.Variant = f.variant()
 	files, err := report.Write(f.run.ReportDir, rep)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"cmp"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
@@ -83,4 +86,10 @@ func (f *conformanceFlags) addFlags(cmd *cobra.Command) {
 	fl.DurationVar(&f.timeouts.Spec, "timeout-spec", 0, "bound on one whole test (0: twice the sum of the unavailable bound, the hold, two convergences and a request)")
 	fl.DurationVar(&f.timeouts.Refused, "timeout-refused", f.timeouts.Refused, "bound on the time to 503 after a peer crashed (its connections are refused)")
 	fl.DurationVar(&f.timeouts.Hold, "fault-hold", f.timeouts.Hold, "how long a freeze, blackhole, half-open path or stale lease is held while 503 (never 404) is asserted: past every timeout of the proxy under test")
+}
+
+// variant is the deliberate mistake the run's reference is made with, for the report
+// (report.Conformance.Variant): the mutation matrix refuses a report of another variant.
+func (f *conformanceFlags) variant() string {
+	return cmp.Or(f.reference.flaw, strings.Join(f.gateway.defects, ","))
 }

@@ -1,10 +1,13 @@
 package campaign
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
+	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/reference/gateway"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
@@ -25,7 +28,12 @@ type mutantFamily struct {
 	variants func() []string
 	// front puts the reference, or the variant named, in front of the cluster.
 	front func(variant string) []string
+	// ranWith is the variant a run's report says it ran with ("" as shipped).
+	ranWith func(*report.Conformance) string
 }
+
+// reportVariant is the variant of a reference's flaw or defects, as the report records it.
+func reportVariant(c *report.Conformance) string { return c.Variant }
 
 var mutantFamilies = []mutantFamily{
 	{
@@ -37,6 +45,7 @@ var mutantFamilies = []mutantFamily{
 		// The soak profile's tests wait minutes whatever the hold: only the baseline and
 		// the mutants claiming them run them.
 		name:     "peerproxy",
+		ranWith:  reportVariant,
 		profiles: slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
 			return append(serverArgs(clusters.HighlyAvailable(older, newer)), "--fault-hold", "20s")
@@ -57,6 +66,7 @@ var mutantFamilies = []mutantFamily{
 	},
 	{
 		name:     "gateway",
+		ranWith:  reportVariant,
 		profiles: []string{gatewaysuite.Profile},
 		cluster: func(older, newer string) []string {
 			return []string{"--versions", older + "," + newer}
@@ -70,7 +80,14 @@ var mutantFamilies = []mutantFamily{
 		},
 	},
 	{
-		name:     "ipmode",
+		name: "ipmode",
+		// The baseline is the reference dataplane; each mutant a flawed one by its name.
+		ranWith: func(c *report.Conformance) string {
+			if c.Dataplane == "reference" {
+				return ""
+			}
+			return c.Dataplane
+		},
 		profiles: []string{ipmodesuite.Profile},
 		cluster: func(older, newer string) []string {
 			return []string{"--versions", older + "," + newer}
@@ -99,4 +116,24 @@ func mutationFamilies() []string {
 		out = append(out, f.name)
 	}
 	return out
+}
+
+// foreignReport says why c is not the report of run r of a matrix of that seed and those
+// versions, "" when it is: a report left by another run (another variant, seed or pair)
+// proves nothing of this one.
+func foreignReport(r *matrix.MutationRun, c *report.Conformance, seed int64, versions []string) string {
+	for _, f := range mutantFamilies {
+		if f.name == r.Family && f.ranWith(c) != r.Mutant {
+			return fmt.Sprintf("its report ran variant %q, not %q: it is another run's", f.ranWith(c), r.Mutant)
+		}
+	}
+	if seed != 0 && c.Seed != seed {
+		return fmt.Sprintf("its report ran with seed %d, not the matrix's %d: it is another run's", c.Seed, seed)
+	}
+	for _, e := range c.Endpoints {
+		if e.Version != "" && !slices.Contains(versions, e.Version) {
+			return fmt.Sprintf("its report's %s runs %s, not one of the matrix's %v: it is another run's", e.Name, e.Version, versions)
+		}
+	}
+	return ""
 }

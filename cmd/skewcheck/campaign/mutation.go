@@ -100,9 +100,11 @@ func mutantRun(ctx context.Context, log io.Writer, o MutationOptions, r *matrix.
 	if ctx.Err() != nil {
 		// An interrupted run's report has its tests failed as interrupted: no evidence.
 		r.Error = "interrupted"
-	} else if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err == nil {
-		r.Report = c
-	} else {
+	} else if c, err := report.Read(filepath.Join(dir, report.JSONFile)); err != nil {
 		r.Error = fmt.Sprintf("%v; %v", runErr, err)
+	} else if why := foreignReport(r, c, o.Seed, o.Versions); why != "" {
+		r.Error = why
+	} else {
+		r.Report = c
 	}
 }

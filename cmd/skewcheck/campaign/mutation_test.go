@@ -12,6 +12,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
+	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
 )
 
@@ -186,5 +187,36 @@ func TestReferencesPageListsEveryMutant(t *testing.T) {
 		if !slices.Equal(slices.Compact(listed), claimed) {
 			t.Errorf("docs/references.md lists %v for mutant %s; its claims (suites/mutation_%s.go) name %v", listed, r.Name, r.Family, claimed)
 		}
+	}
+}
+
+// A report is the run's only when it ran the run's variant, the matrix's seed and its
+// versions: --rebuild over another matrix's directory, or a report left by an earlier run,
+// is refused by name, not counted.
+func TestForeignReportsAreRefused(t *testing.T) {
+	run := &matrix.MutationRun{Name: "peerproxy/hedge-reads", Family: "peerproxy", Mutant: "hedge-reads"}
+	own := &report.Conformance{Variant: "hedge-reads", Seed: 7, Endpoints: []report.Endpoint{{Name: "apiserver-1", Version: "v1.35.4"}}}
+	if why := foreignReport(run, own, 7, []string{"v1.35.4", "v1.36.3"}); why != "" {
+		t.Errorf("the run's own report refused: %s", why)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(c *report.Conformance)
+		want string
+	}{
+		{"another variant", func(c *report.Conformance) { c.Variant = "" }, `ran variant "", not "hedge-reads"`},
+		{"another seed", func(c *report.Conformance) { c.Seed = 8 }, "seed 8, not the matrix's 7"},
+		{"another pair", func(c *report.Conformance) { c.Endpoints[0].Version = "v1.34.4" }, "runs v1.34.4"},
+	} {
+		c := *own
+		c.Endpoints = slices.Clone(own.Endpoints)
+		tc.edit(&c)
+		if why := foreignReport(run, &c, 7, []string{"v1.35.4", "v1.36.3"}); !strings.Contains(why, tc.want) {
+			t.Errorf("%s: %q, want it refused saying %q", tc.name, why, tc.want)
+		}
+	}
+	dp := &matrix.MutationRun{Name: "ipmode", Family: "ipmode"}
+	if why := foreignReport(dp, &report.Conformance{Dataplane: "reference"}, 0, nil); why != "" {
+		t.Errorf("the reference dataplane's report refused as the ipmode baseline's: %s", why)
 	}
 }

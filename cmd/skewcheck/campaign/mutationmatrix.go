@@ -43,6 +43,10 @@ func RebuildMutation(o MutationOptions, out io.Writer) error {
 			r.Error = fmt.Sprintf("no report to rebuild from: %v", err)
 			continue
 		}
+		if why := foreignReport(r, c, m.Seed, o.Versions); why != "" {
+			r.Error = why
+			continue
+		}
 		r.Report = c
 	}
 	if err := writeMutation(o.ReportDir, m); err != nil {
