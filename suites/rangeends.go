@@ -5,6 +5,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/suites/chaos"
+	"github.com/skewcheck/skewcheck/suites/controllers"
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/gateway"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
@@ -29,7 +30,7 @@ var RangeEnds = []matrix.RangeEnd{
 	{Name: "v1.29.15-ipmode", Version: "v1.29.15", Profiles: ipmode.Profile},
 	// The last release whose proxy goes by StorageVersions: mvp, chaos and gateway pass;
 	// MVP-050 to MVP-053, discovery, races and soak (all from 1.35) skip.
-	{Name: "v1.32.13", Version: "v1.32.13", Profiles: profiles(mvp.Profile, chaos.Profile, discovery.Profile, races.Profile, soak.Profile)},
+	{Name: "v1.32.13", Version: "v1.32.13", Profiles: profiles(mvp.Profile, chaos.Profile, discovery.Profile, races.Profile, soak.Profile, controllers.Profile)},
 	{Name: "v1.32.13-gateway", Version: "v1.32.13", Profiles: gateway.Profile},
 	// Below the discovery deviation of 1.36: discovery passes without it.
 	{Name: "v1.35.4", Version: "v1.35.4", Profiles: discovery.Profile},

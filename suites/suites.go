@@ -5,6 +5,7 @@ package suites
 import (
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/suites/chaos"
+	"github.com/skewcheck/skewcheck/suites/controllers"
 	"github.com/skewcheck/skewcheck/suites/discovery"
 	"github.com/skewcheck/skewcheck/suites/gateway"
 	"github.com/skewcheck/skewcheck/suites/ipmode"
@@ -22,6 +23,7 @@ func All() []framework.Test {
 	all = append(all, chaos.Tests...)
 	all = append(all, races.Tests...)
 	all = append(all, soak.Tests...)
+	all = append(all, controllers.Tests...)
 	return append(all, gateway.Tests...)
 }
 

@@ -77,6 +77,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.EmulatedVersions:        "--server-flag N=--emulated-version=... (and skewcheck emulation)",
 	clusters.NodeImages:              "--node-image",
 	clusters.PodNetwork:              "--pod-network",
+	clusters.ControllerManagers:      "a kube-controller-manager (clusters.Spec.ControllerManager: no flag asks for one yet)",
 	clusters.Named:                   "cluster create",
 	clusters.NamedFronts:             "cluster create --reference",
 }

@@ -1,0 +1,52 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/skewcheck/skewcheck/framework"
+)
+
+// leaderLease is the Lease kube-controller-manager holds in kube-system while it leads
+// (--leader-elect-resource-name's default): the one sign, on any cluster, that its
+// controllers run now.
+const leaderLease = "kube-controller-manager"
+
+// leaseFresh is how recently the lease must have been renewed: the leader renews it every
+// 2 s (--leader-elect-retry-period) and loses it after 15 s; a minute allows for clocks.
+const leaseFresh = time.Minute
+
+// FeatureControllerManager: a kube-controller-manager leads on the target now. Read from
+// its leader lease, so it holds for every provider's controller manager (the local
+// provider's when asked for, kubeadm's on kind, a real cluster's).
+var FeatureControllerManager = framework.DeclareFeature("ControllerManager", func(t *framework.Target) string {
+	if len(t.Endpoints) == 0 {
+		return "the target has no endpoint to read kube-system/" + leaderLease + " from"
+	}
+	e := t.Endpoints[0]
+	cs, err := kubernetes.NewForConfig(e.Admin)
+	if err != nil {
+		return fmt.Sprintf("reading kube-system/%s through %s: %v", leaderLease, e.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l, err := cs.CoordinationV1().Leases("kube-system").Get(ctx, leaderLease, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "no kube-controller-manager runs against the target (no lease kube-system/" + leaderLease +
+			"): a local cluster runs one when asked (clusters.Spec.ControllerManager)"
+	case err != nil:
+		return fmt.Sprintf("reading the lease kube-system/%s through %s: %v", leaderLease, e.Name, err)
+	case l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" || l.Spec.RenewTime == nil:
+		return "no kube-controller-manager holds the lease kube-system/" + leaderLease
+	case time.Since(l.Spec.RenewTime.Time) > leaseFresh:
+		return fmt.Sprintf("kube-controller-manager %s last renewed kube-system/%s %v ago: it does not lead now",
+			*l.Spec.HolderIdentity, leaderLease, time.Since(l.Spec.RenewTime.Time).Round(time.Second))
+	}
+	return ""
+})
