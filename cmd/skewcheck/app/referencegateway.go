@@ -72,6 +72,9 @@ reads. An invalid configuration at start is an error (exit 1).`,
 			if err != nil {
 				return err
 			}
+			if c.StreamWait <= 0 || c.IdleTimeout <= 0 {
+				return fmt.Errorf("--stream-wait %s, --idle-timeout %s: give positive durations (a request must be able to wait for a stream; an idle connection must end)", c.StreamWait, c.IdleTimeout)
+			}
 			c.Defects, c.Log = d, streams.ErrOut
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -103,6 +106,8 @@ reads. An invalid configuration at start is an error (exit 1).`,
 	f.DurationVar(&c.UpstreamTimeout, "upstream-timeout", 2*time.Second, "bound on dialing, TLS handshakes and HTTP/2 pings to an upstream: a frozen one is given up within about twice this")
 	f.DurationVar(&c.HealthEvery, "health-every", time.Second, "how often each upstream's /readyz is checked")
 	f.DurationVar(&c.DiscoveryEvery, "discovery-every", 30*time.Second, "how often each upstream's own discovery is read")
+	f.DurationVar(&c.StreamWait, "stream-wait", 5*time.Second, "how long a request waits for its user's share of HTTP/2 streams to the chosen upstream before another upstream with a free stream, else 503 with Retry-After")
+	f.DurationVar(&c.IdleTimeout, "idle-timeout", 90*time.Second, "close a client connection with no request in flight for this long (kube-apiserver's is 90 s)")
 	f.StringSliceVar(&defects, "defect", nil, "switch on a deliberate mistake, to see the gateway profile fail: "+strings.Join(gateway.DefectNames(), ", "))
 	cmd.AddCommand(newReferenceGatewayWaitCommand(streams))
 	return cmd
