@@ -28,6 +28,9 @@ import (
 type controllersCase struct {
 	Proxy   bool   `json:"proxy"`
 	Connect string `json:"connect"`
+	// Three runs the three servers of an HA control plane mid-upgrade
+	// (localtest.HighlyAvailable) instead of the skewed pair.
+	Three bool `json:"three,omitempty"`
 	// Focus, when set, runs only the tests it matches (framework.RunOptions.Focus).
 	Focus string `json:"focus,omitempty"`
 	Dir   string `json:"dir"`
@@ -37,6 +40,9 @@ func (c controllersCase) name() string {
 	on := "proxy-on"
 	if !c.Proxy {
 		on = "proxy-off"
+	}
+	if c.Three {
+		on += "/three-servers"
 	}
 	return on + "/" + c.Connect
 }
@@ -55,7 +61,8 @@ const controllersCaseEnv = "SKEWCHECK_TEST_CONTROLLERS_CASE"
 // (mustFailWithoutProxy), and the harm is logged. Each case is a cluster of its own, all
 // at once. make test keeps the proxy active on apiserver-1 and, with it inert there, one
 // test of each controller (a failing wait runs to its bound, 40 s); make soak runs every
-// test of both topologies both ways.
+// test of both topologies both ways, and of three servers behind the balancer with the
+// proxy active.
 func TestControllersProfile(t *testing.T) {
 	integration.Require(t)
 	cases := []controllersCase{
@@ -66,6 +73,7 @@ func TestControllersProfile(t *testing.T) {
 		cases = []controllersCase{
 			{Proxy: true, Connect: "apiserver-1"}, {Proxy: false, Connect: "apiserver-1"},
 			{Proxy: true, Connect: clusters.ConnectLoadBalancer}, {Proxy: false, Connect: clusters.ConnectLoadBalancer},
+			{Proxy: true, Connect: clusters.ConnectLoadBalancer, Three: true},
 		}
 	}
 	reports := make([]*report.Conformance, len(cases))
@@ -161,6 +169,9 @@ func TestControllersProfileCase(t *testing.T) {
 		t.Fatalf("%s=%q: %v", controllersCaseEnv, raw, err)
 	}
 	servers := localtest.Skewed()
+	if c.Three {
+		servers = localtest.HighlyAvailable()
+	}
 	for i := range servers {
 		servers[i].KubeadmPeerProxy = !c.Proxy
 		if c.Connect == clusters.ConnectLoadBalancer {
