@@ -106,6 +106,19 @@ func TestControllersProfile(t *testing.T) {
 				t.Errorf("%s %s %s with the proxy inert, want failed: the test does not tell the harm", c.name(), tc.ID, tc.Result)
 			}
 		}
+		// The controller's own view: with the proxy active its collector's discovery lists
+		// every skewed resource (peer-aggregated discovery); through the server lacking
+		// them without the proxy, it lacks them, which is how the harm there comes about.
+		var missing []string
+		if b, err := os.ReadFile(filepath.Join(c.Dir, viewMissing)); err != nil || json.Unmarshal(b, &missing) != nil {
+			t.Errorf("%s: no record of the collector's discovery (%v)", c.name(), err)
+		}
+		switch {
+		case c.Proxy && len(missing) > 0:
+			t.Errorf("%s: the garbage collector's discovery (its log) does not list %v, which a server serves", c.name(), missing)
+		case !c.Proxy && c.Connect == "apiserver-1" && len(missing) == 0:
+			t.Errorf("%s: the garbage collector's discovery through apiserver-1 lists every skewed resource without the proxy: the skew does not reach it", c.name())
+		}
 		if b, err := os.ReadFile(filepath.Join(c.Dir, controllerView)); err == nil {
 			t.Logf("%s: the controller manager's own view (its log, at -v=2):\n%s", c.name(), b)
 		}
@@ -128,6 +141,10 @@ func TestControllersProfile(t *testing.T) {
 var mustFailWithoutProxy = map[string]map[string]bool{
 	"apiserver-1": {"CTRL-002": true, "CTRL-003": true, "CTRL-004": true, "CTRL-010": true},
 }
+
+// viewMissing is the file of a case's directory with the skewed resources the garbage
+// collector's discovery did not list (missingFromView), as JSON.
+const viewMissing = "view-missing.json"
 
 // controllerView is the file of a case's directory with what the controller manager's
 // log says it saw and did about the test's objects.
@@ -191,8 +208,17 @@ func TestControllersProfileCase(t *testing.T) {
 	}
 	// The controller's own account, beside the report: whether its collector's discovery
 	// listed the skewed resources, and what it deleted.
-	if b, err := os.ReadFile(cl.ControllerManager.Log()); err == nil {
-		var view []string
+	b, err := os.ReadFile(cl.ControllerManager.Log())
+	if err != nil {
+		t.Fatalf("reading the controller manager's log: %v", err)
+	}
+	// Its collector's discovery, set against what the control plane serves, for the
+	// parent to judge (this process fails whenever a test of the run does).
+	missing := missingFromView(target, string(b))
+	rec, _ := json.Marshal(missing)
+	os.WriteFile(filepath.Join(c.Dir, viewMissing), rec, 0o644)
+	{
+		view := []string{fmt.Sprintf("skewed resources the collector's discovery did not list: %v; owner references it could not map: %d", missing, noMappings(string(b)))}
 		for _, l := range strings.Split(string(b), "\n") {
 			for _, want := range viewLines {
 				if strings.Contains(l, want) {
