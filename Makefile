@@ -21,7 +21,7 @@ REPORT_DIR ?= _reports
 GO ?= go
 SKEWCHECK := bin/skewcheck
 
-.PHONY: all build deps browser-deps binaries test-binaries test soak unit docs conformance conformance-kind node-images skewcheck-image chaos nightly mutation ranges bench clean
+.PHONY: all build deps browser-deps inotify binaries test-binaries test soak unit docs conformance conformance-kind node-images skewcheck-image chaos nightly mutation ranges bench clean
 
 all: build
 
@@ -47,6 +47,20 @@ deps:
 		echo "installing$$missing (packet faults, kube-proxy's nftables and iptables modes, kind node images, the sh and cat of skewcheck's image)"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "$$missing not found and cannot install: runs will skip the faults and dataplanes that need them, and make test fails their tests"; fi; }
+	@$(MAKE) --no-print-directory inotify
+
+# Every kube-apiserver holds 6 inotify instances (its certificate reloaders), a
+# kube-controller-manager 8, and each kind node's containerd and kubelet more; the kernel's
+# default of 128 per user is shared by all of them, and make test runs tens side by side: a
+# kind node whose containerd found none left failed to start ("failed to create fsnotify
+# watcher: too many open files", 2026-12-02). So, as kind's known-issues page advises, the
+# limits are raised to 512 instances and 524288 watches when lower, running as root.
+inotify:
+	@i=$$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 512); w=$$(cat /proc/sys/fs/inotify/max_user_watches 2>/dev/null || echo 524288); \
+	if [ "$$i" -lt 512 ] || [ "$$w" -lt 524288 ]; then \
+		if [ "$$(id -u)" = 0 ]; then echo "raising fs.inotify.max_user_instances to 512 and max_user_watches to 524288 (was $$i and $$w): the apiservers and kind nodes of make test share them"; \
+			[ "$$i" -ge 512 ] || sysctl -q -w fs.inotify.max_user_instances=512; [ "$$w" -ge 524288 ] || sysctl -q -w fs.inotify.max_user_watches=524288; \
+		else echo "fs.inotify.max_user_instances is $$i and max_user_watches $$w: kind nodes may fail to start with 'too many open files'; as root: sysctl -w fs.inotify.max_user_instances=512 fs.inotify.max_user_watches=524288"; fi; fi
 
 # Builds (or finds in the cache) the kube-apiserver of every version a job uses, and the
 # kube-proxy of the newest, saying what it does while it works, so no test waits minutes in

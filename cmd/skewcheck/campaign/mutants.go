@@ -83,7 +83,7 @@ var mutantFamilies = []mutantFamily{
 		name: "ipmode",
 		// The baseline is the reference dataplane; each mutant a flawed one by its name.
 		ranWith: func(c *report.Conformance) string {
-			if c.Dataplane == "reference" {
+			if c.Dataplane == dataplane.Default {
 				return ""
 			}
 			return c.Dataplane
