@@ -160,6 +160,7 @@ func Create(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cgroupV1 {
 		fmt.Fprintln(out, "the Docker host runs cgroup v1: kubelets are configured with failCgroupV1: false")
 	}
+	warnInotify(out)
 
 	createMu.Lock()
 	defer createMu.Unlock()
