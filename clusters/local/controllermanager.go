@@ -79,8 +79,9 @@ func (c *Cluster) newControllerManager(ctx context.Context, spec clusters.Contro
 	if minor(version) > minor(oldest) {
 		return nil, fmt.Errorf("kube-controller-manager %s is newer than the cluster's oldest apiserver (%s): its skew is not supported (it may be older than the apiservers, never newer); leave its version empty for %s", version, oldest, oldest)
 	}
+	// Its directory is known once the cluster's is (start).
 	m := &ControllerManager{Version: version, spec: spec, cluster: c, Connect: spec.Connect,
-		Hostname: c.Name + "-controller-manager", Dir: filepath.Join(c.Dir, "controller-manager")}
+		Hostname: c.Name + "-controller-manager"}
 	switch spec.Connect {
 	case clusters.ConnectOwnNode:
 		for _, s := range c.Servers {
