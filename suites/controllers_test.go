@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,6 +160,9 @@ func runControllersCase(t *testing.T, c controllersCase) *report.Conformance {
 	spec, _ := json.Marshal(c)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestControllersProfileCase$", "-test.v", "-test.timeout=20m")
 	cmd.Env = append(os.Environ(), controllersCaseEnv+"="+string(spec))
+	// Dead with this test binary, however it ends: its clusters' processes die with it
+	// (theirs is the child's parent-death signal), and the next run sweeps its directories.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.CombinedOutput()
 	logPath := filepath.Join(c.Dir, "run.log")
 	os.WriteFile(logPath, out, 0o644)
