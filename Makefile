@@ -64,7 +64,8 @@ inotify:
 
 # Builds (or finds in the cache) the kube-apiserver of every version a job uses, and the
 # kube-proxy of the newest, saying what it does while it works, so no test waits minutes in
-# silence: binaries for make conformance's VERSIONS, test-binaries for TEST_VERSIONS.
+# silence: binaries for make conformance's VERSIONS, test-binaries for TEST_VERSIONS (and
+# the kube-controller-manager of the older, which the controllers profile's test runs).
 NEWEST = $(lastword $(subst $(comma), ,$(VERSIONS)))
 OLDEST = $(firstword $(subst $(comma), ,$(VERSIONS)))
 binaries: build
@@ -73,6 +74,7 @@ binaries: build
 test-binaries: build
 	$(SKEWCHECK) binaries ensure --versions $(TEST_VERSIONS)
 	$(SKEWCHECK) binaries ensure --versions $(lastword $(subst $(comma), ,$(TEST_VERSIONS))) --components kube-proxy
+	$(SKEWCHECK) binaries ensure --versions $(firstword $(subst $(comma), ,$(TEST_VERSIONS))) --components kube-controller-manager
 
 # The main job: mvp + discovery against a local v1.36.3 + v1.37.2 cluster. batch/v1 is off
 # on the first server so the skew includes a resource with a subresource (jobs/status),
