@@ -22,7 +22,10 @@ type providerFlags struct {
 	name, binary string
 	nodeImages   []string // node images to use instead of building skewcheck's
 	podNetwork   bool     // pods off their node's network reach each other and the Services
-	cmd          *cobra.Command
+	// controllerManager is where the cluster's kube-controller-manager connects ("" none;
+	// own-node, load-balancer or a server's name): the controllers profile needs one.
+	controllerManager string
+	cmd               *cobra.Command
 }
 
 func (p *providerFlags) add(cmd *cobra.Command) {
@@ -36,6 +39,8 @@ func (p *providerFlags) add(cmd *cobra.Command) {
 		"which --versions must name (kindest/node:v1.35.0; pulled when missing, so a registry must be reachable); repeat it or separate with commas, one per version")
 	cmd.Flags().BoolVar(&p.podNetwork, "pod-network", false, "with a provider of pod networks ("+supporting(clusters.PodNetwork)+"): a subnet per node, routed between the nodes, and kube-proxy on each, "+
 		"so pods off their node's network (hydrophone's, certify's without --host-network) reach each other and the kubernetes Service; without it only host-network pods do, and the nodes' netfilter is left to --dataplane")
+	cmd.Flags().StringVar(&p.controllerManager, "controller-manager", "", "with a provider of controller managers ("+supporting(clusters.ControllerManagers)+"): run a real kube-controller-manager of the oldest version, connected to "+
+		"own-node (as kubeadm: the first server of its release), load-balancer (round robin over every server) or a server's name (apiserver-N); the controllers profile needs one")
 	cmd.Flags().StringVar(&p.binary, "static-binary", "", "with a provider that runs skewcheck in an image (containers, for its etcd): a static (CGO_ENABLED=0) skewcheck (default: this executable)")
 }
 
@@ -51,12 +56,30 @@ func (p *providerFlags) require(caps ...clusters.Capability) error {
 	if p.podNetwork {
 		caps = append(caps, clusters.PodNetwork)
 	}
+	if p.controllerManager != "" {
+		caps = append(caps, clusters.ControllerManagers)
+	}
 	return wordError(clusters.Require(p.name, caps...))
 }
+
+// controllerManagerSpec is what --controller-manager asks for, nil for none.
+func (p *providerFlags) controllerManagerSpec() *clusters.ControllerManagerSpec {
+	switch p.controllerManager {
+	case "":
+		return nil
+	case ownNode:
+		return &clusters.ControllerManagerSpec{Connect: clusters.ConnectOwnNode}
+	}
+	return &clusters.ControllerManagerSpec{Connect: p.controllerManager}
+}
+
+// ownNode is --controller-manager's word for clusters.ConnectOwnNode, which is "".
+const ownNode = "own-node"
 
 // spec completes s with what the provider flags say.
 func (p *providerFlags) spec(s clusters.Spec) clusters.Spec {
 	s.NodeImages, s.StaticBinary, s.PodNetwork = p.nodeImages, p.binary, p.podNetwork
+	s.ControllerManager = p.controllerManagerSpec()
 	return s
 }
 
@@ -77,7 +100,7 @@ var capabilityFlags = map[clusters.Capability]string{
 	clusters.EmulatedVersions:        "--server-flag N=--emulated-version=... (and skewcheck emulation)",
 	clusters.NodeImages:              "--node-image",
 	clusters.PodNetwork:              "--pod-network",
-	clusters.ControllerManagers:      "a kube-controller-manager (clusters.Spec.ControllerManager: no flag asks for one yet)",
+	clusters.ControllerManagers:      "--controller-manager",
 	clusters.Named:                   "cluster create",
 	clusters.NamedFronts:             "cluster create --reference",
 }
