@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 		panic("building the CLI: " + string(out))
 	}
 	code := m.Run()
+	removeBuiltImages()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

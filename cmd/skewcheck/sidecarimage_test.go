@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/moby/moby/client"
@@ -119,10 +120,42 @@ func staticCLI(t *testing.T) string {
 	return path
 }
 
-func removeImageWhenDone(t *testing.T, rt *containers.Runtime, ref string) {
-	t.Cleanup(func() {
+// removeImageWhenDone removes ref once every test of the package has ended (TestMain), not
+// when t ends: removing an image prunes its untagged parent layers, and the legacy builder
+// shares those between images of one binary (FROM scratch, COPY entrypoint), so a removal
+// while another test built from that cache failed its build: "failed to set parent ...:
+// unknown parent image ID" (make test, 2026-12-02).
+func removeImageWhenDone(t *testing.T, _ *containers.Runtime, ref string) {
+	t.Helper()
+	builtImages.Lock()
+	defer builtImages.Unlock()
+	builtImages.refs = append(builtImages.refs, ref)
+}
+
+// builtImages are the images the package's tests built, for removeBuiltImages.
+var builtImages struct {
+	sync.Mutex
+	refs []string
+}
+
+// removeBuiltImages removes every image removeImageWhenDone was given, through a client of
+// its own (each test closes its own when it ends).
+func removeBuiltImages() {
+	builtImages.Lock()
+	defer builtImages.Unlock()
+	if len(builtImages.refs) == 0 {
+		return
+	}
+	rt, err := containers.Connect(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "removing the images the tests built (%v): %v\n", builtImages.refs, err)
+		return
+	}
+	defer rt.Close()
+	for _, ref := range builtImages.refs {
 		rt.Provider().Client().ImageRemove(context.Background(), ref, client.ImageRemoveOptions{Force: true, PruneChildren: true})
-	})
+	}
+	builtImages.refs = nil
 }
 
 // skewcheckContainers lists the IDs of the containers skewcheck made, running or not,
