@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -66,7 +65,7 @@ func TestKindObserveInertUpgrade(t *testing.T) {
 	if err := observe.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var out syncedBuffer
+	var out syncBuffer
 	observing := make(chan time.Duration, 1)
 	var copied sync.WaitGroup
 	copied.Add(1)
@@ -74,7 +73,7 @@ func TestKindObserveInertUpgrade(t *testing.T) {
 		defer copied.Done()
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
-			out.WriteLine(sc.Text())
+			fmt.Fprintln(&out, sc.Text())
 			if strings.Contains(sc.Text(), "observing 2 apiservers") {
 				observing <- time.Since(started)
 			}
@@ -148,22 +147,4 @@ func TestKindObserveInertUpgrade(t *testing.T) {
 		t.Errorf("the driven upgrade's own judge passed an upgrade through an inert proxy")
 	}
 	expectNothingOfARunLeft(t, rec)
-}
-
-// syncedBuffer collects lines from one goroutine while another reads them.
-type syncedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncedBuffer) WriteLine(line string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.WriteString(line + "\n")
-}
-
-func (s *syncedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -282,19 +282,23 @@ func (w *watcher) converge(ctx context.Context, t float64) float64 {
 	if !converged && t-w.upSince < w.o.Converge.Seconds() {
 		return 0
 	}
+	what := "converged"
 	for _, i := range back {
-		if converged {
-			w.pending = ""
-			w.r.Steps[i].End = t
-			w.servers[w.r.Steps[i].Server].step = -1
+		if !converged {
+			w.unconverged(i, t, fmt.Sprintf("the servers did not reach what the others serve within %s (%s)", w.o.Converge, w.pending))
+			what = "not converged within " + w.o.Converge.String()
 			continue
 		}
-		w.unconverged(i, t, fmt.Sprintf("the servers did not reach what the others serve within %s (%s)", w.o.Converge, w.pending))
+		w.r.Steps[i].End = t
+		w.servers[w.r.Steps[i].Server].step = -1
+	}
+	if converged {
+		w.pending = ""
 	}
 	if err := w.target.Refresh(ctx); err == nil {
 		w.l.track(ctx)
 	}
-	w.progress("%.1fs: converged: %s\n", t, strings.Join(w.versions(), ", "))
+	w.progress("%.1fs: %s: %s\n", t, what, strings.Join(w.versions(), ", "))
 	return t
 }
 

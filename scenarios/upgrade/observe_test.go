@@ -88,7 +88,14 @@ func observeAnUpgrade(t *testing.T, oldV, newV string, inert bool) (watched, dri
 		watched, watchErr = upgrade.Observe(ctx, c, upgrade.ObserveOptions{For: 3 * time.Minute, Until: newV, Seed: 8,
 			Interval: 100 * time.Millisecond, Settle: 4 * time.Second, Window: 5 * time.Second, Progress: &watchProgress})
 	}()
-	time.Sleep(2 * time.Second) // the watcher's load and polls under way before the first step
+	// The watcher's load and polls under way before the first step: it says so once it
+	// has read the target and started the load.
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(watchProgress.String(), "observing 2 apiservers"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not start within a minute:\n%s", watchProgress.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	// A pause between the servers longer than the declared window, as an operator's
 	// upgrade has (kubeadm's is minutes): the mixed window then has time outside every
 	// step's window, where a 404 is what clients should never see.
