@@ -2,14 +2,13 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/apis/discovery"
 )
 
 // upgradeMethod is how each kind of client asks: SPDY exec is a POST, a websocket
@@ -74,29 +73,9 @@ func ranAsUser(ctx context.Context, env *framework.Env, r framework.Response, wh
 	Expect(as).To(Equal(e.UserName), "%s ran on %s as %q (authenticated as %q): the upstream must see the user", what, e.Name, as, ev.User.Username)
 }
 
-// grantConfigMapRead lets the unprivileged user get, list and watch configmaps, and waits
-// until every apiserver's authorizer has seen the grant.
+// grantConfigMapRead lets the unprivileged user get, list and watch configmaps, once every
+// apiserver behind the gateway lets it.
 func grantConfigMapRead(ctx context.Context, env *framework.Env) {
-	direct := env.Target.Endpoints[0]
-	name := "skewcheck-gw-read-configmaps"
-	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
-		"rules": []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "verbs": []string{"get", "list", "watch"}}}}
-	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": direct.UserName}}}
-	for _, o := range []struct {
-		path string
-		obj  map[string]any
-	}{{"/apis/rbac.authorization.k8s.io/v1/clusterroles", role}, {"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding}} {
-		body, _ := json.Marshal(o.obj)
-		Expect(direct.Do(ctx, framework.Request{Method: "POST", Path: o.path, Body: body}).Status).To(BeElementOf(201, 409), "creating %s/%s", o.path, name)
-		ginkgo.DeferCleanup(func(ctx context.Context) {
-			direct.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name})
-		})
-	}
-	for _, e := range env.Target.Endpoints {
-		Eventually(func() int {
-			return e.Do(ctx, framework.Request{Path: listConfigMaps.Path, As: framework.AsUser}).Status
-		}).WithTimeout(env.Timeouts.Request).WithPolling(200*time.Millisecond).Should(Equal(200), "the user listing configmaps on %s after the grant", e.Name)
-	}
+	configMaps := discovery.GVR{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	framework.GrantRead(ctx, env, env.Target.Endpoints[0], configMaps, env.Target.Endpoints...)
 }

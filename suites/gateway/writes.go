@@ -28,12 +28,7 @@ var (
 	execs = framework.Write{Resource: "pods/exec", Verbs: []string{"create"}, Scope: framework.InNamespace("default"),
 		Why: "an exec (SPDY and websocket) into a pod that does not exist: answered 404, or 403 to the unprivileged user"}
 	// configMapGrant is grantConfigMapRead's: the user may get, list and watch configmaps.
-	configMapGrant = []framework.Write{
-		{Resource: "clusterroles.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: framework.Cluster,
-			Why: "get, list and watch of configmaps, for the unprivileged user"},
-		{Resource: "clusterrolebindings.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: framework.Cluster,
-			Why: "that role, bound to the unprivileged user"},
-	}
+	configMapGrant = framework.ReadGrant
 	// greedyCreates is greedyClientContained's: dry-run creates whose body never ends.
 	greedyCreates = framework.Write{Resource: "configmaps", Verbs: []string{"create"}, Scope: framework.InNamespace("default"),
 		Why: "a greedy client's dry-run creates (dryRun=All) whose body comes a byte a second and never ends: nothing is stored"}

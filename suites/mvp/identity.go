@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -150,34 +147,10 @@ func upgradeIdentity(ctx context.Context, env *framework.Env) {
 	}
 }
 
-// grantRead lets the unprivileged user get, list and watch the route's resource, and
-// waits until the peer's authorizer has seen the grant.
+// grantRead lets the unprivileged user read the route's resource, made through the peer,
+// once the entry (which authorizes before it proxies) and every peer it may choose let it.
 func grantRead(ctx context.Context, env *framework.Env, r framework.Route) {
-	name := fixtures.UniqueName("skewcheck-read")
-	role := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},
-		"rules": []any{map[string]any{"apiGroups": []string{r.GVR.Group}, "resources": []string{r.GVR.Resource}, "verbs": []string{"get", "list", "watch"}}}}
-	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name, "labels": framework.RunLabels()},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": r.Peer.UserName}}}
-	for _, o := range []struct {
-		path string
-		obj  map[string]any
-	}{{"/apis/rbac.authorization.k8s.io/v1/clusterroles", role}, {"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding}} {
-		body, _ := json.Marshal(o.obj)
-		Expect(r.Peer.Do(ctx, framework.Request{Method: "POST", Path: o.path, Body: body})).To(framework.HaveStatus(201))
-		ginkgo.DeferCleanup(func(ctx context.Context) {
-			resp := r.Peer.Do(ctx, framework.Request{Method: "DELETE", Path: o.path + "/" + name})
-			Expect(resp.Status).To(BeElementOf(200, 202, 404), "deleting %s/%s through %s, which would leave it in the cluster: %s", o.path, name, r.Peer.Name, resp)
-		})
-	}
-	for _, e := range []*framework.Endpoint{r.Peer, r.Entry} {
-		Eventually(func() int {
-			return e.Do(ctx, framework.Request{Path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + name}).Status
-		}).WithTimeout(env.Timeouts.Request).Should(Equal(200))
-	}
-	Eventually(func() int {
-		return r.Peer.Do(ctx, framework.Request{Path: r.GVR.CollectionPath(testNamespace()), As: framework.AsUser}).Status
-	}).WithTimeout(env.Timeouts.Request).Should(Equal(200), fmt.Sprintf("RBAC grant %s did not take effect on %s", name, r.Peer.Name))
+	framework.GrantRead(ctx, env, r.Peer, r.GVR, append([]*framework.Endpoint{r.Entry}, r.Peers...)...)
 }
 
 // anonymousStaysAnonymous: a request without credentials must not borrow the proxy's.

@@ -17,13 +17,8 @@ var made = []framework.Write{skewed("an object made to read through the proxy, d
 var everyVerb = []framework.Write{skewed("an object made, updated, patched and deleted through the proxy, and two more deleted by a deletecollection",
 	"create", "update", "patch", "delete", "deletecollection")}
 
-// grants are grantRead's: the unprivileged user may get, list and watch one resource.
-var grants = []framework.Write{
-	{Resource: "clusterroles.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: framework.ClusterLabelled,
-		Why: "get, list and watch of one skewed resource, for the unprivileged user"},
-	{Resource: "clusterrolebindings.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: framework.ClusterLabelled,
-		Why: "that role, bound to the unprivileged user"},
-}
+// grants are grantRead's: the unprivileged user may get, list and watch one skewed resource.
+var grants = framework.ReadGrant
 
 // refused is refusedWrite's: a create the test expects refused, deleted should the proxy
 // let it through.
