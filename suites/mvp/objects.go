@@ -44,10 +44,15 @@ func cleanupObject(owner *framework.Endpoint, g discovery.GVR, name string) {
 	})
 }
 
-// refusedWrite is the body of a create the test expects refused: labelled as every object
-// a test makes, and deleted through the peers when the test ends, should the proxy let it
-// through (the test then fails, and the cluster keeps nothing of it).
-func refusedWrite(r framework.Route, name string) []byte {
+// refusedWrite is the body of a create the test expects refused: of a name of its own
+// (prefix and a unique suffix), labelled as every object a test makes, and deleted through
+// the peers when the test ends, should the proxy let it through (the test then fails, and
+// the cluster keeps nothing of it). The cleanup deletes by name whether or not the create
+// went through, so the name must be one nothing but this test ever made: a fixed one
+// deleted whatever else bore it, another run's object or the user's (a skewed resource may
+// be cluster-scoped), though the create had been refused.
+func refusedWrite(r framework.Route, prefix string) []byte {
+	name := fixtures.UniqueName(prefix)
 	for _, p := range r.Peers {
 		if r.GVR.Can("delete") { // else a DELETE is 405, and nothing could be removed anyway
 			cleanupObject(p, r.GVR, name)
