@@ -26,9 +26,24 @@ import (
 // unprivileged user's token (tokenLifetime, 2h), and an hour more covers a clean-up still
 // under way and a clock of this machine behind the cluster's. A younger run may still be
 // going, and removing its objects would fail its tests: it is removed only when named.
-// A run made to last longer than that (observe --for 4h) is not covered: while one may
-// be going, name the runs to remove with --run, or raise --older-than.
+// No run may be made to last longer (MaxRunLength), observe's included.
 const SafeAge = tokenLifetime + time.Hour
+
+// MaxRunLength is the longest a run on a cluster skewcheck does not own may be made to
+// last (observe --for, certify --observe): its unprivileged user's token's lifetime, of
+// which SafeAge is made. A longer run would pass SafeAge while still going, and a
+// `skewcheck cleanup` without --run would delete its namespace and rights as what a killed
+// run left, under it.
+const MaxRunLength = tokenLifetime
+
+// CheckRunLength refuses a run made to last d, as flag says, longer than MaxRunLength.
+func CheckRunLength(flag string, d time.Duration) error {
+	if d <= MaxRunLength {
+		return nil
+	}
+	return fmt.Errorf("%s %s: a run on a cluster skewcheck does not own lasts at most %s, so that `skewcheck cleanup`, which takes the runs older than %s for what killed runs left, never deletes one still going: give %s %s or less",
+		flag, d, MaxRunLength, SafeAge, flag, MaxRunLength)
+}
 
 // labelledResources are the kinds of object a run labels with its ID, in the order a
 // clean-up deletes them: a binding before the role it grants, and the namespace last.

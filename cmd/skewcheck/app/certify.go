@@ -133,6 +133,9 @@ func runCertify(ctx context.Context, streams IOStreams, f certifyFlags) error {
 	if f.observe < 0 {
 		return fmt.Errorf("--observe %s: say how long at most to watch, e.g. --observe 30m", f.observe)
 	}
+	if err := existing.CheckRunLength("--observe", f.observe); err != nil {
+		return err
+	}
 	if f.observeUntil != "" && f.observe <= 0 {
 		return fmt.Errorf("--observe-until goes with --observe: say how long at most to watch, e.g. --observe 30m")
 	}

@@ -67,6 +67,9 @@ confirmed, a server never came back, --until not reached).`,
 			if f.o.For <= 0 {
 				return fmt.Errorf("--for %s: say how long at most to watch, e.g. --for 30m", f.o.For)
 			}
+			if err := existing.CheckRunLength("--for", f.o.For); err != nil {
+				return err
+			}
 			for flag, d := range map[string]time.Duration{"--poll": f.o.Poll, "--interval": f.o.Interval, "--window": f.o.Window, "--settle": f.o.Settle} {
 				if d < 0 || (d == 0 && flag != "--settle") {
 					return fmt.Errorf("%s %s: give a positive duration", flag, d)
