@@ -65,7 +65,9 @@ var FeatureAggregatedAPI = DeclareFeature("AggregatedAPI", func(t *Target) strin
 type AggregatedAPI struct {
 	GVR    discovery.GVR
 	Server *aggregated.Server
-	// Service and APIService are the names of the objects made (the Service in default).
+	// Service and APIService are the names of the objects made (the Service in default);
+	// APIService is "" until its create is answered, so Remove never deletes one of that
+	// name the test did not make.
 	Service, APIService string
 }
 
@@ -89,7 +91,7 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 	if err != nil {
 		return nil, err
 	}
-	a := &AggregatedAPI{GVR: g, Server: s, Service: name, APIService: g.Version + "." + g.Group}
+	a, apiServiceName := &AggregatedAPI{GVR: g, Server: s, Service: name}, g.Version+"."+g.Group
 	service, _ := json.Marshal(map[string]any{
 		"apiVersion": "v1", "kind": "Service",
 		"metadata": map[string]any{"name": name},
@@ -110,7 +112,7 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 	}
 	apiService, _ := json.Marshal(map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": a.APIService},
+		"metadata": map[string]any{"name": apiServiceName},
 		"spec": map[string]any{
 			"group": g.Group, "version": g.Version,
 			"service":  map[string]any{"namespace": "default", "name": name, "port": s.Port()},
@@ -118,9 +120,10 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 		},
 	})
 	if r := origin.Do(ctx, Request{Method: "POST", Path: apiServicesPath, Body: apiService}); r.Status != 201 {
-		_ = a.Remove(ctx, origin)
-		return nil, fmt.Errorf("creating the APIService %s through %s: %s; the admin must be able to create APIServices", a.APIService, origin.Name, r.String())
+		_ = a.Remove(ctx, origin) // the Service alone: an APIService of the name (a 409) is another's
+		return nil, fmt.Errorf("creating the APIService %s through %s: %s; the admin must be able to create APIServices", apiServiceName, origin.Name, r.String())
 	}
+	a.APIService = apiServiceName
 	return a, nil
 }
 
@@ -138,14 +141,18 @@ func awaitReadable(ctx context.Context, endpoints []*Endpoint, path string, boun
 	return nil
 }
 
-// Remove deletes the APIService and the Service through via and stops the server. Servers
+// Remove deletes the APIService (once made) and the Service through via and stops the server. Servers
 // keep listing the group-version until their informers see the deletion: a caller whose
 // next steps read discovery waits (AwaitGroupVersionGone). What could not be deleted is in
 // the error, by name, for whoever cleans up by hand.
 func (a *AggregatedAPI) Remove(ctx context.Context, via *Endpoint) error {
 	defer a.Server.Close()
 	var errs []string
-	for _, path := range []string{apiServicesPath + "/" + a.APIService, servicesPath + "/" + a.Service} {
+	var paths []string
+	if a.APIService != "" {
+		paths = append(paths, apiServicesPath+"/"+a.APIService)
+	}
+	for _, path := range append(paths, servicesPath+"/"+a.Service) {
 		if r := via.Do(ctx, Request{Method: "DELETE", Path: path}); r.Status != 200 && r.Status != 202 && r.Status != 404 {
 			errs = append(errs, fmt.Sprintf("DELETE %s through %s: %s", path, via.Name, r.String()))
 		}
