@@ -83,8 +83,9 @@ func (d *Dataplane) createService(ctx context.Context, name string, opts ...Serv
 	}
 	svc.NodePort = int(s.Spec.Ports[0].NodePort)
 	reused = d.handOut(svc.NodePort)
+	deleteService := func(ctx context.Context) { cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{}) }
 	delete = func(ctx context.Context) {
-		cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		deleteService(ctx)
 		cs.DiscoveryV1().EndpointSlices(ns).Delete(ctx, name, metav1.DeleteOptions{})
 	}
 	ready := true
@@ -103,7 +104,8 @@ func (d *Dataplane) createService(ctx context.Context, name string, opts ...Serv
 			Conditions: discoveryv1.EndpointConditions{Ready: &ready}, NodeName: node})
 	}
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
-		delete(ctx)
+		// The Service alone: an EndpointSlice of the name (AlreadyExists) is not this one's.
+		deleteService(ctx)
 		return nil, nil, false, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, name, err)
 	}
 	return svc, delete, reused, nil
