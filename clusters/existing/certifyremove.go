@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -134,15 +135,25 @@ func (c *Certify) sweep(admin *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	inner := c.InnerRun()
-	runs, err := FindRuns(ctx, dyn)
+	disc, err := discovery.NewDiscoveryClientForConfig(admin)
 	if err != nil {
-		return fmt.Errorf("finding what run %s left: %w", inner, err)
+		return err
+	}
+	inner := c.InnerRun()
+	// Without the cluster's discovery, the kinds every run labels are still swept, and the
+	// error says what could not be looked in.
+	more, discErr := ClusterScopedFixtures(disc)
+	if discErr != nil {
+		discErr = fmt.Errorf("finding what run %s left in the skewed resources' kinds: %w", inner, discErr)
+	}
+	runs, err := FindRuns(ctx, dyn, more...)
+	if err != nil {
+		return errors.Join(discErr, fmt.Errorf("finding what run %s left: %w", inner, err))
 	}
 	for _, r := range runs {
 		if r.ID == inner {
-			return r.Remove(ctx, dyn)
+			return errors.Join(discErr, r.Remove(ctx, dyn))
 		}
 	}
-	return nil
+	return discErr
 }

@@ -21,6 +21,81 @@ func labelled(name, run string) map[string]any {
 		"creationTimestamp": "2026-01-02T03:04:05Z"}}
 }
 
+// servesDiscovery answers the legacy discovery of a cluster serving the core group's
+// namespaces and configmaps, and storage.k8s.io/v1's volumeattributesclasses (cluster-scoped,
+// of which skewcheck has a fixture) and csidrivers (cluster-scoped, with none): false for any
+// other request.
+func servesDiscovery(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	verbs := []string{"create", "delete", "get", "list"}
+	switch r.URL.Path {
+	case "/api":
+		writeJSON(w, http.StatusOK, metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"}})
+	case "/api/v1":
+		writeJSON(w, http.StatusOK, metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "v1",
+			APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace", Verbs: verbs}, {Name: "configmaps", Namespaced: true, Kind: "ConfigMap", Verbs: verbs}}})
+	case "/apis":
+		gv := metav1.GroupVersionForDiscovery{GroupVersion: "storage.k8s.io/v1", Version: "v1"}
+		writeJSON(w, http.StatusOK, metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+			Groups: []metav1.APIGroup{{Name: "storage.k8s.io", Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}}})
+	case "/apis/storage.k8s.io/v1":
+		writeJSON(w, http.StatusOK, metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "storage.k8s.io/v1",
+			APIResources: []metav1.APIResource{{Name: "volumeattributesclasses", Kind: "VolumeAttributesClass", Verbs: verbs},
+				{Name: "csidrivers", Kind: "CSIDriver", Verbs: verbs}}})
+	default:
+		return false
+	}
+	return true
+}
+
+// The sweep looks, besides the kinds every run labels, in the cluster-scoped kinds the
+// cluster serves of which a test makes objects (the skewed resources): a
+// VolumeAttributesClass the run inside made and could not remove, killed, is deleted by
+// its UID; another run's is left, and so is a kind no test makes.
+func TestCertifySweepsTheSkewedKindsLeft(t *testing.T) {
+	fastPolls(t)
+	c := &Certify{Footprint: Footprint{Run: "certify-20260102-030405-abcde", Recorder: &Recorder{}}, Image: "skewcheck:test"}
+	inner := c.InnerRun()
+	var mu sync.Mutex
+	f, admin := newFakeAPIServer(t, func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case servesDiscovery(w, r):
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/"+c.certifyName()+"/pods":
+			writeJSON(w, http.StatusOK, corev1.PodList{})
+		case r.Method == http.MethodGet && r.URL.Query().Get("labelSelector") == framework.RunLabel:
+			items := map[string][]any{
+				"/apis/storage.k8s.io/v1/volumeattributesclasses": {labelled("skewcheck-owner-1", inner), labelled("theirs", "20260101-000000-zzzzz")},
+				"/apis/storage.k8s.io/v1/csidrivers":              {labelled("no-fixture", inner)},
+			}[r.URL.Path]
+			if items == nil {
+				items = []any{}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"kind": "List", "apiVersion": "v1", "items": items})
+		default:
+			return false
+		}
+		return true
+	})
+	if err := c.Make(context.Background(), admin); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Remove(admin, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	swept := "DELETE /apis/storage.k8s.io/v1/volumeattributesclasses/skewcheck-owner-1 propagation=Background uid=uid-skewcheck-owner-1"
+	got := f.Requests("DELETE /apis/storage.k8s.io/")
+	if !slices.Equal(got, []string{swept}) {
+		t.Errorf("deletes of storage.k8s.io: %v, want only the run inside's VolumeAttributesClass:\n%s", got, swept)
+	}
+	if slices.Contains(f.Requests("GET /apis/storage.k8s.io/v1/csidrivers"), "GET /apis/storage.k8s.io/v1/csidrivers labelSelector="+framework.RunLabel) {
+		t.Errorf("the sweep listed csidrivers, of which no test makes one")
+	}
+}
+
 // Remove stops the pod first and waits for it to end (its clean-up needs the binding),
 // sweeps what the run inside left by exactly its label, and only then deletes certify's
 // own objects by the UIDs Make got: binding, role, namespace.
@@ -34,6 +109,7 @@ func TestCertifyRemoveOrder(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
+		case servesDiscovery(w, r):
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/"+name+"/pods":
 			podLists++
 			p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pod-1", Namespace: name},

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/skewcheck/skewcheck/framework"
+	fwdiscovery "github.com/skewcheck/skewcheck/framework/apis/discovery"
+	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
 // What a run left behind (it was killed, or its clean-up could not reach the cluster) is
@@ -45,8 +49,10 @@ func CheckRunLength(flag string, d time.Duration) error {
 		flag, d, MaxRunLength, SafeAge, flag, MaxRunLength)
 }
 
-// labelledResources are the kinds of object a run labels with its ID, in the order a
-// clean-up deletes them: a binding before the role it grants, and the namespace last.
+// labelledResources are the kinds of object a run labels with its ID whatever the cluster
+// serves, in the order a clean-up deletes them: a binding before the role it grants, and
+// the namespace last. The skewed resources its tests label too are the cluster's own
+// (ClusterScopedFixtures).
 var labelledResources = []schema.GroupVersionResource{
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
@@ -69,22 +75,61 @@ type Run struct {
 // Age is how long ago the run started.
 func (r Run) Age(now time.Time) time.Duration { return now.Sub(r.Created) }
 
-// FindRuns lists every run that left labelled objects, oldest first.
-func FindRuns(ctx context.Context, dyn dynamic.Interface) ([]Run, error) {
+// ClusterScopedFixtures are the cluster-scoped resources disc's cluster serves of which a
+// test makes objects (those with a fixture, package fixtures: the skewed resources), each
+// one that can be listed and deleted: where a run's tests leave labelled objects besides
+// labelledResources, for FindRuns to look in too (a run's namespaced objects go with its
+// namespace). A group whose discovery failed is left out, as its kinds cannot be listed.
+func ClusterScopedFixtures(disc discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
+	_, lists, err := disc.ServerGroupsAndResources()
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return nil, fmt.Errorf("reading which resources the cluster serves, for the cluster-scoped objects a run's tests make: %w", err)
+	}
+	var out []schema.GroupVersionResource
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if r.Namespaced || strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "delete") ||
+				!fixtures.Has(fwdiscovery.GVR{Group: gv.Group, Version: gv.Version, Resource: r.Name}) {
+				continue
+			}
+			out = append(out, gv.WithResource(r.Name))
+		}
+	}
+	return out, nil
+}
+
+// FindRuns lists every run that left labelled objects, oldest first: in labelledResources,
+// and in more (ClusterScopedFixtures: without them, the cluster-scoped objects of the
+// skewed resources a killed run's tests made were never found, nor removed).
+func FindRuns(ctx context.Context, dyn dynamic.Interface, more ...schema.GroupVersionResource) ([]Run, error) {
 	byID := map[string]*Run{}
-	for _, gvr := range labelledResources {
+	// The namespace last, as Remove deletes in this order.
+	resources := slices.Clone(labelledResources[:len(labelledResources)-1])
+	for _, gvr := range more {
+		if !slices.Contains(resources, gvr) && gvr != namespaces {
+			resources = append(resources, gvr)
+		}
+	}
+	for _, gvr := range append(resources, namespaces) {
 		l, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: framework.RunLabel})
 		if apierrors.IsNotFound(err) {
 			continue // the cluster does not serve this kind: nothing of it to leave
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s labelled %s: %w (finding what runs left needs list on namespaces, customresourcedefinitions, clusterroles, clusterrolebindings and apiservices)",
+			return nil, fmt.Errorf("listing %s labelled %s: %w (finding what runs left needs list on namespaces, customresourcedefinitions, clusterroles, clusterrolebindings, apiservices and the cluster-scoped kinds a run's tests make, which --dry-run lists)",
 				gvr.Resource, framework.RunLabel, err)
 		}
 		for _, o := range l.Items {
 			id := o.GetLabels()[framework.RunLabel]
 			if id == "" {
 				continue // the label without a value, which no run gives (RunID): no run's
+			}
+			if o.GetNamespace() != "" {
+				continue // goes with its namespace
 			}
 			r := byID[id]
 			if r == nil {

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/skewcheck/skewcheck/clusters/existing"
@@ -61,9 +63,19 @@ going is never touched; a younger run is deleted only when named with --run.`,
 			if err != nil {
 				return fmt.Errorf("a client for %s (%s): %w", admin.Host, src, err)
 			}
+			disc, err := discovery.NewDiscoveryClientForConfig(admin)
+			if err != nil {
+				return fmt.Errorf("a client for %s (%s): %w", admin.Host, src, err)
+			}
+			// The skewed resources' cluster-scoped objects a killed run's tests left are
+			// labelled too, in kinds only the cluster's discovery names.
+			more, err := existing.ClusterScopedFixtures(disc)
+			if err != nil {
+				return fmt.Errorf("%s (%s): %w", admin.Host, src, err)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runCleanup(ctx, streams, f, dyn, admin.Host, time.Now())
+			return runCleanup(ctx, streams, f, dyn, admin.Host, time.Now(), more...)
 		},
 	}
 	fl := cmd.Flags()
@@ -87,10 +99,10 @@ func (f cleanupFlags) validate(olderThanSet bool) error {
 	return nil
 }
 
-// runCleanup lists the runs dyn's cluster (at host) holds, and deletes those f selects
-// when f.yes.
-func runCleanup(ctx context.Context, streams IOStreams, f cleanupFlags, dyn dynamic.Interface, host string, now time.Time) error {
-	runs, err := existing.FindRuns(ctx, dyn)
+// runCleanup lists the runs dyn's cluster (at host) holds, looking in more besides the
+// kinds every run labels (existing.FindRuns), and deletes those f selects when f.yes.
+func runCleanup(ctx context.Context, streams IOStreams, f cleanupFlags, dyn dynamic.Interface, host string, now time.Time, more ...schema.GroupVersionResource) error {
+	runs, err := existing.FindRuns(ctx, dyn, more...)
 	if err != nil {
 		return fmt.Errorf("finding what runs of skewcheck left in %s: %w", host, err)
 	}

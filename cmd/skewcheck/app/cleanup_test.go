@@ -165,3 +165,41 @@ func TestCleanupFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// cleanup looks too in the cluster-scoped kinds of the skewed resources (the run's tests
+// label what they make there, and a killed run leaves it): with --yes the old run's
+// VolumeAttributesClass goes with its namespace, the young run's stays.
+func TestCleanupFindsTheSkewedKindsLeft(t *testing.T) {
+	vac := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"}
+	lists := map[schema.GroupVersionResource]string{
+		{Version: "v1", Resource: "namespaces"}:                                               "NamespaceList",
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:         "ClusterRoleList",
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}:  "ClusterRoleBindingList",
+		{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}: "CustomResourceDefinitionList",
+		{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}:             "APIServiceList",
+		vac: "VolumeAttributesClassList",
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists,
+		labelledObject("v1", "Namespace", "skewcheck-"+oldRun, oldRun, 6*time.Hour),
+		labelledObject("storage.k8s.io/v1", "VolumeAttributesClass", "skewcheck-owner-old", oldRun, 6*time.Hour-time.Minute),
+		labelledObject("storage.k8s.io/v1", "VolumeAttributesClass", "skewcheck-owner-young", youngRun, 20*time.Minute))
+	var out bytes.Buffer
+	f := cleanupFlags{kubeconfig: "cluster.kubeconfig", olderThan: existing.SafeAge, yes: true}
+	if err := runCleanup(context.Background(), IOStreams{Out: &out, ErrOut: &out}, f, dyn, "https://cluster", cleanupNow, vac); err != nil {
+		t.Fatal(err)
+	}
+	l, err := dyn.Resource(vac).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, o := range l.Items {
+		left = append(left, o.GetName())
+	}
+	if !slices.Equal(left, []string{"skewcheck-owner-young"}) {
+		t.Errorf("VolumeAttributesClasses left: %v, want only the young run's:\n%s", left, out.String())
+	}
+	if !strings.Contains(out.String(), "volumeattributesclasses.storage.k8s.io/skewcheck-owner-old") {
+		t.Errorf("the listing does not name the old run's VolumeAttributesClass:\n%s", out.String())
+	}
+}
