@@ -176,12 +176,24 @@ func parsePlan(t *testing.T, out string) (namespace string, writes []plannedWrit
 // run's footprint. The plan is another run's, the --dry-run's (each run has a namespace of
 // its own), so a write is in the audited run's namespace when that namespace has the
 // shape of one: skewcheck-<run>. Deleting what it made is the run's clean-up, whatever the
-// verbs a test declares.
+// verbs a test declares; but an object it deletes, updates or patches by name must be one
+// it created in the window (a plan names kinds, not objects: a test deleting a fixed name
+// it had not made, or one whose create was refused, deleted someone else's).
 func unplannedWrites(audited []auditedWrite, planned []plannedWrite) []string {
+	made := map[string]bool{}
+	for _, a := range audited {
+		if a.Verb == "create" {
+			made[objectKey(a)] = true
+		}
+	}
 	var bad []string
 	for _, a := range audited {
 		if a.Namespace != "" && !strings.HasPrefix(a.Namespace, "skewcheck-") {
 			bad = append(bad, a.String()+": outside the run's namespace")
+			continue
+		}
+		if slices.Contains([]string{"update", "patch", "delete"}, a.Verb) && a.Name != "" && !made[objectKey(a)] {
+			bad = append(bad, a.String()+": an object the run did not create")
 			continue
 		}
 		covered := slices.ContainsFunc(planned, func(p plannedWrite) bool {
@@ -198,6 +210,17 @@ func unplannedWrites(audited []auditedWrite, planned []plannedWrite) []string {
 	}
 	slices.Sort(bad)
 	return slices.Compact(bad)
+}
+
+// objectKey names the object a write is of: a subresource's write is of its object, and a
+// namespace is its name alone (the audit log gives a namespace's own name as its
+// namespace on some verbs and not on others).
+func objectKey(a auditedWrite) string {
+	resource, _, _ := strings.Cut(a.Resource, "/")
+	if resource == "namespaces" {
+		return resource + " " + a.Name
+	}
+	return resource + " " + a.Namespace + "/" + a.Name
 }
 
 // sameResource says whether a resource the audit log names is one the plan names: the same,
