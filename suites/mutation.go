@@ -32,9 +32,21 @@ var MutationReasons = matrix.MutationReasons{
 	},
 }
 
-// MutantCatches are every mutant's claims: the tests its flaw must make fail, each with a
-// fragment of the failure it causes (matrix.Catches). Only a claimed failure, for the
-// claim's reason, counts in the matrix; docs/tests.md lists each test's claimants. Keys
+// A claim's forms (matrix.Claim): the failing assertion, by a fragment of its description,
+// and what the flaw makes it observe: an HTTP status (seesStatus), a part of the value
+// (sees: a user name, a content type), an empty value (seesEmpty), or nothing named
+// (textOnly: any failure of the assertion counts, and docs/mutation.md lists it as such).
+var (
+	textOnly   = matrix.ClaimText
+	seesStatus = matrix.ClaimStatus
+	sees       = matrix.ClaimValue
+	seesEmpty  = matrix.ClaimEmpty
+)
+
+// MutantCatches are every mutant's claims: the tests its flaw must make fail, each with
+// the assertion and the value the flaw makes it observe (matrix.Catches). Only a claimed
+// failure, at the claim's assertion observing its value, counts in the matrix;
+// docs/tests.md lists each test's claimants, docs/mutation.md each claim. Keys
 // name every mutant of every family (cmd's TestMutantClaims checks them against the
 // references' registries, and their tests against the suites).
 var MutantCatches = func() matrix.Catches {

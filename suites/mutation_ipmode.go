@@ -13,22 +13,22 @@ import "github.com/skewcheck/skewcheck/framework/matrix"
 var ipmodeCatches = matrix.Catches{
 	// ipMode ignored, Proxy short-circuited as VIP: the node's traffic to a Proxy IP bypasses the load balancer.
 	"ipmode/reference-ignoring-ipmode": {
-		"IPM-103": "a dataplane that short-circuits it bypasses",       // expectSteady's ThroughLB assertion
-		"IPM-105": "after switching ipMode VIP to Proxy",               // waitPath to the load balancer after the switch (and the expectSteady after it)
-		"IPM-107": "with externalTrafficPolicy Local and ipMode Proxy", // waitPath to the load balancer (and the expectSteady after it)
+		"IPM-103": textOnly("a dataplane that short-circuits it bypasses"),       // expectSteady's ThroughLB assertion
+		"IPM-105": textOnly("after switching ipMode VIP to Proxy"),               // waitPath to the load balancer after the switch (and the expectSteady after it)
+		"IPM-107": textOnly("with externalTrafficPolicy Local and ipMode Proxy"), // waitPath to the load balancer (and the expectSteady after it)
 	},
 	// No ingress IP short-circuited, VIP or unset: the node's traffic to a VIP goes out through the load balancer.
 	"ipmode/reference-never-short-circuiting": {
-		"IPM-101": "should be short-circuited to a backend",                    // vipShortCircuits' waitPath, ipMode VIP
-		"IPM-102": "should be short-circuited to a backend",                    // the same, the ingress written with ip only (defaulted to VIP)
-		"IPM-105": "the first request from the node should be short-circuited", // switchLive's first waitPath, before any switch
+		"IPM-101": textOnly("should be short-circuited to a backend"),                    // vipShortCircuits' waitPath, ipMode VIP
+		"IPM-102": textOnly("should be short-circuited to a backend"),                    // the same, the ingress written with ip only (defaulted to VIP)
+		"IPM-105": textOnly("the first request from the node should be short-circuited"), // switchLive's first waitPath, before any switch
 	},
 	// The NodePort of a short-circuited Service serves the node only: a client outside the node is refused.
 	"ipmode/reference-closing-nodeport": {
-		"IPM-104": "NodePort must serve a client outside the node", // expectSteady's request to the NodePort, ipMode VIP (refused: its Err assertion)
+		"IPM-104": sees("NodePort must serve a client outside the node", "connect: connection refused"), // expectSteady's request to the NodePort, ipMode VIP (its Err assertion: "Unexpected error")
 	},
 	// A hostname-only ingress resolved on the node and short-circuited: traffic to the load balancer's address bypasses it.
 	"ipmode/reference-resolving-hostnames": {
-		"IPM-106": "with a hostname-only ingress, traffic from the node", // expectSteady's ThroughLB assertion
+		"IPM-106": textOnly("with a hostname-only ingress, traffic from the node"), // expectSteady's ThroughLB assertion
 	},
 }

@@ -38,6 +38,11 @@ type MutationRun struct {
 	Profiles []string `json:"profiles"`
 	// Args are the `skewcheck conformance` flags of the run, to replay it alone.
 	Args []string `json:"args"`
+	// BaselineFor, on a baseline, names the mutants whose focus (their claimed tests) it
+	// runs: the reference as shipped must pass what each mutant runs, as the mutant runs
+	// it, or a failure the focused configuration itself causes would count as a catch.
+	// Empty on the family's baseline, which runs every test.
+	BaselineFor []string `json:"baselineFor,omitempty"`
 	// Dir holds the run's conformance report, relative to the matrix's directory.
 	Dir     string  `json:"dir"`
 	Seconds float64 `json:"durationSeconds"`
@@ -52,8 +57,13 @@ type MutationRun struct {
 	Explained bool   `json:"explained,omitempty"`
 }
 
-// Baseline reports whether the run is its family's reference as shipped.
+// Baseline reports whether the run is its family's reference as shipped: the family's
+// baseline, or one with mutants' focus (Focused).
 func (r *MutationRun) Baseline() bool { return r.Mutant == "" }
+
+// Focused reports whether the run is the reference as shipped run with the focus of the
+// mutants BaselineFor names, not the family's baseline of every test.
+func (r *MutationRun) Focused() bool { return r.Baseline() && len(r.BaselineFor) > 0 }
 
 // MutationTest is one row of the matrix.
 type MutationTest struct {
@@ -65,6 +75,9 @@ type MutationTest struct {
 	// FailedBy lists the mutants that make it fail, as they claim to, while it passes
 	// against their baseline.
 	FailedBy []string `json:"failedBy,omitempty"`
+	// Evidence is, for each mutant of FailedBy, what its catch matched: the claim's
+	// assertion and the value the assertion observed (or that the claim is text only).
+	Evidence []Evidence `json:"evidence,omitempty"`
 	// Incidental lists the other mutants that make it fail while it passes against their
 	// baseline: unclaimed, or for another reason than the claim's. They count for nothing.
 	Incidental []Incidental `json:"incidental,omitempty"`
@@ -82,12 +95,12 @@ type MutationReasons struct {
 }
 
 // Catches are the flaws' claims: for each mutant (by run name, "gateway/go-transport"),
-// the tests its flaw must make fail, each with a fragment of the failure that flaw causes
-// (the reason, as report.MissedFailures checks it). A mutant fails a test, and is caught
-// by it, only where its claim holds: a failure it does not claim, or one for another
-// reason, is incidental (noise near a bound, a state an earlier test left), shown but
-// never counted, so the table is the same from run to run.
-type Catches map[string]map[string]string
+// the tests its flaw must make fail, each with the assertion and the value the flaw makes
+// it observe (Claim). A mutant fails a test, and is caught by it, only where its claim
+// holds: a failure it does not claim, or one for another reason, is incidental (noise
+// near a bound, a state an earlier test left), shown but never counted, so the table is
+// the same from run to run.
+type Catches map[string]map[string]Claim
 
 // Mutation is the matrix of tests against mutants: the evidence that every test can
 // fail, and that every deliberate flaw of the references is caught.
@@ -115,19 +128,26 @@ type Mutation struct {
 // test the mutants that fail it, for each mutant the tests that catch it, with reasons
 // where there are none. A mutant's failure counts only where its baseline passed (a test
 // that fails the reference as shipped tells nothing about a flaw) and its claim holds:
-// the test is claimed for the mutant and fails saying what the claim says. Any other
-// failure of a mutant is incidental. A claim that did not hold is a problem. With a
-// focus, tests no run ran are left out of the matrix.
+// the test is claimed for the mutant and fails at the claim's assertion observing the
+// claim's value (Claim.Match), and the baseline run with the mutant's focus, when the
+// matrix has one, passed it too. Any other failure of a mutant is incidental. A claim
+// that did not hold is a problem. With a focus, tests no run ran are left out.
 func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims Catches) {
-	baselines := map[string]*MutationRun{}
+	baselines := map[string]*MutationRun{} // by family: the baseline of every test
+	focused := map[string]*MutationRun{}   // by mutant: the baseline of its focus
 	for i := range m.Runs {
-		if m.Runs[i].Baseline() {
-			baselines[m.Runs[i].Family] = &m.Runs[i]
+		switch r := &m.Runs[i]; {
+		case r.Focused():
+			for _, mutant := range r.BaselineFor {
+				focused[mutant] = r
+			}
+		case r.Baseline():
+			baselines[r.Family] = r
 		}
 	}
 	m.Tests, m.Stale, m.Unmet = nil, nil, nil
 	for _, t := range tests {
-		t.Cells, t.FailedBy, t.Incidental = map[string]Cell{}, nil, nil
+		t.Cells, t.FailedBy, t.Evidence, t.Incidental = map[string]Cell{}, nil, nil, nil
 		ran := false
 		for _, r := range m.Runs {
 			t.Cells[r.Name] = cellOf(&r, t.ID, t.Profile)
@@ -143,16 +163,34 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims C
 			}
 			want, claimed := claims[r.Name][t.ID]
 			got := failureOf(&r, t.ID)
+			failed := t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed
+			var ev Evidence
+			why := "it is not claimed"
+			if claimed && failed {
+				ev, why = want.Match(got)
+			}
+			fb := focused[r.Name]
 			switch {
-			case t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed && claimed && strings.Contains(got, want):
-				t.FailedBy = append(t.FailedBy, r.Name)
-			case t.Cells[r.Name] == CellFailed && t.Cells[b.Name] == CellPassed:
+			case failed && fb != nil && t.Cells[fb.Name] != CellPassed:
+				// The reference as shipped, run as the mutant runs, did not pass: whatever
+				// the focus itself does (a test alone, without what earlier ones left) is
+				// the mutant's too, so its failure proves nothing of the flaw.
 				t.Incidental = append(t.Incidental, Incidental{Mutant: r.Name, Failure: firstLine(got)})
 				if claimed {
-					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s saying %q; it failed saying %q", r.Name, t.ID, want, firstLine(got)))
+					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; it failed, but the baseline with its focus (%s) %s it too: a failure the focused run causes is no catch",
+						r.Name, t.ID, want, fb.Name, t.Cells[fb.Name]))
+				}
+			case failed && claimed && why == "":
+				ev.Mutant = r.Name
+				t.FailedBy = append(t.FailedBy, r.Name)
+				t.Evidence = append(t.Evidence, ev)
+			case failed:
+				t.Incidental = append(t.Incidental, Incidental{Mutant: r.Name, Failure: firstLine(got)})
+				if claimed {
+					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; %s", r.Name, t.ID, want, why))
 				}
 			case claimed:
-				m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s saying %q; it %s", r.Name, t.ID, want, unmetBecause(t.Cells[r.Name], t.Cells[b.Name])))
+				m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; it %s", r.Name, t.ID, want, unmetBecause(t.Cells[r.Name], t.Cells[b.Name])))
 			}
 		}
 		t.Reason, t.Explained = "", false
@@ -298,7 +336,12 @@ func (m *Mutation) Problems() []string {
 	for _, t := range m.Tests {
 		broken := false
 		for _, r := range m.Runs {
-			if r.Baseline() && t.Cells[r.Name] == CellFailed {
+			switch {
+			case r.Focused() && t.Cells[r.Name] == CellFailed:
+				out = append(out, fmt.Sprintf("test %s fails against the unmutated reference run with the focus of %s (%s, %s/): the focused run itself fails it, so no failure of it there is a catch",
+					t.ID, strings.Join(r.BaselineFor, ", "), r.Name, r.Dir))
+				broken = true
+			case r.Baseline() && t.Cells[r.Name] == CellFailed:
 				out = append(out, fmt.Sprintf("test %s fails against the unmutated reference %s (%s/)", t.ID, r.Name, r.Dir))
 				broken = true
 			}
@@ -420,6 +463,7 @@ func (m *Mutation) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", s)
 		}
 	}
+	b.WriteString(catchesSection(m.Tests))
 	b.WriteString("\n## Tests no mutant fails\n\n")
 	none := true
 	for _, t := range m.Tests {
@@ -465,7 +509,10 @@ func (m *Mutation) Markdown() string {
 	b.WriteString("\n## Runs\n\n| column | run | profiles | caught by | time | report |\n|---|---|---|---|---|---|\n")
 	for i, r := range m.Runs {
 		caught := strings.Join(r.CaughtBy, ", ")
-		if r.Baseline() {
+		switch {
+		case r.Focused():
+			caught = "(baseline with the focus of " + strings.Join(r.BaselineFor, ", ") + ")"
+		case r.Baseline():
 			caught = "(baseline: the reference as shipped)"
 		}
 		if r.Error != "" {
@@ -475,19 +522,52 @@ func (m *Mutation) Markdown() string {
 			(time.Duration(r.Seconds) * time.Second).String(), r.Dir, r.Dir)
 	}
 	b.WriteString("\n## Matrix\n\n**FAIL**: fails against the mutant and passes against its baseline (the mutant is caught); " +
-		"fail: fails, but not against a mutant whose baseline it passes; pass, skip; ·: not run.\n\n| test |")
-	for i := range m.Runs {
-		fmt.Fprintf(&b, " %d |", i+1)
+		"fail: fails, but not against a mutant whose baseline it passes; pass, skip; ·: not run. " +
+		"The baselines run with a mutant's focus are left out: their failures are listed under Problems.\n\n| test |")
+	columns := 0
+	for i, r := range m.Runs {
+		if !r.Focused() {
+			fmt.Fprintf(&b, " %d |", i+1)
+			columns++
+		}
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Runs)) + "\n")
+	b.WriteString("\n|---|" + strings.Repeat("---|", columns) + "\n")
 	for _, t := range m.Tests {
 		fmt.Fprintf(&b, "| %s |", t.ID)
 		for _, r := range m.Runs {
-			fmt.Fprintf(&b, " %s |", cellMark(t, r.Name))
+			if !r.Focused() {
+				fmt.Fprintf(&b, " %s |", cellMark(t, r.Name))
+			}
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// catchesSection lists every catch with what it matched: the claim's assertion and the
+// value that assertion observed, or "text only" where the claim names no value (any
+// failure of the assertion counted), so a weaker catch is seen as one.
+func catchesSection(tests []MutationTest) string {
+	var b strings.Builder
+	n, textOnly := 0, 0
+	for _, t := range tests {
+		for _, e := range t.Evidence {
+			if n == 0 {
+				b.WriteString("| test | mutant | assertion | observed | actual |\n|---|---|---|---|---|\n")
+			}
+			n++
+			observed := e.Observed
+			if e.TextOnly {
+				observed, textOnly = "text only", textOnly+1
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", t.ID, e.Mutant, mdEscape(e.Assertion), mdEscape(observed), mdEscape(clip(e.Actual, 160)))
+		}
+	}
+	head := fmt.Sprintf("\n## Catches\n\n%d catches: %d matched the value their assertion observed, %d text only (the claim names no value, so any failure of its assertion counted).\n\n", n, n-textOnly, textOnly)
+	if n == 0 {
+		return head
+	}
+	return head + b.String()
 }
 
 func source(explained bool) string {

@@ -53,7 +53,7 @@ func matrix() *Mutation {
 }
 
 // claims are the fixture mutants' claims: each claims what it fails for its flaw.
-var claims = Catches{"a/m1": {"T-1": "as the flaw"}, "a/m2": {"T-1": "as the flaw", "T-6": "as the flaw"}, "b/m4": {"G-1": "x"}}
+var claims = Catches{"a/m1": {"T-1": ClaimText("as the flaw")}, "a/m2": {"T-1": ClaimText("as the flaw"), "T-6": ClaimText("as the flaw")}, "b/m4": {"G-1": ClaimText("x")}}
 
 func TestMutationCellsAndKills(t *testing.T) {
 	m := matrix()
@@ -214,9 +214,9 @@ func TestMutationBaselineFailureLeads(t *testing.T) {
 func TestMutationCountsOnlyClaims(t *testing.T) {
 	m := matrix()
 	m.Build(matrixTests(), MutationReasons{}, Catches{
-		"a/m1": {"T-1": "some other reason", "T-2": "as the flaw"},
-		"a/m2": {"T-6": "as the flaw"},
-		"a/m3": {"T-5": "x", "G-1": "y"}, // G-1 is no profile its run has
+		"a/m1": {"T-1": ClaimText("some other reason"), "T-2": ClaimText("as the flaw")},
+		"a/m2": {"T-6": ClaimText("as the flaw")},
+		"a/m3": {"T-5": ClaimText("x"), "G-1": ClaimText("y")}, // G-1 is no profile its run has
 	})
 	row := map[string]MutationTest{}
 	for _, tc := range m.Tests {
@@ -230,10 +230,10 @@ func TestMutationCountsOnlyClaims(t *testing.T) {
 	}
 	problems := strings.Join(m.Problems(), "\n")
 	for _, want := range []string{
-		`mutant a/m1 must fail T-1 saying "some other reason"; it failed saying "T-1 failed as the flaw makes it"`,
-		`mutant a/m1 must fail T-2 saying "as the flaw"; it passed`,
-		`mutant a/m3 must fail T-5 saying "x"; it passed`,
-		`mutant a/m3 must fail G-1 saying "y"; it was not run by its run`,
+		`mutant a/m1 must fail T-1 at "some other reason" (text only); it failed saying "T-1 failed as the flaw makes it"`,
+		`mutant a/m1 must fail T-2 at "as the flaw" (text only); it passed`,
+		`mutant a/m3 must fail T-5 at "x" (text only); it passed`,
+		`mutant a/m3 must fail G-1 at "y" (text only); it was not run by its run`,
 		"mutant a/m1: no test catches it",
 	} {
 		if !strings.Contains(problems, want) {

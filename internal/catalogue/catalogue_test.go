@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
 	"github.com/skewcheck/skewcheck/suites"
 )
@@ -92,6 +93,33 @@ func TestFaultTableIsCurrent(t *testing.T) {
 		t.Error("docs/chaos.md's fault table is not the registry's: run make docs")
 	}
 	if _, err := withFaults([]byte("no markers"), faults.Kinds()); err == nil {
+		t.Error("a page without the markers must be refused")
+	}
+}
+
+// TestClaimsTableIsCurrent fails while docs/mutation.md's table of claims says something
+// other than the claims (suites.MutantCatches): a claim added, changed or given a value
+// without `make docs`.
+func TestClaimsTableIsCurrent(t *testing.T) {
+	got, err := os.ReadFile("../../docs/mutation.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := withClaims(got, suites.MutantCatches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("docs/mutation.md's claims table is not the claims': run make docs")
+	}
+	page, err := withClaims([]byte(claimsBegin+claimsEnd), matrix.Catches{"a/m": {"T-2": matrix.ClaimStatus("x|y", 200), "T-1": matrix.ClaimText("z")}})
+	for _, want := range []string{"2 claims of 1 mutants: 1 name the value the assertion must observe, 1 are text only",
+		"| T-1 | a/m | `z` | text only |\n| T-2 | a/m | `x\\|y` | `HTTP 200` |"} {
+		if err != nil || !strings.Contains(string(page), want) {
+			t.Errorf("claims table (%v) lacks %q:\n%s", err, want, page)
+		}
+	}
+	if _, err := withClaims([]byte("no markers"), suites.MutantCatches); err == nil {
 		t.Error("a page without the markers must be refused")
 	}
 }

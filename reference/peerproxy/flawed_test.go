@@ -13,6 +13,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/integration"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
@@ -47,8 +48,9 @@ const (
 // every flaw through every profile.
 func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 	integration.Require(t)
-	// Each flaw's tests, and the fragment each failure must hold, are its claims in the
-	// mutation matrix (suites.MutantCatches), those of the tests its focus runs.
+	// Each flaw's tests, the assertion each must fail at and the value it must observe
+	// there, are its claims in the mutation matrix (suites.MutantCatches), those of the
+	// tests its focus runs, checked as the matrix checks them (matrix.Claim.Match).
 	cases := []struct {
 		flaw  peerproxy.Flaw
 		focus string // the tests run; the identity tests when empty
@@ -102,7 +104,7 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 			if err := json.Unmarshal(b, &rep); err != nil {
 				t.Fatal(err)
 			}
-			for _, missed := range report.MissedFailures(rep, failed) {
+			for _, missed := range matrix.MissedClaims(rep, failed) {
 				t.Errorf("against the reference with flaw %s: %s", tc.flaw, missed)
 			}
 			for _, r := range rep.Tests {
@@ -118,11 +120,11 @@ func TestFlawedReferenceFailsIdentityTests(t *testing.T) {
 var identityFlaws = []peerproxy.Flaw{peerproxy.FlawForwardAsItself, peerproxy.FlawDropImpersonation, peerproxy.FlawTrustClientIdentity}
 
 // claimsIn are the mutant's claims on the tests whose "[ID]" the focus matches.
-func claimsIn(mutant, focus string) map[string]string {
-	out, re := map[string]string{}, regexp.MustCompile(focus)
-	for id, fragment := range suites.MutantCatches[mutant] {
+func claimsIn(mutant, focus string) map[string]matrix.Claim {
+	out, re := map[string]matrix.Claim{}, regexp.MustCompile(focus)
+	for id, claim := range suites.MutantCatches[mutant] {
 		if re.MatchString("[" + id + "]") {
-			out[id] = fragment
+			out[id] = claim
 		}
 	}
 	return out

@@ -62,14 +62,15 @@ func TestMutantClaims(t *testing.T) {
 			continue
 		}
 		for id, fragment := range tests {
-			if p, ok := profileOf[id]; !ok || !slices.Contains(runs[i].Profiles, p) || strings.TrimSpace(fragment) == "" {
-				t.Errorf("mutant %s claims test %s (saying %q), which its profiles %v lack, or with nothing to look for", name, id, fragment, runs[i].Profiles)
+			if p, ok := profileOf[id]; !ok || !slices.Contains(runs[i].Profiles, p) || strings.TrimSpace(fragment.Assertion) == "" {
+				t.Errorf("mutant %s claims test %s (at %s), which its profiles %v lack, or with nothing to look for", name, id, fragment, runs[i].Profiles)
 			}
 		}
 	}
 }
 
-// --mutants keeps the matching mutants and their families' baselines, no other family.
+// --mutants keeps the matching mutants and their families' baselines (the baseline of every
+// test and the baseline with the mutant's focus), no other family.
 func TestMutationPlanFilter(t *testing.T) {
 	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}, Mutants: "^peerproxy/drop-impersonation$"})
 	if err != nil {
@@ -79,10 +80,10 @@ func TestMutationPlanFilter(t *testing.T) {
 	for _, r := range runs {
 		names = append(names, r.Name)
 	}
-	if !slices.Equal(names, []string{"peerproxy", "peerproxy/drop-impersonation"}) {
-		t.Errorf("runs %v, want the peerproxy baseline and drop-impersonation", names)
+	if !slices.Equal(names, []string{"peerproxy", "peerproxy@drop-impersonation", "peerproxy/drop-impersonation"}) {
+		t.Errorf("runs %v, want the peerproxy baseline, the baseline with drop-impersonation's focus, and drop-impersonation", names)
 	}
-	if got := strings.Join(runs[1].Args, " "); !strings.Contains(got, "--reference peerproxy --reference-flaw drop-impersonation") ||
+	if got := strings.Join(runs[2].Args, " "); !strings.Contains(got, "--reference peerproxy --reference-flaw drop-impersonation") ||
 		!strings.Contains(got, "--versions v1.35.4,v1.36.3,v1.36.3") {
 		t.Errorf("args %q", got)
 	}
@@ -100,21 +101,19 @@ func TestMutationPlanFilter(t *testing.T) {
 func TestMutationRunsFocusOnClaims(t *testing.T) {
 	versions := []string{"v1.35.4", "v1.36.3"}
 	const mutant = "peerproxy/forward-as-itself"
-	focusOf := func(r matrix.MutationRun) string {
-		if i := slices.Index(r.Args, "--focus"); i >= 0 {
-			return r.Args[i+1]
-		}
-		return ""
-	}
+	focusOf := func(r matrix.MutationRun) string { return focusOf(r.Args) }
 	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$"})
-	if err != nil || len(runs) != 2 {
-		t.Fatalf("runs %+v, %v; want the baseline and %s", runs, err, mutant)
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("runs %+v, %v; want the baseline, the baseline with the mutant's focus, and %s", runs, err, mutant)
 	}
 	if f := focusOf(runs[0]); f != "" {
 		t.Errorf("the baseline's focus %q, want none: it runs every test", f)
 	}
-	focus := regexp.MustCompile(focusOf(runs[1]))
-	tests, _ := framework.Select(suites.All(), runs[1].Profiles)
+	if !runs[1].Focused() || focusOf(runs[1]) != focusOf(runs[2]) || !slices.Equal(runs[1].BaselineFor, []string{mutant}) {
+		t.Errorf("run 2 %+v: want the baseline with %s's focus %q", runs[1], mutant, focusOf(runs[2]))
+	}
+	focus := regexp.MustCompile(focusOf(runs[2]))
+	tests, _ := framework.Select(suites.All(), runs[2].Profiles)
 	for _, tc := range tests {
 		_, claimed := suites.MutantCatches[mutant][tc.ID]
 		if got := focus.MatchString(tc.Profile + " " + framework.SpecText(tc)); got != claimed {
@@ -122,17 +121,65 @@ func TestMutationRunsFocusOnClaims(t *testing.T) {
 		}
 	}
 
+	// The mutant runs what the baseline runs: no baseline of its focus is needed.
 	runs, err = PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", EveryTest: true})
-	if err != nil || focusOf(runs[1]) != "" {
-		t.Errorf("--every-test: focus %q, %v; want none", focusOf(runs[1]), err)
+	if err != nil || len(runs) != 2 || focusOf(runs[1]) != "" {
+		t.Errorf("--every-test: %d runs, focus %q, %v; want two, no focus", len(runs), focusOf(runs[1]), err)
 	}
 	runs, err = PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", Focus: "MVP-044"})
-	if err != nil || focusOf(runs[0]) != "MVP-044" || focusOf(runs[1]) != `\[(MVP-044)\]` {
+	if err != nil || len(runs) != 2 || focusOf(runs[0]) != "MVP-044" || focusOf(runs[1]) != `\[(MVP-044)\]` {
 		t.Errorf("--focus MVP-044: %v; baseline %q, mutant %q; want MVP-044 and its claim MVP-044 alone", err, focusOf(runs[0]), focusOf(runs[1]))
 	}
 	if _, err := PlanMutation(MutationOptions{Jobs: 1, Versions: versions, Mutants: "^" + mutant + "$", Focus: "MVP-001"}); err == nil || !strings.Contains(err.Error(), "leave no mutant") {
 		t.Errorf("--focus on a test the only mutant does not claim: %v, want refused", err)
 	}
+}
+
+// Each family's baseline runs again with every distinct focus its mutants have, once per
+// focus: every mutant whose run selects other tests than the baseline's has exactly one
+// baseline of its focus, with the baseline's flags but the focus, and mutants that share a
+// focus share the run.
+func TestMutationBaselinesRunEveryMutantsFocus(t *testing.T) {
+	runs, err := PlanMutation(MutationOptions{Jobs: 1, Versions: []string{"v1.35.4", "v1.36.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]matrix.MutationRun{}
+	of := map[string][]matrix.MutationRun{} // mutant -> the focused baselines naming it
+	focuses := map[string]string{}          // family + focus -> the focused baseline's name
+	for _, r := range runs {
+		switch {
+		case r.Focused():
+			key := r.Family + " " + focusOf(r.Args)
+			if other, dup := focuses[key]; dup {
+				t.Errorf("%s and %s are baselines of one focus", other, r.Name)
+			}
+			focuses[key] = r.Name
+			if b := base[r.Family]; !slices.Equal(withoutFocus(r.Args), b.Args) || r.Mutant != "" {
+				t.Errorf("%s: flags %q, want the baseline's %q and a focus", r.Name, r.Args, b.Args)
+			}
+			for _, m := range r.BaselineFor {
+				of[m] = append(of[m], r)
+			}
+		case r.Baseline():
+			base[r.Family] = r
+		}
+	}
+	shared := 0
+	for _, r := range runs {
+		if r.Baseline() {
+			continue
+		}
+		fb := of[r.Name]
+		if len(fb) != 1 || focusOf(fb[0].Args) != focusOf(r.Args) {
+			t.Errorf("mutant %s (focus %q): baselines of its focus %+v, want one with its focus", r.Name, focusOf(r.Args), fb)
+			continue
+		}
+		if fb[0].BaselineFor[0] != r.Name {
+			shared++
+		}
+	}
+	t.Logf("%d runs, %d baselines of a focus, %d mutants sharing one", len(runs), len(focuses), shared)
 }
 
 // Every mutant has a row in docs/references.md's mutant tables, and the row's last cell

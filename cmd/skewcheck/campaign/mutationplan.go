@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters/binaries"
@@ -35,8 +36,8 @@ type MutationOptions struct {
 }
 
 // PlanMutation lists the runs: for every family with a mutant o.Mutants keeps (and with a
-// claimed test o.Focus keeps), its baseline then those mutants, each with its focus
-// (runFocus).
+// claimed test o.Focus keeps), its baseline, the baseline again with each distinct focus
+// of those mutants (focusedBaselines), then the mutants, each with its focus (runFocus).
 func PlanMutation(o MutationOptions) ([]matrix.MutationRun, error) {
 	if o.Jobs < 1 {
 		return nil, fmt.Errorf("--jobs %d: give how many runs go at a time, 1 or more", o.Jobs)
@@ -61,6 +62,7 @@ func PlanMutation(o MutationOptions) ([]matrix.MutationRun, error) {
 	var runs []matrix.MutationRun
 	for _, fam := range mutantFamilies {
 		var family []matrix.MutationRun
+		var baselineFocus string
 		for _, v := range append([]string{""}, fam.variants()...) {
 			if v != "" && !keep.MatchString(fam.name+"/"+v) {
 				continue
@@ -78,16 +80,89 @@ func PlanMutation(o MutationOptions) ([]matrix.MutationRun, error) {
 			if selected != "" {
 				r.Args = append(r.Args, "--focus", selected)
 			}
+			if v == "" {
+				baselineFocus = selected
+			}
 			family = append(family, r)
 		}
 		if len(family) > 1 { // the baseline and a mutant at least
-			runs = append(runs, family...)
+			runs = append(runs, family[0])
+			runs = append(runs, focusedBaselines(family[0], baselineFocus, family[1:])...)
+			runs = append(runs, family[1:]...)
 		}
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("--mutants %q and --focus %q leave no mutant with a test to run; see skewcheck mutation --list", o.Mutants, o.Focus)
 	}
 	return runs, nil
+}
+
+// focusedBaselines are the family's baseline run again with each distinct focus of its
+// mutants, a run per focus, named after the first mutant that has it
+// ("peerproxy@drop-impersonation"). A mutant runs only its claimed tests, its baseline
+// every test: a test that fails run alone, or without what an earlier test left, would
+// fail against the mutant for that, not for its flaw. The reference as shipped must pass
+// each mutant's run as the mutant runs it, or the mutant's failure is no catch
+// (matrix.Mutation.Build). A mutant whose focus selects what the baseline runs (no claims,
+// --every-test, or a --focus that leaves only its claims) needs none: the baseline is it.
+func focusedBaselines(baseline matrix.MutationRun, baselineFocus string, mutants []matrix.MutationRun) []matrix.MutationRun {
+	var out []matrix.MutationRun
+	byFocus := map[string]int{} // focus -> index in out
+	for _, m := range mutants {
+		focus := focusOf(m.Args)
+		if sameSelection(baseline.Profiles, focus, baselineFocus) {
+			continue
+		}
+		if i, ok := byFocus[focus]; ok {
+			out[i].BaselineFor = append(out[i].BaselineFor, m.Name)
+			continue
+		}
+		r := baseline
+		r.Name = baseline.Family + "@" + m.Mutant
+		r.Dir = filepath.Join(baseline.Family, "baseline@"+m.Mutant)
+		r.BaselineFor = []string{m.Name}
+		r.Args = append(slices.Clone(withoutFocus(baseline.Args)), "--focus", focus)
+		byFocus[focus] = len(out)
+		out = append(out, r)
+	}
+	return out
+}
+
+// focusOf is the --focus of a run's flags, "" without one.
+func focusOf(args []string) string {
+	if i := slices.Index(args, "--focus"); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+// withoutFocus is a run's flags without its --focus.
+func withoutFocus(args []string) []string {
+	if i := slices.Index(args, "--focus"); i >= 0 && i+1 < len(args) {
+		return slices.Concat(args[:i], args[i+2:])
+	}
+	return args
+}
+
+// sameSelection reports whether two --focus values select the same tests of the profiles
+// (ginkgo matches a focus against "<profile> [ID] description").
+func sameSelection(profiles []string, a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, errA := regexp.Compile(a)
+	rb, errB := regexp.Compile(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	tests, _ := framework.Select(suites.All(), profiles)
+	for _, t := range tests {
+		text := t.Profile + " " + framework.SpecText(t)
+		if ra.MatchString(text) != rb.MatchString(text) {
+			return false
+		}
+	}
+	return true
 }
 
 // runFocus is the --focus of run r, and whether it selects every test o.Focus allows
