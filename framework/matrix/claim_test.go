@@ -190,7 +190,7 @@ func TestMutationFocusedBaselineMustPass(t *testing.T) {
 	problems := strings.Join(m.Problems(), "\n")
 	for _, want := range []string{
 		"test T-1 fails against the unmutated reference run with the focus of a/m1 (a@m1, a/baseline@m1/)",
-		"mutant a/m1 must fail T-1 at \"must be denied through\" observing HTTP 200; it failed, but the baseline with its focus (a@m1) failed it too",
+		"mutant a/m1 must fail T-1 at \"must be denied through\" observing HTTP 200; it failed, but the baseline with its focus (a@m1) did not pass it (failed)",
 		"mutant a/m1: no test catches it",
 	} {
 		if !strings.Contains(problems, want) {
@@ -208,5 +208,13 @@ func TestMutationFocusedBaselineMustPass(t *testing.T) {
 	}
 	if got := m.Totals(); got.Mutants != 1 {
 		t.Errorf("totals %+v: a focused baseline is no mutant", got)
+	}
+	// A baseline of the focus that left no report proves nothing either: no catch.
+	m = build(report.Passed)
+	m.Runs[1].Report, m.Runs[1].Error = nil, "exit status 1: cluster did not start"
+	m.Build([]MutationTest{{ID: "T-1", Profile: "p"}}, MutationReasons{}, Catches{"a/m1": {"T-1": ClaimStatus("must be denied through", 200)}})
+	if problems := strings.Join(m.Problems(), "\n"); m.Tests[0].FailedBy != nil || !strings.Contains(problems, "run a@m1 left no report") ||
+		!strings.Contains(problems, "did not pass it (not run)") {
+		t.Errorf("focused baseline without a report: failed by %v, problems:\n%s", m.Tests[0].FailedBy, problems)
 	}
 }

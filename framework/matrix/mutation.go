@@ -177,7 +177,7 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims C
 				// the mutant's too, so its failure proves nothing of the flaw.
 				t.Incidental = append(t.Incidental, Incidental{Mutant: r.Name, Failure: firstLine(got)})
 				if claimed {
-					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; it failed, but the baseline with its focus (%s) %s it too: a failure the focused run causes is no catch",
+					m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; it failed, but the baseline with its focus (%s) did not pass it (%s): a failure the focused run causes is no catch",
 						r.Name, t.ID, want, fb.Name, t.Cells[fb.Name]))
 				}
 			case failed && claimed && why == "":
