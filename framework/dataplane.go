@@ -2,10 +2,8 @@ package framework
 
 import (
 	"net/http"
-	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -28,7 +26,9 @@ var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
 // reference, a vendor's) and the small network it programs: the node it runs on, backend
 // endpoints, a load balancer that owns the load-balancer IPs and records every request it
 // forwards, and a client host outside the node. Only targets skewcheck builds have one;
-// tests that need it declare FeatureDataplane.
+// tests that need it declare FeatureDataplane. It is what a provider (clusters/dataplane)
+// fills and the target carries; what the ipmode tests do to it (Services of its backends,
+// probes) is theirs, in suites/ipmode/dataplanetest.
 type Dataplane struct {
 	// Name says which dataplane this is: kube-proxy-nftables, reference, exec, ...; Version
 	// is its version where it has one (kube-proxy's).
@@ -53,15 +53,6 @@ type Dataplane struct {
 	// SyncBound is how long the dataplane may take to apply a change of a Service; a
 	// switch of ipMode must take effect within it.
 	SyncBound time.Duration
-
-	csOnce sync.Once
-	cs     kubernetes.Interface
-	csErr  error
-
-	// handedOut are the NodePorts CreateService has been given, those of deleted Services
-	// too: CreateMarker refuses them (dataplanemarker.go).
-	portsMu   sync.Mutex
-	handedOut map[int]bool
 }
 
 // Backend is one endpoint address of the topology.

@@ -236,18 +236,22 @@ func (d *Dataplane) Log() string { return filepath.Join(d.cfg.Dir, "dataplane.lo
 // synced Services and EndpointSlices. A dataplane that exits first fails at once, with the
 // end of its log.
 func (d *Dataplane) waitServing(ctx context.Context) error {
-	svc, del, err := d.fw.CreateService(ctx, "skewcheck-canary")
+	cs, err := kubernetes.NewForConfig(d.cfg.Admin)
+	if err != nil {
+		return err
+	}
+	nodePort, del, err := createCanary(ctx, cs, d.cfg.NodeName)
 	if err != nil {
 		return err
 	}
 	defer del(context.Background())
 	deadline := time.Now().Add(d.cfg.ReadyTimeout)
-	var last framework.Hop
+	var last error
 	for time.Now().Before(deadline) {
 		if exited, how := d.cmd.Exited(); exited {
 			return fmt.Errorf("dataplane %s exited before serving (%s); the end of its log:\n%s", d.cfg.Spec.Name(), how, logtail.Tail(d.Log(), 15))
 		}
-		if last = d.fw.Send(ctx, d.fw.FromClient, nodeIP, svc.NodePort); last.Err == nil {
+		if last = canaryAnswers(ctx, d.fw.FromClient, nodePort); last == nil {
 			return nil
 		}
 		select {
@@ -257,7 +261,7 @@ func (d *Dataplane) waitServing(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("dataplane %s did not serve NodePort %d within %s (last try: %v); the end of its log (%s):\n%s",
-		d.cfg.Spec.Name(), svc.NodePort, d.cfg.ReadyTimeout, last, d.Log(), logtail.Tail(d.Log(), 15))
+		d.cfg.Spec.Name(), nodePort, d.cfg.ReadyTimeout, last, d.Log(), logtail.Tail(d.Log(), 15))
 }
 
 // registerNode creates the Node the dataplane runs as, with the node's address, as a kubelet

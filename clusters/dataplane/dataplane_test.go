@@ -15,8 +15,8 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/local"
 	"github.com/skewcheck/skewcheck/clusters/local/localtest"
 	"github.com/skewcheck/skewcheck/clusters/netns"
-	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/internal/integration"
+	"github.com/skewcheck/skewcheck/suites/ipmode/dataplanetest"
 )
 
 // kube-proxy, started on the node as system:kube-proxy, short-circuits a VIP and leaves a
@@ -38,7 +38,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	fw := d.Framework()
+	fw := dataplanetest.For(d.Framework())
 	svc, del, err := fw.CreateService(ctx, "smoke")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 		if _, err := fw.SetIngress(ctx, svc, want.ingress); err != nil {
 			t.Fatal(err)
 		}
-		var h framework.Hop
+		var h dataplanetest.Hop
 		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			if h = fw.Send(ctx, fw.FromNode, fw.LBIPs[0], 80); h.Err == nil && h.ThroughLB == want.throughLB {
 				break
@@ -89,14 +89,14 @@ func TestKubeProxyOnTheNode(t *testing.T) {
 // "should work for type=LoadBalancer" asserts the kept source), so the backend sees the
 // client's address and answers it through the node. A topology whose backend answered the
 // client directly would leave these requests hanging.
-func localPolicyKeepsTheClient(t *testing.T, fw *framework.Dataplane) {
+func localPolicyKeepsTheClient(t *testing.T, fw *dataplanetest.Dataplane) {
 	ctx := context.Background()
-	svc, del, err := fw.CreateService(ctx, "local", framework.ExternalTrafficLocal())
+	svc, del, err := fw.CreateService(ctx, "local", dataplanetest.ExternalTrafficLocal())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer del(ctx)
-	var h framework.Hop
+	var h dataplanetest.Hop
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if h = fw.Send(ctx, fw.FromClient, fw.NodeIP, svc.NodePort); h.Err == nil {
 			break

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
+	"github.com/skewcheck/skewcheck/suites/ipmode/dataplanetest"
 )
 
 // samples is how many requests a steady path is checked with: the dataplane balances over
@@ -22,16 +23,21 @@ const samples = 10
 
 var nextLBIP atomic.Int64
 
+// dataplaneOf is the target's dataplane with what the tests do to it.
+func dataplaneOf(env *framework.Env) *dataplanetest.Dataplane {
+	return dataplanetest.For(env.Target.Dataplane)
+}
+
 // lbService makes a Service with both backends and has the load balancer own a fresh LB
 // IP for it, forwarding to its NodePort. The caller announces the ingress (announce), so
 // each test says exactly what status the dataplane sees.
-func lbService(ctx context.Context, d *framework.Dataplane, opts ...framework.ServiceOption) (*framework.BackedService, string) {
+func lbService(ctx context.Context, d *dataplanetest.Dataplane, opts ...dataplanetest.ServiceOption) (*dataplanetest.BackedService, string) {
 	svc, ip, _ := lbServiceNamed(ctx, d, opts...)
 	return svc, ip
 }
 
 // lbServiceNamed is lbService that also returns the hostname the node resolves to the IP.
-func lbServiceNamed(ctx context.Context, d *framework.Dataplane, opts ...framework.ServiceOption) (*framework.BackedService, string, string) {
+func lbServiceNamed(ctx context.Context, d *dataplanetest.Dataplane, opts ...dataplanetest.ServiceOption) (*dataplanetest.BackedService, string, string) {
 	name := fixtures.UniqueName("ipmode-dp")
 	svc, del, err := d.CreateService(ctx, name, opts...)
 	Expect(err).NotTo(HaveOccurred())
@@ -45,7 +51,7 @@ func lbServiceNamed(ctx context.Context, d *framework.Dataplane, opts ...framewo
 }
 
 // announce writes the Service's load-balancer status, as a cloud provider would.
-func announce(ctx context.Context, d *framework.Dataplane, svc *framework.BackedService, ing corev1.LoadBalancerIngress) []corev1.LoadBalancerIngress {
+func announce(ctx context.Context, d *dataplanetest.Dataplane, svc *dataplanetest.BackedService, ing corev1.LoadBalancerIngress) []corev1.LoadBalancerIngress {
 	stored, err := d.SetIngress(ctx, svc, ing)
 	Expect(err).NotTo(HaveOccurred())
 	return stored
@@ -56,9 +62,9 @@ func proxy() *corev1.LoadBalancerIPMode { m := corev1.LoadBalancerIPModeProxy; r
 
 // waitPath sends requests until one reaches a backend by the wanted path and returns how
 // long that took; it fails the test when the bound passes first.
-func waitPath(ctx context.Context, d *framework.Dataplane, c *http.Client, ip string, port int, throughLB bool, bound time.Duration, what string) time.Duration {
+func waitPath(ctx context.Context, d *dataplanetest.Dataplane, c *http.Client, ip string, port int, throughLB bool, bound time.Duration, what string) time.Duration {
 	began := time.Now()
-	var last framework.Hop
+	var last dataplanetest.Hop
 	for time.Since(began) < bound {
 		if last = d.Send(ctx, c, ip, port); last.Err == nil && last.ThroughLB == throughLB {
 			return time.Since(began)
@@ -71,8 +77,8 @@ func waitPath(ctx context.Context, d *framework.Dataplane, c *http.Client, ip st
 
 // expectSteady checks that every one of samples requests reaches a backend by the path, and
 // returns them for what else a test reads from them.
-func expectSteady(ctx context.Context, d *framework.Dataplane, c *http.Client, ip string, port int, throughLB bool, why string) []framework.Hop {
-	var hops []framework.Hop
+func expectSteady(ctx context.Context, d *dataplanetest.Dataplane, c *http.Client, ip string, port int, throughLB bool, why string) []dataplanetest.Hop {
+	var hops []dataplanetest.Hop
 	for i := 0; i < samples; i++ {
 		h := d.Send(ctx, c, ip, port)
 		Expect(h.Err).NotTo(HaveOccurred(), "%s: request %d of %d failed: %s", why, i+1, samples, h)
@@ -91,7 +97,8 @@ func expectSteady(ctx context.Context, d *framework.Dataplane, c *http.Client, i
 // programmed. Tests that assert something does NOT happen (no short-circuit) call it
 // first, so a dataplane that is merely slow cannot pass them.
 func settle(ctx context.Context, env *framework.Env) {
-	marker(ctx, env.Target.Dataplane, env.Target.Dataplane.SyncBound, "a new Service's NodePort to answer (the dataplane catching up)")
+	d := dataplaneOf(env)
+	marker(ctx, d, d.SyncBound, "a new Service's NodePort to answer (the dataplane catching up)")
 }
 
 // caughtUp starts every dataplane test: the dataplane must be programming Services at all.
@@ -99,10 +106,10 @@ func settle(ctx context.Context, env *framework.Env) {
 // backoff is not what ipmode asserts, so the bound is the converge timeout, not the sync
 // bound.
 func caughtUp(ctx context.Context, env *framework.Env) {
-	marker(ctx, env.Target.Dataplane, env.Timeouts.Converge, "the dataplane to program a new Service before the test (is it connected to its apiserver?)")
+	marker(ctx, dataplaneOf(env), env.Timeouts.Converge, "the dataplane to program a new Service before the test (is it connected to its apiserver?)")
 }
 
-func marker(ctx context.Context, d *framework.Dataplane, bound time.Duration, what string) {
+func marker(ctx context.Context, d *dataplanetest.Dataplane, bound time.Duration, what string) {
 	svc, del, err := d.CreateMarker(ctx, fixtures.UniqueName("ipmode-marker"))
 	Expect(err).NotTo(HaveOccurred())
 	defer del(context.Background())
@@ -111,7 +118,7 @@ func marker(ctx context.Context, d *framework.Dataplane, bound time.Duration, wh
 
 func vipShortCircuits(mode *corev1.LoadBalancerIPMode, label string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
-		d := env.Target.Dataplane
+		d := dataplaneOf(env)
 		caughtUp(ctx, env)
 		svc, ip := lbService(ctx, d)
 		stored := announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: mode})
@@ -133,7 +140,7 @@ func modeOf(ing []corev1.LoadBalancerIngress) string {
 }
 
 func proxyGoesThroughLB(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	d := dataplaneOf(env)
 	caughtUp(ctx, env)
 	svc, ip := lbService(ctx, d)
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
@@ -143,7 +150,7 @@ func proxyGoesThroughLB(ctx context.Context, env *framework.Env) {
 }
 
 func nodePortInBothModes(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	d := dataplaneOf(env)
 	caughtUp(ctx, env)
 	for _, m := range []struct {
 		label string
@@ -158,7 +165,7 @@ func nodePortInBothModes(ctx context.Context, env *framework.Env) {
 }
 
 func switchLive(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	d := dataplaneOf(env)
 	caughtUp(ctx, env)
 	svc, ip := lbService(ctx, d)
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: vip()})
@@ -176,7 +183,7 @@ func switchLive(ctx context.Context, env *framework.Env) {
 }
 
 func hostnameNeverShortCircuited(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	d := dataplaneOf(env)
 	caughtUp(ctx, env)
 	svc, ip, hostname := lbServiceNamed(ctx, d)
 	// The node resolves hostname to ip: a dataplane that resolved it would short-circuit.
@@ -193,9 +200,9 @@ func hostnameNeverShortCircuited(ctx context.Context, env *framework.Env) {
 // back in through the NodePort (kube-proxy: node-local endpoints only, the source kept) is
 // what upstream has not settled: it is measured and reported, never asserted.
 func proxyWithLocalPolicy(ctx context.Context, env *framework.Env) {
-	d := env.Target.Dataplane
+	d := dataplaneOf(env)
 	caughtUp(ctx, env)
-	svc, ip := lbService(ctx, d, framework.ExternalTrafficLocal())
+	svc, ip := lbService(ctx, d, dataplanetest.ExternalTrafficLocal())
 	announce(ctx, d, svc, corev1.LoadBalancerIngress{IP: ip, IPMode: proxy()})
 	settle(ctx, env)
 	hops := expectSteady(ctx, d, d.FromNode, ip, svc.Port, true,

@@ -64,8 +64,8 @@ var apiChecks = []framework.Write{
 		Why: "the load-balancer ingress whose ipMode is checked"},
 }
 
-// dataplaneChecks are what every dataplane check writes (framework.Dataplane's Services
-// and markers), in the network skewcheck builds around the dataplane.
+// dataplaneChecks are what every dataplane check writes (dataplanetest's Services and
+// markers), in the network skewcheck builds around the dataplane.
 var dataplaneChecks = []framework.Write{
 	{Resource: "services", Verbs: []string{"create", "delete"}, Scope: framework.InNamespace("default"),
 		Why: "LoadBalancer Services of the dataplane's backends, and marker Services the dataplane is waited on with"},

@@ -1,4 +1,4 @@
-package framework
+package dataplanetest
 
 import (
 	"context"

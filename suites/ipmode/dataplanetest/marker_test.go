@@ -1,4 +1,4 @@
-package framework
+package dataplanetest
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // fakeDataplane is a Dataplane whose apiserver is a fake that gives each new Service the
@@ -25,7 +27,7 @@ func fakeDataplane(t *testing.T, nodePorts ...int32) (*Dataplane, *fake.Clientse
 		nodePorts = nodePorts[1:]
 		return false, nil, nil // the tracker stores it
 	})
-	d := &Dataplane{Node: "node", Backends: []Backend{{Name: "backend-1", IP: "198.18.0.3", Port: 8080}}}
+	d := For(&framework.Dataplane{Node: "node", Backends: []framework.Backend{{Name: "backend-1", IP: "198.18.0.3", Port: 8080}}})
 	d.csOnce.Do(func() { d.cs = cs })
 	return d, cs
 }

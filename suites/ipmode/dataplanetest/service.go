@@ -1,4 +1,4 @@
-package framework
+package dataplanetest
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
 // BackedService is a Service of type LoadBalancer on port 80 whose EndpointSlice lists
-// every backend of the dataplane's topology: what a controller-manager would have made for
+// every backend of the dataplane's topology (framework.Dataplane.Backends): what a controller-manager would have made for
 // pods, written by hand because no controller runs here.
 type BackedService struct {
 	Name, Namespace string
@@ -135,7 +135,7 @@ type Hop struct {
 	URL   string
 	Probe string
 	// Reply is the backend's answer; Backend is empty when no backend answered.
-	Reply BackendReply
+	Reply framework.BackendReply
 	// ThroughLB: the load balancer recorded the probe.
 	ThroughLB bool
 	Err       error
@@ -160,7 +160,7 @@ func (d *Dataplane) Send(ctx context.Context, client *http.Client, ip string, po
 		h.Err = err
 		return h
 	}
-	req.Header.Set(ProbeHeader, h.Probe)
+	req.Header.Set(framework.ProbeHeader, h.Probe)
 	resp, err := client.Do(req)
 	if err != nil {
 		h.Err = err
@@ -178,12 +178,6 @@ func (d *Dataplane) Send(ctx context.Context, client *http.Client, ip string, po
 	}
 	h.ThroughLB = d.LoadBalancer.Forwarded(h.Probe)
 	return h
-}
-
-// clientset is the admin's client, made once: tests create many Services.
-func (d *Dataplane) clientset() (kubernetes.Interface, error) {
-	d.csOnce.Do(func() { d.cs, d.csErr = kubernetes.NewForConfig(d.Admin) })
-	return d.cs, d.csErr
 }
 
 func ptr[T any](v T) *T { return &v }

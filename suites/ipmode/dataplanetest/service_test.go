@@ -1,4 +1,4 @@
-package framework
+package dataplanetest
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
 // TestBackedServiceRefusedLeavesTheirEndpointSlice: a Service whose EndpointSlice cannot be
@@ -18,7 +20,7 @@ func TestBackedServiceRefusedLeavesTheirEndpointSlice(t *testing.T) {
 	ctx := context.Background()
 	theirs := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "skewcheck-canary", Namespace: "default"}, AddressType: discoveryv1.AddressTypeIPv4}
 	cs := fake.NewClientset(theirs)
-	d := &Dataplane{Backends: []Backend{{Name: "backend-1", IP: "10.0.0.1", Port: 8080}}}
+	d := For(&framework.Dataplane{Backends: []framework.Backend{{Name: "backend-1", IP: "10.0.0.1", Port: 8080}}})
 	d.csOnce.Do(func() { d.cs = cs })
 	if _, _, err := d.CreateService(ctx, "skewcheck-canary"); err == nil {
 		t.Fatal("CreateService with the EndpointSlice's name taken: no error, want the create refused")
