@@ -17,6 +17,8 @@ var ReadGrant = []Write{
 		Why: "get, list and watch of one resource, for the unprivileged user"},
 	{Resource: "clusterrolebindings.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: ClusterLabelled,
 		Why: "that role, bound to the unprivileged user"},
+	{Resource: "selfsubjectaccessreviews.authorization.k8s.io", Verbs: []string{"create"}, Scope: StoresNothing,
+		Why: "the unprivileged user asking each apiserver's own authorizer whether the grant has reached it (every authenticated user may)"},
 }
 
 // GrantRead lets via's unprivileged user get, list and watch gvr's resource: a ClusterRole

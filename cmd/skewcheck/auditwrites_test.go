@@ -151,7 +151,9 @@ func parsePlan(t *testing.T, out string) (namespace string, writes []plannedWrit
 		if m := planWrite.FindStringSubmatch(line); m != nil {
 			scope := m[3]
 			writes = append(writes, plannedWrite{verbs: strings.Split(m[1], ", "), resources: []string{m[2]},
-				namespaced: strings.HasPrefix(scope, "in namespace "), clusterScoped: strings.Contains(scope, "cluster-scoped")})
+				namespaced: strings.HasPrefix(scope, "in namespace "),
+				// A write that stores nothing (a review: SelfSubjectAccessReview) is of a cluster-scoped kind.
+				clusterScoped: strings.Contains(scope, "cluster-scoped") || strings.HasPrefix(scope, "stores nothing")})
 		}
 	}
 	if namespace == "" {
