@@ -4,44 +4,51 @@ import (
 	"context"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/skewcheck/skewcheck/framework"
 )
 
-// Capability is something only some providers' clusters can do. A provider declares its
+// Capability is something only some providers' clusters can be asked for. It is a name of
+// framework's one vocabulary (framework.Feature), the one tests need and faults act on, so
+// where a provider's capability and a test's need are one idea (a service dataplane, a
+// controller manager) they are one value: the provider declares that a run can ask its
+// clusters for it, a test that the target must have it. A provider declares its
 // capabilities when it registers, so a command checks them (Require) before it makes
 // anything; where a capability is a method set, the cluster also implements the interface
-// of the same name, found by a type assertion.
-type Capability string
+// of the same name, found by a type assertion. Messages say a capability in its words
+// (Words).
+type Capability = framework.Feature
 
-const (
+var (
 	// NodeProxiers: clusters sign kube-proxy's own identity (interface NodeProxier), so a
-	// service dataplane can run against them with what upstream grants kube-proxy.
-	NodeProxiers Capability = "a service dataplane"
+	// service dataplane can run against them with what upstream grants kube-proxy. It is
+	// what the ipmode tests need (framework.FeatureDataplane), declared beside the
+	// dataplane a target carries.
+	NodeProxiers = framework.FeatureDataplane
 	// Fronts: the harness can put its reference peer proxy in front of every apiserver
 	// (interface FrontHost).
-	Fronts Capability = "the reference peer proxy in front of the apiservers"
+	Fronts = framework.DeclareCapability("Fronts", "the reference peer proxy in front of the apiservers")
 	// VendorFronts: a vendor's sidecar or gateway, a command or an image on this
 	// machine's network, can be put in front of the apiservers (interface FrontHost).
-	VendorFronts Capability = "a sidecar or gateway in front of the apiservers"
+	VendorFronts = framework.DeclareCapability("VendorFronts", "a sidecar or gateway in front of the apiservers")
 	// ServersWithoutPeerProxy: ServerSpec.DisablePeerProxy.
-	ServersWithoutPeerProxy Capability = "servers without the mixed version proxy"
+	ServersWithoutPeerProxy = framework.DeclareCapability("ServersWithoutPeerProxy", "servers without the mixed version proxy")
 	// KubeadmPeerProxy: ServerSpec.KubeadmPeerProxy.
-	KubeadmPeerProxy Capability = "servers with the mixed version proxy as kubeadm leaves it (no --peer-ca-file)"
+	KubeadmPeerProxy = framework.DeclareCapability("KubeadmPeerProxy", "servers with the mixed version proxy as kubeadm leaves it (no --peer-ca-file)")
 	// PeerAdvertise: ServerSpec.PeerAdvertise.
-	PeerAdvertise Capability = "a peer-advertise address of one's own"
+	PeerAdvertise = framework.DeclareCapability("PeerAdvertise", "a peer-advertise address of one's own")
 	// EmulatedVersions: ServerSpec.EmulatedVersion.
-	EmulatedVersions Capability = "servers emulating an older release (--emulated-version)"
+	EmulatedVersions = framework.DeclareCapability("EmulatedVersions", "servers emulating an older release (--emulated-version)")
 	// NodeImages: Spec.NodeImages.
-	NodeImages Capability = "node images of one's own"
+	NodeImages = framework.DeclareCapability("NodeImages", "node images of one's own")
 	// PodNetwork: Spec.PodNetwork.
-	PodNetwork Capability = "a pod network routed between nodes, with a Service proxy"
-	// ControllerManagers: Spec.ControllerManager.
-	ControllerManagers Capability = "a real kube-controller-manager"
+	PodNetwork = framework.DeclareCapability("PodNetwork", "a pod network routed between nodes, with a Service proxy")
 	// Named: clusters that outlive the command that made them (clusters/registry).
-	Named Capability = "named clusters"
+	Named = framework.DeclareCapability("Named", "named clusters")
 	// NamedFronts: a named cluster's supervisor runs the reference peer proxy in front of
 	// it for as long as it lives. A provider whose named clusters live on with no process
 	// of skewcheck's (kind's, in Docker) has none to run a front in.
-	NamedFronts Capability = "the reference peer proxy in front of a named cluster"
+	NamedFronts = framework.DeclareCapability("NamedFronts", "the reference peer proxy in front of a named cluster")
 )
 
 // NodeProxier is a cluster that signs kube-proxy's identity.

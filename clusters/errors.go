@@ -24,7 +24,7 @@ type ErrNotSupported struct {
 }
 
 func (e ErrNotSupported) Error() string {
-	return fmt.Sprintf("provider %s does not offer %s", e.Provider, e.Capability)
+	return fmt.Sprintf("provider %s does not offer %s", e.Provider, e.Capability.Words())
 }
 
 // ErrNoServers is a Spec with no server in it.

@@ -8,7 +8,8 @@ import (
 )
 
 // FeatureDataplane: the target has a service dataplane under test, in a network of hosts
-// skewcheck built around it.
+// skewcheck built around it. It is also what a provider whose clusters can be given one
+// declares (clusters.NodeProxiers names this value), said "a service dataplane".
 var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
 	if t.Unowned {
 		return NotHere("a cluster skewcheck does not own (" + t.Kind + ") never has: a dataplane under test programs a network skewcheck builds, and in that cluster its Services would be programmed by the cluster's own nodes")
@@ -20,7 +21,7 @@ var FeatureDataplane = DeclareFeature("Dataplane", func(t *Target) string {
 		return "no service dataplane under test"
 	}
 	return ""
-})
+}).Worded("a service dataplane")
 
 // Dataplane is a service dataplane under test (kube-proxy in one of its modes, skewcheck's
 // reference, a vendor's) and the small network it programs: the node it runs on, backend

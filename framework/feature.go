@@ -8,9 +8,12 @@ import (
 // Feature is something a test needs from the target beyond talking to its endpoints. Each
 // is declared beside its domain (DeclareFeature), with how to tell that a target lacks it:
 // a new feature is a declaration in its own file, and the core asks the declarations.
-// It is also the name of what a fault acts on (scenarios/faults' Capability): one
-// vocabulary, so a capability a test needs and a fault acts on (the network path into a
-// server, control of its process, its registration) is one value, declared once.
+// It is also the name of what a fault acts on (scenarios/faults' Capability) and of what a
+// provider's clusters can be asked for (clusters.Capability), both aliases of this type:
+// one vocabulary, so a capability a test needs and a fault acts on (the network path into
+// a server, control of its process, its registration) or a provider offers (a service
+// dataplane, a controller manager) is one value, declared once, where its meaning lives
+// (internal/layers fails a second declaration, or a type of its own).
 type Feature string
 
 // features are the declared features and how each tells a target lacks it. Declarations
@@ -28,11 +31,13 @@ func DeclareFeature(name string, missing func(t *Target) string) Feature {
 	return f
 }
 
-// DeclareCapability makes a capability of name known that a fault acts on and no test
-// needs of a target as a whole (the sockets two servers dial each other from, a server's
-// certificate files), said in words in messages: the checks of a subject are its
-// package's (scenarios/faults). It is no feature: Features leaves it out, so no run
-// accepts it missing (RunOptions.AcceptMissing).
+// DeclareCapability makes a capability of name known that no test needs of a target as a
+// whole, said in words in messages: what a fault acts on (the sockets two servers dial
+// each other from, a server's certificate files), whose checks of a subject are its
+// package's (scenarios/faults), or what a provider's clusters can be asked for (servers
+// without the peer proxy, node images), which a provider declares and clusters.Require
+// checks. It is no feature: Features leaves it out, so no run accepts it missing
+// (RunOptions.AcceptMissing).
 func DeclareCapability(name, words string) Feature {
 	f := declareName(name)
 	wording[f] = words

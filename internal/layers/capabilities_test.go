@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,16 +14,22 @@ import (
 	"unicode"
 )
 
-// One vocabulary of capabilities: what a test needs (framework.Feature), what a fault acts
-// on (scenarios/faults' Capability, a name of framework's vocabulary) and what a provider
-// offers (clusters.Capability) is declared once, where its meaning lives, and everything
-// else names that value. This rule reads every non-test file of the module for a
-// capability's declaration (a constant or variable of a type named Capability given a
-// string, a call of DeclareFeature or DeclareCapability with its Worded words, a string
-// converted to a Feature or Capability) and fails when two declarations name the same
+// One vocabulary of capabilities: what a test needs, what a fault acts on and what a
+// provider can be asked for are values of one type, framework.Feature (scenarios/faults'
+// and clusters' Capability are aliases of it), each declared once, where its meaning lives,
+// with framework.DeclareFeature (a target can be checked for it) or DeclareCapability (a
+// fault or a provider checks it), and everything else names that value.
+//
+// Two rules read every non-test file of the module. TestEveryCapabilityIsDeclaredOnce
+// finds each capability's declaration (a constant or variable of a type named Capability
+// or Feature given a string, a call of DeclareFeature or DeclareCapability with its Worded
+// words, a string converted to a Feature or Capability) and fails when two name the same
 // capability: the same identifier (without its Feature prefix) or the same string, both
-// compared without case, spaces or articles, so FeaturePeerPath, "PeerPath" and "a peer
-// path" are one capability.
+// compared without case, spaces, articles or a plural's s, so FeaturePeerPath, "PeerPath"
+// and "a peer path" are one capability, and ControllerManagers is "ControllerManager".
+// TestOneCapabilityVocabulary fails a vocabulary of its own: a type named for
+// capabilities or features that is not framework.Feature or an alias of it, or a
+// capability made from a string (a typed constant, a conversion) instead of declared.
 
 // capabilityDecl is one declaration: where it is, its identifier, and the strings it gives.
 type capabilityDecl struct {
@@ -122,7 +129,8 @@ func stringLit(e ast.Expr) (string, bool) {
 }
 
 // capabilityKey is what two names of one capability have in common: its letters and
-// digits, lower case, without articles ("a peer path" and "PeerPath" are "peerpath").
+// digits, lower case, without articles and a plural's s ("a peer path" and "PeerPath" are
+// "peerpath", "ControllerManagers" and "ControllerManager" "controllermanager").
 func capabilityKey(s string) string {
 	var b strings.Builder
 	for _, w := range strings.Fields(s) {
@@ -135,7 +143,7 @@ func capabilityKey(s string) string {
 			}
 		}
 	}
-	return b.String()
+	return strings.TrimSuffix(b.String(), "s")
 }
 
 // declaredTwice says, for every capability two declarations name, where both are.
@@ -165,7 +173,9 @@ func declaredTwice(decls []capabilityDecl) []string {
 	return out
 }
 
-func TestEveryCapabilityIsDeclaredOnce(t *testing.T) {
+// moduleSources are the module's non-test Go files, those of every build tag too.
+func moduleSources(t *testing.T) []string {
+	t.Helper()
 	root, _, err := module()
 	if err != nil {
 		t.Fatal(err)
@@ -174,22 +184,29 @@ func TestEveryCapabilityIsDeclaredOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var files []string
+	for _, file := range strings.Fields(out) {
+		if !strings.HasSuffix(file, "_test.go") {
+			files = append(files, filepath.Clean(file))
+		}
+	}
+	return files
+}
+
+func TestEveryCapabilityIsDeclaredOnce(t *testing.T) {
 	var decls []capabilityDecl
 	files := 0
-	for _, file := range strings.Fields(out) {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
-		}
+	for _, file := range moduleSources(t) {
 		files++
-		got, err := capabilityDecls(filepath.Clean(file), nil)
+		got, err := capabilityDecls(file, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		decls = append(decls, got...)
 	}
-	// The vocabularies of today: framework's features, the faults' capabilities and the
+	// The vocabulary of today: framework's features, the faults' capabilities and the
 	// providers'; far fewer means the reading no longer finds them.
-	if len(decls) < 30 {
+	if len(decls) < 25 {
 		t.Fatalf("found %d capability declarations in %d files: the reading no longer finds them", len(decls), files)
 	}
 	for _, d := range declaredTwice(decls) {
@@ -207,21 +224,123 @@ var FeaturePeerPath = framework.DeclareFeature("PeerPath", nil)
 var Process = framework.FeatureNodeControl
 var Sockets = framework.DeclareCapability("PeerSockets", "peer sockets")
 var Renewal = framework.DeclareFeature("Renewal", nil).Worded("something else")
-func f() { use(framework.Feature("Peer Sockets")) }`
+func f() { use(framework.Feature("Peer Sockets")) }
+var FeatureControllerManager = framework.DeclareFeature("ControllerManager", nil)
+var ControllerManagers = framework.DeclareCapability("ControllerManagers", "a real kube-controller-manager")`
 	decls, err := capabilityDecls("p.go", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(decls) != 6 {
-		t.Errorf("found %d declarations, want 6 (all but the reference to a declared value): %+v", len(decls), decls)
+	if len(decls) != 8 {
+		t.Errorf("found %d declarations, want 8 (all but the reference to a declared value): %+v", len(decls), decls)
 	}
 	got := declaredTwice(decls)
 	want := []string{
-		`p.go:10:16: capability "peersockets" is declared again (first at p.go:8:15)`,
+		`p.go:10:16: capability "peersocket" is declared again (first at p.go:8:15)`,
+		`p.go:12:26: capability "controllermanager" is declared again (first at p.go:11:32)`,
 		`p.go:6:23: capability "peerpath" is declared again (first at p.go:3:24)`,
 		`p.go:9:15: capability "somethingelse" is declared again (first at p.go:4:30)`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// vocabularyHome is the file that defines the vocabulary's type (framework.Feature) and
+// the only conversions of a string to it.
+const vocabularyHome = "framework/feature.go"
+
+// vocabularyName is a type name that says it lists capabilities or features.
+var vocabularyName = regexp.MustCompile(`(?i)capabilit|feature`)
+
+// ownVocabulary says where src (the Go file named file) starts a vocabulary of its own: a
+// type named for capabilities or features that is not framework.Feature nor an alias of
+// it, or a capability made from a string rather than declared (a constant or variable of
+// such a type given a string, a string converted to one).
+func ownVocabulary(file string, src any) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.ToSlash(file) == vocabularyHome || strings.HasSuffix(filepath.ToSlash(file), "/"+vocabularyHome)
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TypeSpec:
+			if !vocabularyName.MatchString(n.Name.Name) {
+				break
+			}
+			if home && n.Name.Name == "Feature" && !n.Assign.IsValid() {
+				break // the vocabulary's own type
+			}
+			sel, ok := n.Type.(*ast.SelectorExpr)
+			if n.Assign.IsValid() && ok && sel.Sel.Name == "Feature" && typeName(sel.X) == "framework" {
+				break
+			}
+			out = append(out, fmt.Sprintf("%s: type %s is a vocabulary of its own: make it an alias (type %s = framework.Feature)",
+				fset.Position(n.Pos()), n.Name.Name, n.Name.Name))
+		case *ast.ValueSpec:
+			if t := typeName(n.Type); t != "Capability" && t != "Feature" {
+				break
+			}
+			for i, v := range n.Values {
+				if _, ok := stringLit(v); ok && i < len(n.Names) {
+					out = append(out, fmt.Sprintf("%s: capability %s is made from a string: declare it with framework.DeclareFeature or DeclareCapability",
+						fset.Position(v.Pos()), n.Names[i].Name))
+				}
+			}
+		case *ast.CallExpr:
+			if t := typeName(n.Fun); (t == "Feature" || t == "Capability") && len(n.Args) == 1 && !home {
+				if s, ok := stringLit(n.Args[0]); ok {
+					out = append(out, fmt.Sprintf("%s: capability %q is made from a string: declare it with framework.DeclareFeature or DeclareCapability, or name the declared value",
+						fset.Position(n.Pos()), s))
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+func TestOneCapabilityVocabulary(t *testing.T) {
+	for _, file := range moduleSources(t) {
+		got, err := ownVocabulary(file, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range got {
+			t.Error(g)
+		}
+	}
+}
+
+func TestThirdVocabularyRefused(t *testing.T) {
+	src := `package p
+type Capability = framework.Feature
+type Feature string
+type ProviderCapability string
+type featureSet map[string]bool
+const Fronts ProviderCapability = "fronts"
+var Dataplane Capability = "a service dataplane"
+var Named = framework.DeclareCapability("Named", "named clusters")
+func f() { use(framework.Feature("Peer Sockets"), clusters.Capability(name)) }`
+	got, err := ownVocabulary("clusters/p.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`clusters/p.go:3:6: type Feature is a vocabulary of its own: make it an alias (type Feature = framework.Feature)`,
+		`clusters/p.go:4:6: type ProviderCapability is a vocabulary of its own: make it an alias (type ProviderCapability = framework.Feature)`,
+		`clusters/p.go:5:6: type featureSet is a vocabulary of its own: make it an alias (type featureSet = framework.Feature)`,
+		`clusters/p.go:7:28: capability Dataplane is made from a string: declare it with framework.DeclareFeature or DeclareCapability`,
+		`clusters/p.go:9:16: capability "Peer Sockets" is made from a string: declare it with framework.DeclareFeature or DeclareCapability, or name the declared value`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	home, err := ownVocabulary("/m/framework/feature.go", "package framework\ntype Feature string\nfunc declareName(name string) Feature { return Feature(name) }")
+	if err != nil || len(home) != 0 {
+		t.Errorf("framework's own type and conversion: %v %v, want nothing", home, err)
 	}
 }

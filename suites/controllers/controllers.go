@@ -14,6 +14,7 @@ package controllers
 import (
 	"time"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework"
 )
 
@@ -42,7 +43,7 @@ const (
 )
 
 // needs are what every test of the profile needs: a skew to act on and a controller manager to act.
-var needs = []framework.Feature{framework.FeatureSkew, FeatureControllerManager}
+var needs = []framework.Feature{framework.FeatureSkew, clusters.ControllerManagers}
 
 // Tests is the profile, as data. IDs are stable: a retired test's ID is never reused. The
 // promise rests on peer-aggregated discovery (1.35+): before it, a controller's discovery

@@ -171,13 +171,13 @@ func wordOnce(err error) error {
 	if errors.As(err, &ns) {
 		flag := capabilityFlags[ns.Capability]
 		if flag == "" {
-			flag = string(ns.Capability)
+			flag = ns.Capability.Words()
 		}
 		if others := supporting(ns.Capability); others != "" {
-			return fmt.Errorf("%s is not supported with --provider %s yet (that provider lacks %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability, others)
+			return fmt.Errorf("%s is not supported with --provider %s yet (that provider lacks %s): use --provider %s, or leave it out", flag, ns.Provider, ns.Capability.Words(), others)
 		}
 		// the in-cluster build links only the providers that test a running cluster
-		return fmt.Errorf("%s is not supported by this skewcheck (no provider it has offers %s): leave it out, or run the full skewcheck, which makes clusters", flag, ns.Capability)
+		return fmt.Errorf("%s is not supported by this skewcheck (no provider it has offers %s): leave it out, or run the full skewcheck, which makes clusters", flag, ns.Capability.Words())
 	}
 	return err
 }

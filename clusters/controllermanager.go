@@ -1,4 +1,4 @@
-package controllers
+package clusters
 
 import (
 	"context"
@@ -21,10 +21,13 @@ const leaderLease = "kube-controller-manager"
 // 2 s (--leader-elect-retry-period) and loses it after 15 s; a minute allows for clocks.
 const leaseFresh = time.Minute
 
-// FeatureControllerManager: a kube-controller-manager leads on the target now. Read from
-// its leader lease, so it holds for every provider's controller manager (the local
-// provider's when asked for, kubeadm's on kind, a real cluster's).
-var FeatureControllerManager = framework.DeclareFeature("ControllerManager", func(t *framework.Target) string {
+// ControllerManagers is a kube-controller-manager: what a run asks of a provider with
+// Spec.ControllerManager (a provider that cannot run one does not declare it), and what the
+// controllers profile needs of a target, one value. A target has it when a
+// kube-controller-manager leads on it now, read from its leader lease, so it holds for
+// every provider's controller manager (the local provider's when asked for, kubeadm's on
+// kind, a real cluster's), whether or not the provider could have been asked for one.
+var ControllerManagers = framework.DeclareFeature("ControllerManager", func(t *framework.Target) string {
 	if len(t.Endpoints) == 0 {
 		return "the target has no endpoint to read kube-system/" + leaderLease + " from"
 	}
@@ -49,4 +52,4 @@ var FeatureControllerManager = framework.DeclareFeature("ControllerManager", fun
 			*l.Spec.HolderIdentity, leaderLease, time.Since(l.Spec.RenewTime.Time).Round(time.Second))
 	}
 	return ""
-})
+}).Worded("a real kube-controller-manager")

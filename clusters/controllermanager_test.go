@@ -1,4 +1,4 @@
-package controllers
+package clusters
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func leaseServer(t *testing.T, renewed time.Time) *framework.Target {
 // A target without a controller manager that leads now skips the profile, saying why:
 // no lease (a local cluster made without one, most clusters seen from outside without
 // read access to it), or a lease nobody renews.
-func TestFeatureControllerManager(t *testing.T) {
+func TestControllerManagersOfATarget(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		renewed time.Time
@@ -48,7 +48,7 @@ func TestFeatureControllerManager(t *testing.T) {
 		{"leading", time.Now(), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			test := framework.Test{ID: "CTRL-000", Features: []framework.Feature{FeatureControllerManager}}
+			test := framework.Test{ID: "CTRL-000", Features: []framework.Feature{ControllerManagers}}
 			got := test.SkipReason(leaseServer(t, tc.renewed))
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("skip reason %q, want one containing %q", got, tc.want)
