@@ -187,7 +187,7 @@ chaos: deps test-binaries
 # On several machines: one plan (bin/skewcheck nightly --plan > plan.json), and on each
 # machine NIGHTLY_PLAN=plan.json NIGHTLY_SHARD=i/n and one NIGHTLY_SEED, then
 # `bin/skewcheck report merge --out DIR SHARD-DIRS...` (.ci/github-workflow.yml does so).
-NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37
+NIGHTLY_VERSIONS ?= 1.33,1.34,1.35,1.36,1.37,v1.38.0-beta.0
 NIGHTLY_SHARD ?= 1/1
 NIGHTLY_SEED ?= 0
 NIGHTLY_PLAN ?=

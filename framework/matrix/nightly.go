@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/skewcheck/skewcheck/framework/report"
 )
 
@@ -249,6 +251,19 @@ func firstOf(v []string, fallback string) string {
 	return ""
 }
 
+// Prerelease names the pair's Kubernetes prereleases (v1.38.0-beta.0), "" when both
+// are releases: the morning page marks such a row, since what it found holds for that
+// build and the release may differ.
+func (p NightlyPair) Prerelease() string {
+	var pre []string
+	for _, v := range []string{p.From, p.To} {
+		if semver.Prerelease(v) != "" {
+			pre = append(pre, v)
+		}
+	}
+	return strings.Join(pre, ", ")
+}
+
 // Deviations counts the tests of a pair that passed only as a known upstream deviation.
 func (p NightlyPair) Deviations() int {
 	n := 0
@@ -326,7 +341,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 {{if .Known}}<h2>Ended by known upstream defects (not failures)</h2><ul>{{range .Known}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <table>
 <tr><th>pair</th>{{range .Profiles}}<th>{{.}}</th>{{end}}<th>deviations</th><th>rolling upgrade and downgrade</th><th>seed</th><th>time</th><th>reports</th></tr>
-{{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}</td>
+{{range .N.Pairs}}{{$p := .}}<tr><td>{{.From}} + {{.To}}{{with .Prerelease}}<br><span class="known">prerelease: {{.}}</span>{{end}}</td>
 {{range $.Profiles}}{{with profile $p.Conformance .}}<td class="{{if gt .Failed 0}}fail{{else}}pass{{end}}">{{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</td>{{else}}{{if $p.ConformanceElsewhere}}<td class="none">another shard's</td>{{else}}<td class="fail">not run{{with $p.ConformanceError}}: {{.}}{{end}}</td>{{end}}{{end}}{{end}}
 <td>{{.Deviations}}</td>
 <td class="{{if .Upgrade.Elsewhere}}none{{else if .Upgrade.KnownDefect}}known{{else if not .Upgrade.Ran}}fail{{else if .Upgrade.Passed}}pass{{else}}fail{{end}}">{{if .Upgrade.Elsewhere}}another shard's{{else if .Upgrade.KnownDefect}}ended by a known upstream defect: {{.Upgrade.KnownDefect}}{{else if not .Upgrade.Ran}}not run: {{.Upgrade.Error}}{{else if .Upgrade.Hops}}{{range $i, $h := .Upgrade.Hops}}{{if $i}}; {{end}}{{$h.Verdict}}{{end}}{{else if .Upgrade.Passed}}passed{{else}}{{len .Upgrade.Violations}} violations{{end}}{{if .Upgrade.Ran}} ({{.Upgrade.Servers}} servers{{with .Upgrade.Fault}}, fault {{.}}{{end}}, {{seconds .Upgrade.Seconds}}){{end}}</td>

@@ -105,3 +105,17 @@ func TestNightlyMutation(t *testing.T) {
 		t.Errorf("failures %q", f)
 	}
 }
+
+// A pair with a Kubernetes prerelease says so in its row; a pair of releases does not.
+func TestNightlyMarksAPrereleasePair(t *testing.T) {
+	n := &Nightly{Date: time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC), Versions: []string{"v1.36.3", "v1.37.2", "v1.38.0-beta.0"},
+		Pairs: []NightlyPair{{From: "v1.36.3", To: "v1.37.2"}, {From: "v1.37.2", To: "v1.38.0-beta.0"}}}
+	page, err := n.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	if got := strings.Count(html, "prerelease: "); got != 1 || !strings.Contains(html, `v1.37.2 + v1.38.0-beta.0<br><span class="known">prerelease: v1.38.0-beta.0</span>`) {
+		t.Errorf("want the 1.37/1.38 row alone marked as a prerelease (%d marks):\n%s", got, html)
+	}
+}

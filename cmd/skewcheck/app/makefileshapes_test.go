@@ -45,6 +45,9 @@ func TestMakefileShapesAreTheClustersShapes(t *testing.T) {
 			t.Errorf("the Makefile's %s (%s) makes %+v, want package clusters' shape %+v", c.variable, flags, got, c.want)
 		}
 	}
+	if got, want := mk.expand("$(NIGHTLY_VERSIONS)"), strings.Join(clusters.NightlyVersions, ","); got != want {
+		t.Errorf("the Makefile's NIGHTLY_VERSIONS is %s, want clusters.NightlyVersions, %s", got, want)
+	}
 }
 
 // makefile holds a Makefile's variables, as written (continuation lines joined).

@@ -36,6 +36,9 @@ func pairConformance(ctx context.Context, n *night, p *matrix.NightlyPair) {
 	cdir := filepath.Join(n.ReportDir, p.ConformanceDir)
 	args := append(append([]string{"conformance"}, serverArgs(clusters.HighlyAvailable(p.From, p.To))...), "--profiles", strings.Join(n.Profiles, ","),
 		"--seed", strconv.FormatInt(n.Seed, 10), "--report-dir", cdir)
+	if n.ControllerManager != "" {
+		args = append(args, "--controller-manager", n.ControllerManager)
+	}
 	defect, err := runChild(ctx, n.log, n.Self, "["+name+" conformance] ", []string{p.From, p.To}, append(args, childBinaryFlags(n.Binaries)...))
 	p.ConformanceElsewhere = false
 	if c, rerr := report.Read(filepath.Join(cdir, report.JSONFile)); rerr == nil {

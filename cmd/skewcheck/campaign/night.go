@@ -16,22 +16,26 @@ import (
 
 // NightOptions are what one night runs for every adjacent pair of versions.
 type NightOptions struct {
-	Versions  []string // oldest first; a minor means its newest patch release
-	Profiles  []string // conformance profiles run against every pair
-	Servers   int      // apiservers of each rolling upgrade
-	Fault     string   // process fault hitting the next server during every upgrade step; "" for none
-	Seed      int64    // 0: from the clock
-	ReportDir string
-	Mutation  bool     // a job per family of the mutation matrix, on the newest pair
-	Providers []string // other providers the newest pair runs on, a job each
-	Emulation bool     // each pair's emulated-vs-real comparison, where the newer can emulate the older
-	Soak      bool     // each pair's soak profiles, where they apply to both versions
-	Ranges    bool     // the version ranges' far ends (suites.RangeEnds), a job each
-	Jobs      string   // only the plan's jobs whose ID matches this
-	Shard     string   // "i/n"
-	Previous  string   // an earlier night's nightly.json, for the plan's durations
-	PlanFile  string   // a plan NightPlan made, run as it is
-	Binaries  binaries.Options
+	Versions []string // oldest first; a minor means its newest patch release
+	Profiles []string // conformance profiles run against every pair
+	// ControllerManager is where the conformance job's kube-controller-manager connects
+	// (conformance --controller-manager: own-node, load-balancer, apiserver-N); "" runs
+	// none, and the controllers profile's tests skip saying so.
+	ControllerManager string
+	Servers           int    // apiservers of each rolling upgrade
+	Fault             string // process fault hitting the next server during every upgrade step; "" for none
+	Seed              int64  // 0: from the clock
+	ReportDir         string
+	Mutation          bool     // a job per family of the mutation matrix, on the newest pair
+	Providers         []string // other providers the newest pair runs on, a job each
+	Emulation         bool     // each pair's emulated-vs-real comparison, where the newer can emulate the older
+	Soak              bool     // each pair's soak profiles, where they apply to both versions
+	Ranges            bool     // the version ranges' far ends (suites.RangeEnds), a job each
+	Jobs              string   // only the plan's jobs whose ID matches this
+	Shard             string   // "i/n"
+	Previous          string   // an earlier night's nightly.json, for the plan's durations
+	PlanFile          string   // a plan NightPlan made, run as it is
+	Binaries          binaries.Options
 	// Self is the skewcheck binary each job is.
 	Self string
 }

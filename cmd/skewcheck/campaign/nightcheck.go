@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 )
 
@@ -26,6 +27,10 @@ func checkNight(o NightOptions, printsPlan bool) (i, n int, err error) {
 	// alone runs no shard.
 	if n > 1 && o.PlanFile == "" && !printsPlan {
 		return 0, 0, fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.Shard)
+	}
+	// Every conformance job is clusters.HighlyAvailable, three servers.
+	if cm := o.ControllerManager; cm != "" && cm != "own-node" && cm != clusters.ConnectLoadBalancer && !regexp.MustCompile(`^apiserver-[123]$`).MatchString(cm) {
+		return 0, 0, fmt.Errorf("--controller-manager %q: the conformance jobs' kube-controller-manager connects to own-node, load-balancer or apiserver-1 to apiserver-3 (each job has three servers); empty runs none", cm)
 	}
 	if _, err := regexp.Compile(o.Jobs); err != nil {
 		return 0, 0, fmt.Errorf("--jobs %q is no regular expression: %w", o.Jobs, err)

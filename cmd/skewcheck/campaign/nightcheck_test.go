@@ -25,6 +25,9 @@ func TestCheckNightlyFlags(t *testing.T) {
 		{"a shard of a plan of its own", NightOptions{Versions: versions, Shard: "2/4"}, false, "--shard 2/4 without --plan-file"},
 		{"a shard that is none", NightOptions{Versions: versions, Shard: "5/4", PlanFile: "plan.json"}, false, `--shard "5/4": want i/n`},
 		{"one version", NightOptions{Versions: versions[:1], Shard: "1/1"}, false, "at least two versions"},
+		{"a controller manager behind the load balancer", NightOptions{Versions: versions, Shard: "1/1", ControllerManager: "load-balancer"}, false, ""},
+		{"a controller manager on the third server", NightOptions{Versions: versions, Shard: "1/1", ControllerManager: "apiserver-3"}, false, ""},
+		{"a controller manager on a server no job has", NightOptions{Versions: versions, Shard: "1/1", ControllerManager: "apiserver-4"}, false, `--controller-manager "apiserver-4"`},
 		{"jobs that are no expression", NightOptions{Versions: versions, Shard: "1/1", Jobs: "ranges/("}, false, `--jobs "ranges/(" is no regular expression`},
 	} {
 		_, _, err := checkNight(c.o, c.plan)
