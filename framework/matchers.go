@@ -28,6 +28,26 @@ func BeNotFoundText() types.GomegaMatcher {
 	}).WithTemplate("Expected a text/plain `404 page not found`, got:\n{{format .Actual 1}}")
 }
 
+// BeNoSuchGroupVersion matches the 404 a server of version gives for a group-version no
+// server serves, which its handler chain leaves to the not-found handler at its end. Up to
+// 1.37 that handler is the mux's plain text (BeNotFoundText: k8s.io/apiserver v0.37.2
+// pkg/util/notfoundhandler/not_found_handler.go:64, http.NotFound); from 1.38 it is a JSON
+// Status, reason NotFound, of the same words (v0.38.0-beta.0 :64-77, ErrorNegotiated).
+func BeNoSuchGroupVersion(version string) types.GomegaMatcher {
+	if CompareMinor(version, "1.38") < 0 {
+		return BeNotFoundText()
+	}
+	return gcustom.MakeMatcher(func(r Response) (bool, error) {
+		if ok, err := BeStatus(404, "NotFound").Match(r); !ok || err != nil {
+			return false, err
+		}
+		var s struct {
+			Message string `json:"message"`
+		}
+		return json.Unmarshal(r.Body, &s) == nil && s.Message == "404 page not found", nil
+	}).WithTemplate(fmt.Sprintf("Expected the JSON Status 404 NotFound `404 page not found` a %s server gives, got:\n{{format .Actual 1}}", version))
+}
+
 // BeStatus matches a JSON metav1.Status response with code and reason.
 func BeStatus(code int, reason string) types.GomegaMatcher {
 	return gcustom.MakeMatcher(func(r Response) (bool, error) {

@@ -83,6 +83,27 @@ func TestBeNotFoundText(t *testing.T) {
 	})
 }
 
+// Up to 1.37 a group-version no server serves is the mux's text; from 1.38 a JSON Status
+// of the same words, and a Status of other words is not it.
+func TestBeNoSuchGroupVersion(t *testing.T) {
+	page := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"404 page not found","reason":"NotFound","code":404}`
+	other := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"no server serves /apis/x/v1/things","reason":"NotFound","code":404}`
+	for _, v := range []string{"v1.36.3", "v1.37.2"} {
+		runMatcher(t, BeNoSuchGroupVersion(v), []matchCase{
+			{v + " mux 404", resp(404, textPlain, "404 page not found\n"), true},
+			{v + " JSON 404", resp(404, appJSON, page), false},
+		})
+	}
+	for _, v := range []string{"v1.38.0-beta.0", "v1.38.1", "v1.39.0"} {
+		runMatcher(t, BeNoSuchGroupVersion(v), []matchCase{
+			{v + " JSON 404 of the page's words", resp(404, appJSON, page), true},
+			{v + " JSON 404 of other words", resp(404, appJSON, other), false},
+			{v + " mux text", resp(404, textPlain, "404 page not found\n"), false},
+			{v + " JSON 503", resp(503, appJSON, statusBody("503", "ServiceUnavailable")), false},
+		})
+	}
+}
+
 func TestBeStatus(t *testing.T) {
 	runMatcher(t, BeStatus(404, "NotFound"), []matchCase{
 		{"matching", resp(404, appJSON, statusBody("404", "NotFound")), true},

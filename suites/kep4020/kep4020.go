@@ -26,7 +26,7 @@ const checked = "1.35.4, 1.36.3"
 var MarkedNotServedLocally = framework.SpecVsCode{Spec: spec, CodeVersions: checked,
 	Section:  "Design Details > Aggregation Layer, item 2.3",
 	SpecSays: "a request whose header says it has been proxied once already is passed to the local handler; \"If for some reason the resource is not found locally, we will serve error 503\"",
-	CodeDoes: "the marked request goes to the local handler chain unchanged, which answers 404 for a GVR the server does not serve (404 text/plain for a group-version it lacks, a 404 JSON Status for a resource its group-version lacks); never 503",
+	CodeDoes: "the marked request goes to the local handler chain unchanged, which answers 404 for a GVR the server does not serve (404 text/plain for a group-version it lacks, a JSON Status of the same words from 1.38; a 404 JSON Status for a resource its group-version lacks); never 503",
 	CodeRef:  "k8s.io/apiserver pkg/util/peerproxy/peerproxy_handler.go:161-165 (v0.36.3; :182-186 in v0.35.4)"}
 
 // MarkerHeaderName: the loop marker's name. The KEP (and the 1.28 blog) name a header the

@@ -50,7 +50,7 @@ var Tests = []framework.Test{
 		Description: "a proxied request reaches exactly one peer, once (at most one hop)",
 		Makes:       framework.NoWrites, Run: oneHop},
 	{ID: "MVP-020", Profile: Profile, Since: "1.28",
-		Description: "a group-version no server serves is 404 text/plain `404 page not found` on every endpoint",
+		Description: "a group-version no server serves is 404 `404 page not found` on every endpoint: text/plain up to 1.37, a JSON Status NotFound from 1.38",
 		Makes:       framework.NoWrites, Run: unknownGroupVersion},
 	{ID: "MVP-021", Profile: Profile, Since: "1.28",
 		Description: "an unknown resource in a served group-version is a 404 JSON Status on every endpoint",

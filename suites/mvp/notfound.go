@@ -10,10 +10,11 @@ import (
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// unknownGroupVersion: no server serves it, so every endpoint answers the mux's plain 404.
+// unknownGroupVersion: no server serves it, so every endpoint answers its not-found
+// handler's 404 `404 page not found`: plain text up to 1.37, a JSON Status from 1.38.
 func unknownGroupVersion(ctx context.Context, env *framework.Env) {
 	for _, e := range env.Target.Endpoints {
-		Expect(e.Do(ctx, framework.Request{Path: "/apis/nosuchgroup.skewcheck.io/v1/things"})).To(framework.BeNotFoundText(),
+		Expect(e.Do(ctx, framework.Request{Path: "/apis/nosuchgroup.skewcheck.io/v1/things"})).To(framework.BeNoSuchGroupVersion(e.Version),
 			"%s: a group-version no server serves", e.Name)
 	}
 }
