@@ -14,7 +14,8 @@ const Profile = "mvp"
 
 // upgradeIdentityLost is upstream's known deviation on proxied upgrade requests. Seen on
 // every version the matrix runs, up to 1.37.2 (where both servers are 1.37), the
-// newest release: open until a fix is seen.
+// newest release, and on v1.38.0-beta.0 (its entry of v1.37.2 + v1.38.0-beta.0, 2026-12-02):
+// open until a fix is seen.
 //
 // The entry's peer proxy hands an upgrade request to k8s.io/apimachinery's upgradeaware
 // handler, which dials the peer itself and writes the client's request on the new
