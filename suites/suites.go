@@ -3,8 +3,6 @@
 package suites
 
 import (
-	"slices"
-
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/suites/chaos"
 	"github.com/skewcheck/skewcheck/suites/controllers"
@@ -40,11 +38,6 @@ var DefaultProfiles = []string{mvp.Profile, discovery.Profile}
 // test what one server and its front do, their few tests of a skew skipping with the
 // reason.
 var PeerProfiles = []string{mvp.Profile, discovery.Profile, chaos.Profile, races.Profile}
-
-// NightProfiles are what the nightly's conformance job runs against every pair: the peer
-// profiles, and the controllers profile, whose real kube-controller-manager the job asks
-// for (--controller-manager): the harm the proxy prevents, measured release by release.
-var NightProfiles = append(slices.Clone(PeerProfiles), controllers.Profile)
 
 // SoakProfiles are about peers too, but each test waits out an upstream grace period
 // (minutes): never a default, nor among PeerProfiles, which the nightly's conformance and

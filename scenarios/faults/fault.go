@@ -4,6 +4,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -28,9 +29,21 @@ func (u Unsupported) Error() string { return "not supported on this machine: " +
 
 // Inject injects f and remembers it, so that HealAll, or an interrupt (SIGINT, SIGTERM),
 // heals it even if the caller never gets to. Call the returned heal when done; it is safe to call twice.
+//
+// An injection that fails may have taken effect all the same: a graceful stop that did not
+// end within its bound was a kill, a rule set may be half programmed. So a failed Inject is
+// healed at once (except where the machine cannot do the fault at all), and the error says
+// so: one fault's failure must not leave a server down for every test after it.
 func Inject(ctx context.Context, f Fault) (heal func(context.Context) error, err error) {
 	if err := f.Inject(ctx); err != nil {
-		return nil, fmt.Errorf("injecting %s (%s): %w", f.Name(), f.Description(), err)
+		err = fmt.Errorf("injecting %s (%s): %w", f.Name(), f.Description(), err)
+		if errors.As(err, new(Unsupported)) {
+			return nil, err
+		}
+		if herr := f.Heal(ctx); herr != nil {
+			return nil, fmt.Errorf("%w; healing what it may have done: %v", err, herr)
+		}
+		return nil, fmt.Errorf("%w; healed what it may have done", err)
 	}
 	var once sync.Once
 	var herr error

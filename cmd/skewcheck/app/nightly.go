@@ -74,8 +74,8 @@ summary.`,
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&o.Versions, "versions", clusters.NightlyVersions, "the matrix, oldest first (a minor means its newest patch release; a prerelease is named exactly)")
-	f.StringSliceVar(&o.Profiles, "profiles", suites.NightProfiles, "conformance profiles run against every pair (default: every profile about what apiservers do for one another, and the controllers profile)")
-	f.StringVar(&o.ControllerManager, "controller-manager", clusters.ConnectLoadBalancer, "where each conformance job's real kube-controller-manager (of the pair's older release) connects: own-node, load-balancer or apiserver-N; empty for none (the controllers profile then skips)")
+	f.StringSliceVar(&o.Profiles, "profiles", suites.PeerProfiles, "conformance profiles run against every pair (default: every profile about what apiservers do for one another)")
+	f.StringVar(&o.ControllerManager, "controller-manager", "", "run a real kube-controller-manager (of the pair's older release) in each conformance job, connected to own-node, load-balancer or apiserver-N, for --profiles ...,controllers; empty: none")
 	f.IntVar(&o.Servers, "servers", 3, "apiservers of each rolling upgrade")
 	f.StringVar(&o.Fault, "fault", "crash", "process fault (crash, stop, freeze) hitting the next server during every upgrade step; empty for none")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of every run (0: from the clock); in the index, so a night can be replayed")
