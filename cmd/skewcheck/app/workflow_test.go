@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/skewcheck/skewcheck/clusters"
 )
 
 // workflow is what TestWorkflowRunsTheNightInShards reads of a GitHub Actions workflow.
@@ -104,6 +106,9 @@ func TestWorkflowRunsTheNightInShards(t *testing.T) {
 		if shards.Env[k] != plan.Env[k] {
 			t.Errorf("%s is %q in the shards and %q in the plan: the plan is split into another number of shards, or of other versions", k, shards.Env[k], plan.Env[k])
 		}
+	}
+	if got, want := plan.Env["NIGHTLY_VERSIONS"], strings.Join(clusters.NightlyVersions, ","); got != want {
+		t.Errorf("the workflow's NIGHTLY_VERSIONS is %q, want clusters.NightlyVersions, %q: it overrides the Makefile's", got, want)
 	}
 	night := runs("nightly")
 	for _, want := range []string{"make nightly", "NIGHTLY_PLAN=plan.json", "NIGHTLY_SHARD=${{ matrix.shard }}/${{ env.NIGHTLY_SHARDS }}", "NIGHTLY_SEED="} {
