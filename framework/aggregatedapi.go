@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -107,8 +108,7 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 	// remote_available_controller.go:203-210). A Service every endpoint already reads is
 	// one their informers have almost surely had too.
 	if err := awaitReadable(ctx, t.Endpoints, servicesPath+"/"+name, 30*time.Second); err != nil {
-		_ = a.Remove(ctx, origin)
-		return nil, err
+		return nil, errors.Join(err, a.undo(ctx, origin))
 	}
 	apiService, _ := json.Marshal(map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
@@ -120,11 +120,20 @@ func StartAggregatedAPI(ctx context.Context, t *Target, origin *Endpoint, g disc
 		},
 	})
 	if r := origin.Do(ctx, Request{Method: "POST", Path: apiServicesPath, Body: apiService}); r.Status != 201 {
-		_ = a.Remove(ctx, origin) // the Service alone: an APIService of the name (a 409) is another's
-		return nil, fmt.Errorf("creating the APIService %s through %s: %s; the admin must be able to create APIServices", apiServiceName, origin.Name, r.String())
+		// The Service alone: an APIService of the name (a 409) is another's.
+		return nil, errors.Join(fmt.Errorf("creating the APIService %s through %s: %s; the admin must be able to create APIServices", apiServiceName, origin.Name, r.String()),
+			a.undo(ctx, origin))
 	}
 	a.APIService = apiServiceName
 	return a, nil
+}
+
+// undo removes what a StartAggregatedAPI that failed had made, also when ctx is what ended
+// it (its deadline, an interrupt): the deletes get a bound of their own.
+func (a *AggregatedAPI) undo(ctx context.Context, via *Endpoint) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return a.Remove(ctx, via)
 }
 
 // awaitReadable waits until every endpoint answers 200 for path.

@@ -3,6 +3,8 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,7 +13,8 @@ import (
 	"github.com/skewcheck/skewcheck/framework/fixtures"
 )
 
-// ReadGrant is what GrantRead writes: a ClusterRole and its binding, labelled with the run.
+// ReadGrant is what GrantRead writes: a ClusterRole and its binding, labelled with the run,
+// and the reviews that ask whether each server has seen them.
 var ReadGrant = []Write{
 	{Resource: "clusterroles.rbac.authorization.k8s.io", Verbs: []string{"create", "delete"}, Scope: ClusterLabelled,
 		Why: "get, list and watch of one resource, for the unprivileged user"},
@@ -46,16 +49,22 @@ func GrantRead(ctx context.Context, env *Env, via *Endpoint, gvr discovery.GVR, 
 	}
 	for _, e := range authorizers {
 		for _, verb := range []string{"get", "list", "watch"} {
-			Eventually(func() bool { return Authorized(ctx, e, gvr, verb) }).WithTimeout(env.Timeouts.Request).
-				Should(BeTrue(), "RBAC grant %s: %s does not let %s %s %s", name, e.Name, e.UserName, verb, gvr.Key())
+			var last Response
+			Eventually(func() bool {
+				ok, r := authorized(ctx, e, gvr, verb)
+				last = r
+				return ok
+			}).WithTimeout(env.Timeouts.Request).WithPolling(200*time.Millisecond).Should(BeTrue(), func() string {
+				return fmt.Sprintf("RBAC grant %s: %s does not let %s %s %s; its last answer: %s", name, e.Name, e.UserName, verb, gvr.Key(), last)
+			})
 		}
 	}
 }
 
-// Authorized asks e's own authorizer (a SelfSubjectAccessReview, which every server
+// authorized asks e's own authorizer (a SelfSubjectAccessReview, which every server
 // answers itself and every authenticated user may send) whether the unprivileged user may
-// do verb on gvr in the test namespace.
-func Authorized(ctx context.Context, e *Endpoint, gvr discovery.GVR, verb string) bool {
+// do verb on gvr in the test namespace, and gives the answer it judged.
+func authorized(ctx context.Context, e *Endpoint, gvr discovery.GVR, verb string) (bool, Response) {
 	review, _ := json.Marshal(map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
 		"spec": map[string]any{"resourceAttributes": map[string]any{"namespace": TestNamespace(), "verb": verb,
 			"group": gvr.Group, "version": gvr.Version, "resource": gvr.Resource}}})
@@ -65,5 +74,5 @@ func Authorized(ctx context.Context, e *Endpoint, gvr discovery.GVR, verb string
 			Allowed bool `json:"allowed"`
 		} `json:"status"`
 	}
-	return resp.Status == 201 && json.Unmarshal(resp.Body, &out) == nil && out.Status.Allowed
+	return resp.Status == 201 && json.Unmarshal(resp.Body, &out) == nil && out.Status.Allowed, resp
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -43,7 +44,9 @@ func createCanary(ctx context.Context, cs kubernetes.Interface, node string) (no
 	if err != nil {
 		return 0, nil, fmt.Errorf("creating Service %s/%s: %w", ns, canaryName, err)
 	}
-	deleteService := func(ctx context.Context) { cs.CoreV1().Services(ns).Delete(ctx, canaryName, metav1.DeleteOptions{}) }
+	deleteService := func(ctx context.Context) error {
+		return cs.CoreV1().Services(ns).Delete(ctx, canaryName, metav1.DeleteOptions{})
+	}
 	ready, name, port, tcp := true, "http", int32(backendPort), corev1.ProtocolTCP
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: canaryName, Labels: map[string]string{
@@ -56,7 +59,13 @@ func createCanary(ctx context.Context, cs kubernetes.Interface, node string) (no
 			Conditions: discoveryv1.EndpointConditions{Ready: &ready}, NodeName: &node})
 	}
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
-		deleteService(ctx)
+		// With a bound of its own, since ctx may be what failed the create: a canary Service
+		// left behind would fail every later canary with AlreadyExists.
+		undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if derr := deleteService(undo); derr != nil {
+			err = fmt.Errorf("%w; deleting Service %s/%s it had made: %v", err, ns, canaryName, derr)
+		}
 		return 0, nil, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, canaryName, err)
 	}
 	return int(s.Spec.Ports[0].NodePort), func(ctx context.Context) {

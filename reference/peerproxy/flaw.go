@@ -98,7 +98,8 @@ const (
 	// FlawNotFoundStatus answers a request for a resource no live server serves with a 404
 	// Status of its own instead of its apiserver's answer: right for an unknown resource
 	// of a served group-version, but for a group-version no server serves an apiserver's
-	// mux answers plain text, `404 page not found`. MVP-020 must catch it.
+	// not-found handler answers `404 page not found` (plain text up to 1.37, a Status of
+	// those words from 1.38). MVP-020 must catch it.
 	FlawNotFoundStatus Flaw = "not-found-status"
 	// FlawNotFoundText answers a request for a resource no live server serves with the
 	// mux's plain-text `404 page not found` instead of its apiserver's answer: right for a

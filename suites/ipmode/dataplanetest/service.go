@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -83,7 +84,9 @@ func (d *Dataplane) createService(ctx context.Context, name string, opts ...Serv
 	}
 	svc.NodePort = int(s.Spec.Ports[0].NodePort)
 	reused = d.handOut(svc.NodePort)
-	deleteService := func(ctx context.Context) { cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{}) }
+	deleteService := func(ctx context.Context) error {
+		return cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	}
 	delete = func(ctx context.Context) {
 		deleteService(ctx)
 		cs.DiscoveryV1().EndpointSlices(ns).Delete(ctx, name, metav1.DeleteOptions{})
@@ -104,8 +107,13 @@ func (d *Dataplane) createService(ctx context.Context, name string, opts ...Serv
 			Conditions: discoveryv1.EndpointConditions{Ready: &ready}, NodeName: node})
 	}
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
-		// The Service alone: an EndpointSlice of the name (AlreadyExists) is not this one's.
-		deleteService(ctx)
+		// The Service alone: an EndpointSlice of the name (AlreadyExists) is not this one's;
+		// with a bound of its own, since ctx may be what failed the create.
+		undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if derr := deleteService(undo); derr != nil {
+			err = fmt.Errorf("%w; deleting Service %s/%s it had made: %v", err, ns, name, derr)
+		}
 		return nil, nil, false, fmt.Errorf("creating EndpointSlice %s/%s: %w", ns, name, err)
 	}
 	return svc, delete, reused, nil
