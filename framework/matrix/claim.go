@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -188,28 +187,14 @@ func anyValue(actual []string, ok func(string) bool) bool {
 // failed, or failed otherwise than the claim says (report.MissedFailures with the
 // observed value checked too), for the Go tests that run a flawed reference.
 func MissedClaims(c report.Conformance, claims map[string]Claim) []string {
-	byID := map[string]report.Test{}
-	for _, t := range c.Tests {
-		byID[t.ID] = t
+	want := make(map[string]string, len(claims))
+	for id, cl := range claims {
+		want[id] = fmt.Sprintf("at %s", cl)
 	}
-	ids := make([]string, 0, len(claims))
-	for id := range claims {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var out []string
-	for _, id := range ids {
-		t, ok := byID[id]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: not in the report (never ran), want failed at %s", id, claims[id]))
-		case t.Result != report.Failed:
-			out = append(out, fmt.Sprintf("%s: %s, want failed at %s", id, t.Result, claims[id]))
-		default:
-			if _, why := claims[id].Match(t.Failure); why != "" {
-				out = append(out, fmt.Sprintf("%s: want failed at %s; %s", id, claims[id], why))
-			}
+	return report.Missed(c, want, func(id, failure string) string {
+		if _, why := claims[id].Match(failure); why != "" {
+			return fmt.Sprintf("want failed at %s; %s", claims[id], why)
 		}
-	}
-	return out
+		return ""
+	})
 }
