@@ -115,4 +115,7 @@ const (
 	// balancer, as many managed and hand-made clusters do: each new connection goes to
 	// the next server.
 	ConnectLoadBalancer = "load-balancer"
+	// OwnNodeWord is --controller-manager's word for ConnectOwnNode, which is "" (the
+	// commands' "" means no controller manager).
+	OwnNodeWord = "own-node"
 )

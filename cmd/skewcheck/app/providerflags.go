@@ -67,14 +67,11 @@ func (p *providerFlags) controllerManagerSpec() *clusters.ControllerManagerSpec 
 	switch p.controllerManager {
 	case "":
 		return nil
-	case ownNode:
+	case clusters.OwnNodeWord:
 		return &clusters.ControllerManagerSpec{Connect: clusters.ConnectOwnNode}
 	}
 	return &clusters.ControllerManagerSpec{Connect: p.controllerManager}
 }
-
-// ownNode is --controller-manager's word for clusters.ConnectOwnNode, which is "".
-const ownNode = "own-node"
 
 // spec completes s with what the provider flags say.
 func (p *providerFlags) spec(s clusters.Spec) clusters.Spec {

@@ -28,9 +28,8 @@ func checkNight(o NightOptions, printsPlan bool) (i, n int, err error) {
 	if n > 1 && o.PlanFile == "" && !printsPlan {
 		return 0, 0, fmt.Errorf("--shard %s without --plan-file: every shard of a night must split the same plan, and each would make its own: run `skewcheck nightly --plan > plan.json` once and pass --plan-file plan.json to every shard (--shard 1/1, one machine, needs none)", o.Shard)
 	}
-	// Every conformance job is clusters.HighlyAvailable, three servers.
-	if cm := o.ControllerManager; cm != "" && cm != "own-node" && cm != clusters.ConnectLoadBalancer && !regexp.MustCompile(`^apiserver-[123]$`).MatchString(cm) {
-		return 0, 0, fmt.Errorf("--controller-manager %q: the conformance jobs' kube-controller-manager connects to own-node, load-balancer or apiserver-1 to apiserver-3 (each job has three servers); empty runs none", cm)
+	if err := checkControllerManager(o.ControllerManager); err != nil {
+		return 0, 0, err
 	}
 	if _, err := regexp.Compile(o.Jobs); err != nil {
 		return 0, 0, fmt.Errorf("--jobs %q is no regular expression: %w", o.Jobs, err)
@@ -68,4 +67,20 @@ func neededVersions(jobs []matrix.Job) []string {
 		}
 	}
 	return out
+}
+
+// checkControllerManager judges --controller-manager against the conformance jobs' shape,
+// clusters.HighlyAvailable: own-node, load-balancer, or one of its servers by name.
+func checkControllerManager(cm string) error {
+	if cm == "" || cm == clusters.OwnNodeWord || cm == clusters.ConnectLoadBalancer {
+		return nil
+	}
+	servers := clusters.HighlyAvailable("", "")
+	for i := range servers {
+		if cm == fmt.Sprintf("apiserver-%d", i+1) {
+			return nil
+		}
+	}
+	return fmt.Errorf("--controller-manager %q: the conformance jobs' kube-controller-manager connects to %s, %s or apiserver-1 to apiserver-%d (each job has %d servers); empty runs none",
+		cm, clusters.OwnNodeWord, clusters.ConnectLoadBalancer, len(servers), len(servers))
 }
