@@ -21,12 +21,18 @@ import (
 	"github.com/skewcheck/skewcheck/internal/integration"
 )
 
-// BenchmarkGateway measures, on one v1.35.4+v1.36.3 cluster, the latency and throughput
-// of GET and LIST asking apiserver-1 directly and through the reference gateway (run as
-// its own process, as `conformance --gateway reference` runs it; RoundRobin over both
-// servers), one client with keep-alive; then how many TCP connections the gateway holds
-// to each upstream at the peak (over every iteration) while 200 clients, each on its own
-// connection, send 10 LISTs each at once, as GW-080 does.
+// BenchmarkGateway measures, on one v1.35.4+v1.36.3 cluster, GET and LIST asking
+// apiserver-1 directly and through the reference gateway (run as a process of its own, as
+// `conformance --gateway reference` runs it, though from this test binary:
+// TestBenchGatewayProcess; RoundRobin over both servers) with 1, 200 and 1000 clients at
+// once (framework.BenchmarkGets, the load generator the peer proxy's bench shares): p50,
+// p99, requests/s, the gateway's against direct's, and the gateway process's allocations
+// per proxied request (its Go heap allocations over the run, divided by the requests; the
+// health checks it runs meanwhile add a few). Then how many TCP connections the gateway
+// holds to each upstream at the peak (over every iteration) while 200 clients, each on
+// its own connection, send 10 LISTs each at once, as GW-080 does. The gateway process's
+// debug server (printed at the start) serves net/http/pprof for profiling it under this
+// load (docs/measurements.md says how).
 // Run: go test -run '^$' -bench Gateway -benchtime 2s ./reference/gateway
 func BenchmarkGateway(b *testing.B) {
 	integration.Require(b)
@@ -35,10 +41,10 @@ func BenchmarkGateway(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", cli, "../../cmd/skewcheck").CombinedOutput(); err != nil {
 		b.Fatalf("building the CLI: %v\n%s", err, out)
 	}
+	debugFile := filepath.Join(b.TempDir(), "debug-addr")
 	c := localtest.Start(b, local.Config{Name: "gwbench", Servers: localtest.WithoutPeerProxy(localtest.Pair()...)})
 	t, stop, err := front.On(ctx, c, clustersgateway.Config{Name: "reference",
-		Shell: "exec " + cli + ` reference gateway --listen "$SKEWCHECK_LISTEN" --config-dir "$SKEWCHECK_GATEWAY_CONFIG"` +
-			` --tls-cert "$SKEWCHECK_SERVING_CERT" --tls-key "$SKEWCHECK_SERVING_KEY" --client-ca "$SKEWCHECK_CLIENT_CA"`,
+		Shell:      benchGatewayEnv + "=" + debugFile + " exec " + os.Args[0] + " -test.run=^TestBenchGatewayProcess$ -test.v=false",
 		ApplyShell: "exec " + cli + ` reference gateway wait --config-dir "$SKEWCHECK_GATEWAY_CONFIG"`})
 	if err != nil {
 		b.Fatal(err)
@@ -49,13 +55,25 @@ func BenchmarkGateway(b *testing.B) {
 	if r := entries["direct"].Do(ctx, framework.Request{Method: "POST", Path: "/api/v1/namespaces/default/configmaps", Body: []byte(cm)}); r.Status != 201 {
 		b.Fatalf("creating the configmap: %s", r)
 	}
+	debug, err := os.ReadFile(debugFile)
+	if err != nil {
+		b.Fatalf("reading the gateway process's debug address: %v", err)
+	}
+	fmt.Fprintf(os.Stderr, "gateway debug server: http://%s/debug/pprof/\n", debug)
 	for _, op := range []struct{ name, path string }{
 		{"GET", "/api/v1/namespaces/default/configmaps/bench"},
 		{"LIST", "/api/v1/namespaces/default/configmaps"},
 	} {
-		for _, via := range []string{"direct", "gateway"} {
-			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
-				framework.BenchmarkGets(ctx, b, entries[via], op.path)
+		for _, clients := range []int{1, 200, 1000} {
+			var direct framework.BenchFigures
+			b.Run(fmt.Sprintf("%s/clients=%d/direct", op.name, clients), func(b *testing.B) {
+				direct = framework.BenchmarkGets(ctx, b, entries["direct"], op.path, clients)
+			})
+			b.Run(fmt.Sprintf("%s/clients=%d/gateway", op.name, clients), func(b *testing.B) {
+				before := gatewayMallocs(b, string(debug))
+				f := framework.BenchmarkGets(ctx, b, entries["gateway"], op.path, clients)
+				b.ReportMetric(float64(gatewayMallocs(b, string(debug))-before)/float64(b.N), "gateway-allocs/req")
+				framework.BenchReportAgainst(b, f, direct)
 			})
 		}
 	}
@@ -126,4 +144,19 @@ func BenchmarkGateway(b *testing.B) {
 		}
 	})
 	fmt.Fprintln(os.Stderr, "gateway log:", filepath.Join(c.Dir, "gateway", "gateway.log"))
+}
+
+// gatewayMallocs is how many heap allocations the gateway process has made so far
+// (TestBenchGatewayProcess's /mallocs).
+func gatewayMallocs(b *testing.B, debug string) uint64 {
+	resp, err := http.Get("http://" + debug + "/mallocs")
+	if err != nil {
+		b.Fatalf("asking the gateway process for its allocations: %v", err)
+	}
+	defer resp.Body.Close()
+	var n uint64
+	if _, err := fmt.Fscan(resp.Body, &n); err != nil {
+		b.Fatalf("reading the gateway process's allocations: %v", err)
+	}
+	return n
 }

@@ -16,7 +16,8 @@ import (
 // BenchmarkProxied compares, in one process on one cluster, the latency and throughput of
 // proxied requests through upstream's proxy (apiserver-1, which has batch/v1 off, forwards
 // to apiserver-2) and through the reference in front of apiserver-1, with apiserver-2
-// asked directly as the baseline; then the time to 503 once the peer is frozen.
+// asked directly as the baseline, with 1, 200 and 1000 clients at once (the load generator
+// the gateway's bench shares), each against direct; then the time to 503 once the peer is frozen.
 // Run: make bench.
 func BenchmarkProxied(b *testing.B) {
 	integration.Require(b)
@@ -33,10 +34,21 @@ func BenchmarkProxied(b *testing.B) {
 		{"GET", "/apis/batch/v1/namespaces/default/jobs/bench"},
 		{"LIST", "/apis/batch/v1/namespaces/default/jobs"},
 	} {
-		for _, via := range []string{"direct", "upstream", "reference"} {
-			b.Run(fmt.Sprintf("%s/%s", op.name, via), func(b *testing.B) {
-				framework.BenchmarkGets(ctx, b, entries[via], op.path)
-			})
+		for _, clients := range []int{1, 200, 1000} {
+			var direct framework.BenchFigures
+			for _, via := range []string{"direct", "upstream", "reference"} {
+				b.Run(fmt.Sprintf("%s/clients=%d/%s", op.name, clients, via), func(b *testing.B) {
+					// This process's allocations per request: the client's for direct and
+					// upstream, the client's and the in-process reference's for reference.
+					b.ReportAllocs()
+					f := framework.BenchmarkGets(ctx, b, entries[via], op.path, clients)
+					if via == "direct" {
+						direct = f
+					} else {
+						framework.BenchReportAgainst(b, f, direct)
+					}
+				})
+			}
 		}
 	}
 	peer := upstream.Endpoints[1].Node
