@@ -34,11 +34,15 @@ import (
 const SafeAge = tokenLifetime + time.Hour
 
 // MaxRunLength is the longest a run on a cluster skewcheck does not own may be made to
-// last (observe --for, certify --observe): its unprivileged user's token's lifetime, of
-// which SafeAge is made. A longer run would pass SafeAge while still going, and a
-// `skewcheck cleanup` without --run would delete its namespace and rights as what a killed
-// run left, under it.
-const MaxRunLength = tokenLifetime
+// last (observe --for, certify --observe): its unprivileged user's token's lifetime less
+// runMargin. A run that outlived its token would end with its tests answered 401, and one
+// that passed SafeAge while still going would have its namespace and rights deleted under
+// it by a `skewcheck cleanup` without --run, as what a killed run left.
+const MaxRunLength = tokenLifetime - runMargin
+
+// runMargin is what a run does besides the time it is made to last, all under the same
+// token: its bring-up and the tests certify runs before it observes, then its clean-up.
+const runMargin = 30 * time.Minute
 
 // CheckRunLength refuses a run made to last d, as flag says, longer than MaxRunLength.
 func CheckRunLength(flag string, d time.Duration) error {

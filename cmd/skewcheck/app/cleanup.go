@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,15 +68,9 @@ going is never touched; a younger run is deleted only when named with --run.`,
 			if err != nil {
 				return fmt.Errorf("a client for %s (%s): %w", admin.Host, src, err)
 			}
-			// The skewed resources' cluster-scoped objects a killed run's tests left are
-			// labelled too, in kinds only the cluster's discovery names.
-			more, err := existing.ClusterScopedFixtures(disc)
-			if err != nil {
-				return fmt.Errorf("%s (%s): %w", admin.Host, src, err)
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runCleanup(ctx, streams, f, dyn, admin.Host, time.Now(), more...)
+			return cleanupCluster(ctx, streams, f, dyn, disc, admin.Host, fmt.Sprint(src), time.Now())
 		},
 	}
 	fl := cmd.Flags()
@@ -97,6 +92,20 @@ func (f cleanupFlags) validate(olderThanSet bool) error {
 			f.olderThan, duration.HumanDuration(existing.SafeAge), duration.HumanDuration(existing.SafeAge))
 	}
 	return nil
+}
+
+// cleanupCluster is runCleanup, looking also in the cluster-scoped kinds of the skewed
+// resources the cluster serves: a killed run's tests left objects there, labelled, in kinds
+// only the cluster's discovery names. Without discovery the kinds every run labels are
+// still cleaned up, as certify's sweep does, and the command fails saying which kinds it
+// could not look in.
+func cleanupCluster(ctx context.Context, streams IOStreams, f cleanupFlags, dyn dynamic.Interface, disc discovery.DiscoveryInterface, host, src string, now time.Time) error {
+	more, discErr := existing.ClusterScopedFixtures(disc)
+	if discErr != nil {
+		discErr = fmt.Errorf("%s (%s): %w; the skewed resources' cluster-scoped kinds were not looked in: run the command again when the cluster's discovery answers", host, src, discErr)
+		fmt.Fprintf(streams.ErrOut, "warning: %v\n", discErr)
+	}
+	return errors.Join(runCleanup(ctx, streams, f, dyn, host, now, more...), discErr)
 }
 
 // runCleanup lists the runs dyn's cluster (at host) holds, looking in more besides the

@@ -5,6 +5,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	discoveryfake "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/skewcheck/skewcheck/clusters/existing"
 	"github.com/skewcheck/skewcheck/framework"
@@ -201,5 +204,26 @@ func TestCleanupFindsTheSkewedKindsLeft(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "volumeattributesclasses.storage.k8s.io/skewcheck-owner-old") {
 		t.Errorf("the listing does not name the old run's VolumeAttributesClass:\n%s", out.String())
+	}
+}
+
+// When the cluster's discovery fails, cleanup still deletes the old run from the kinds
+// every run labels (as certify's sweep does) and then fails, saying which kinds it could
+// not look in; before, it deleted nothing and a user's cleanup left every killed run.
+func TestCleanupWithoutDiscoveryCleansWhatItCanAndFails(t *testing.T) {
+	dyn := runsCluster()
+	disc := &discoveryfake.FakeDiscovery{Fake: &clienttesting.Fake{}}
+	disc.AddReactor("get", "resource", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("the server is currently unable to handle the request")
+	})
+	var out bytes.Buffer
+	f := cleanupFlags{kubeconfig: "cluster.kubeconfig", olderThan: existing.SafeAge, yes: true}
+	err := cleanupCluster(context.Background(), IOStreams{Out: &out, ErrOut: &out}, f, dyn, disc, "https://cluster", "kubeconfig cluster.kubeconfig", cleanupNow)
+	if err == nil || !strings.Contains(err.Error(), "cluster-scoped kinds were not looked in") {
+		t.Errorf("error %v, want one saying the skewed resources' kinds were not looked in", err)
+	}
+	want := []string{"namespaces/production", "namespaces/skewcheck-" + youngRun, "namespaces/staging"}
+	if got := leftIn(t, dyn); !slices.Equal(got, want) {
+		t.Errorf("left %v, want the old run deleted from the kinds every run labels, %v:\n%s", got, want, out.String())
 	}
 }

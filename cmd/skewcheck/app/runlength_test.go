@@ -33,9 +33,9 @@ current-context: a
 		args []string
 		want string
 	}{
-		{[]string{"observe", "--for", "4h"}, "--for 4h0m0s: a run on a cluster skewcheck does not own lasts at most 2h0m0s"},
-		{[]string{"observe", "--for", "2h1m"}, "give --for 2h0m0s or less"},
-		{[]string{"certify", "--observe", "3h"}, "--observe 3h0m0s: a run on a cluster skewcheck does not own lasts at most 2h0m0s"},
+		{[]string{"observe", "--for", "4h"}, "--for 4h0m0s: a run on a cluster skewcheck does not own lasts at most 1h30m0s"},
+		{[]string{"observe", "--for", "1h31m"}, "give --for 1h30m0s or less"},
+		{[]string{"certify", "--observe", "3h"}, "--observe 3h0m0s: a run on a cluster skewcheck does not own lasts at most 1h30m0s"},
 	} {
 		asked.Store(0)
 		var out bytes.Buffer
@@ -50,8 +50,8 @@ current-context: a
 	// At the bound the run goes ahead, and meets the cluster (which refuses it here).
 	asked.Store(0)
 	var out bytes.Buffer
-	Run([]string{"observe", "--for", "2h", "--kubeconfig", kubeconfig, "--report-dir", t.TempDir()}, IOStreams{Out: &out, ErrOut: &out})
+	Run([]string{"observe", "--for", "1h30m", "--kubeconfig", kubeconfig, "--report-dir", t.TempDir()}, IOStreams{Out: &out, ErrOut: &out})
 	if asked.Load() == 0 || strings.Contains(out.String(), "lasts at most") {
-		t.Errorf("observe --for 2h: refused before asking the cluster, want it let through:\n%s", out.String())
+		t.Errorf("observe --for 1h30m: refused before asking the cluster, want it let through:\n%s", out.String())
 	}
 }
