@@ -48,7 +48,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, c *cluster, cl
 				setImpersonation(pr.Out.Header, u)
 			}
 		},
-		FlushInterval: -1,
+		// 0, not -1: an answer of known length (a GET, a small LIST) goes through the
+		// client connection's buffer and out whole when the handler ends, where -1 flushed
+		// after every write and held each request on the connection's frame writer (the
+		// gateway's top lock wait under the bench's load, docs/measurements.md
+		// 2026-12-02). An answer of unknown length (a watch, a followed log, a chunked
+		// LIST) ReverseProxy still flushes after every write, event by event.
+		FlushInterval: 0,
 		Transport:     rt,
 		ModifyResponse: func(resp *http.Response) error {
 			upgrade.CloseWhenIdle(resp, g.cfg.UpgradeIdleTimeout)
