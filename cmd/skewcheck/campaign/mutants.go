@@ -3,6 +3,7 @@ package campaign
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
@@ -30,6 +31,9 @@ type mutantFamily struct {
 	front func(variant string) []string
 	// ranWith is the variant a run's report says it ran with ("" as shipped).
 	ranWith func(*report.Conformance) string
+	// endpointPerServer: a run's report has an endpoint per server of its --versions, in
+	// front of that server, so it shows each server's version (foreignReport holds it).
+	endpointPerServer bool
 }
 
 // reportVariant is the variant of a reference's flaw or defects, as the report records it.
@@ -44,9 +48,10 @@ var mutantFamilies = []mutantFamily{
 		// says why 20 s still catches a 404 after a refresh), at a third of the time.
 		// The soak profile's tests wait minutes whatever the hold: only the baseline and
 		// the mutants claiming them run them.
-		name:     "peerproxy",
-		ranWith:  reportVariant,
-		profiles: slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
+		name:              "peerproxy",
+		ranWith:           reportVariant,
+		endpointPerServer: true,
+		profiles:          slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
 			return append(serverArgs(clusters.HighlyAvailable(older, newer)), "--fault-hold", "20s")
 		},
@@ -119,21 +124,51 @@ func mutationFamilies() []string {
 }
 
 // foreignReport says why c is not the report of run r of a matrix of that seed and those
-// versions, "" when it is: a report left by another run (another variant, seed or pair)
-// proves nothing of this one.
+// versions, "" when it is: a report left by another run (another variant, seed, pair or
+// focus) proves nothing of this one. Every version the report shows must be one of the
+// run's own --versions; a family with an endpoint per server must show each of them, as
+// many times as the run has servers of it.
 func foreignReport(r *matrix.MutationRun, c *report.Conformance, seed int64, versions []string) string {
+	perServer := false
 	for _, f := range mutantFamilies {
 		if f.name == r.Family && f.ranWith(c) != r.Mutant {
 			return fmt.Sprintf("its report ran variant %q, not %q: it is another run's", f.ranWith(c), r.Mutant)
 		}
+		perServer = perServer || f.name == r.Family && f.endpointPerServer
 	}
 	if seed != 0 && c.Seed != seed {
 		return fmt.Sprintf("its report ran with seed %d, not the matrix's %d: it is another run's", c.Seed, seed)
 	}
+	if want := focusOf(r.Args); c.Focus != want {
+		return fmt.Sprintf("its report ran with focus %q, not the run's %q: it is another run's", c.Focus, want)
+	}
+	servers := versionsOf(r.Args)
+	if len(servers) == 0 {
+		servers = versions
+	}
+	var ran []string
 	for _, e := range c.Endpoints {
-		if e.Version != "" && !slices.Contains(versions, e.Version) {
-			return fmt.Sprintf("its report's %s runs %s, not one of the matrix's %v: it is another run's", e.Name, e.Version, versions)
+		if e.Version != "" && !slices.Contains(servers, e.Version) {
+			return fmt.Sprintf("its report's %s runs %s, not one of the run's %v: it is another run's", e.Name, e.Version, servers)
 		}
+		ran = append(ran, e.Version)
+	}
+	if perServer && !slices.Equal(sorted(ran), sorted(servers)) {
+		return fmt.Sprintf("its report's servers run %v, not the run's %v: it is another run's", ran, servers)
 	}
 	return ""
+}
+
+// versionsOf is the --versions of a run's flags, a version per server; nil without one.
+func versionsOf(args []string) []string {
+	if i := slices.Index(args, "--versions"); i >= 0 && i+1 < len(args) {
+		return strings.Split(args[i+1], ",")
+	}
+	return nil
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

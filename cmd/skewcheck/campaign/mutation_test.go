@@ -237,12 +237,14 @@ func TestReferencesPageListsEveryMutant(t *testing.T) {
 	}
 }
 
-// A report is the run's only when it ran the run's variant, the matrix's seed and its
-// versions: --rebuild over another matrix's directory, or a report left by an earlier run,
-// is refused by name, not counted.
+// A report is the run's only when it ran the run's variant, the matrix's seed, the run's
+// versions server by server and its focus: --rebuild over another matrix's directory, or a
+// report left by an earlier run, is refused by name, not counted.
 func TestForeignReportsAreRefused(t *testing.T) {
-	run := &matrix.MutationRun{Name: "peerproxy/hedge-reads", Family: "peerproxy", Mutant: "hedge-reads"}
-	own := &report.Conformance{Variant: "hedge-reads", Seed: 7, Endpoints: []report.Endpoint{{Name: "apiserver-1", Version: "v1.35.4"}}}
+	run := &matrix.MutationRun{Name: "peerproxy/hedge-reads", Family: "peerproxy", Mutant: "hedge-reads",
+		Args: []string{"--versions", "v1.35.4,v1.36.3,v1.36.3", "--focus", `\[(MVP-042)\]`}}
+	servers := []report.Endpoint{{Name: "apiserver-1", Version: "v1.35.4"}, {Name: "apiserver-2", Version: "v1.36.3"}, {Name: "apiserver-3", Version: "v1.36.3"}}
+	own := &report.Conformance{Variant: "hedge-reads", Seed: 7, Focus: `\[(MVP-042)\]`, Endpoints: servers}
 	if why := foreignReport(run, own, 7, []string{"v1.35.4", "v1.36.3"}); why != "" {
 		t.Errorf("the run's own report refused: %s", why)
 	}
@@ -254,6 +256,14 @@ func TestForeignReportsAreRefused(t *testing.T) {
 		{"another variant", func(c *report.Conformance) { c.Variant = "" }, `ran variant "", not "hedge-reads"`},
 		{"another seed", func(c *report.Conformance) { c.Seed = 8 }, "seed 8, not the matrix's 7"},
 		{"another pair", func(c *report.Conformance) { c.Endpoints[0].Version = "v1.34.4" }, "runs v1.34.4"},
+		// every version one of the pair's, but not the run's servers: the older three times
+		{"the older alone", func(c *report.Conformance) {
+			for i := range c.Endpoints {
+				c.Endpoints[i].Version = "v1.35.4"
+			}
+		}, "servers run [v1.35.4 v1.35.4 v1.35.4], not the run's [v1.35.4 v1.36.3 v1.36.3]"},
+		{"a server fewer", func(c *report.Conformance) { c.Endpoints = c.Endpoints[:2] }, "not the run's [v1.35.4 v1.36.3 v1.36.3]"},
+		{"another focus", func(c *report.Conformance) { c.Focus = "" }, `focus "", not the run's`},
 	} {
 		c := *own
 		c.Endpoints = slices.Clone(own.Endpoints)

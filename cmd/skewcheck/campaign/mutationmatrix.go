@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,18 +19,26 @@ import (
 
 // RebuildMutation runs nothing: it builds the matrix again from the reports a run of it
 // left in o.ReportDir, keeping the date, seed and times its mutation.json recorded, and
-// concludes as Mutation does.
+// concludes as Mutation does. Each report counts only when it is its cell's as the plan
+// says (foreignReport): variant, seed, versions and focus.
 func RebuildMutation(o MutationOptions, out io.Writer) error {
 	runs, err := PlanMutation(o)
 	if err != nil {
 		return err
 	}
-	m := &matrix.Mutation{Date: time.Now(), Versions: o.Versions, Focus: o.Focus}
+	// Nothing of o goes in before the unmarshal: it would write into o.Versions' array.
+	m := &matrix.Mutation{Date: time.Now()}
 	if b, err := os.ReadFile(filepath.Join(o.ReportDir, matrix.MutationJSONFile)); err == nil {
 		if err := json.Unmarshal(b, m); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(o.ReportDir, matrix.MutationJSONFile), err)
 		}
 	}
+	// The matrix rebuilt is the plan's: its versions, focus and seed, whatever the
+	// mutation.json found says, so each report is held to what its cell ran.
+	if o.Seed != 0 && m.Seed != 0 && o.Seed != m.Seed {
+		return fmt.Errorf("--seed %d: the matrix in %s ran with seed %d; rebuild it with that seed, or without --seed", o.Seed, o.ReportDir, m.Seed)
+	}
+	m.Versions, m.Focus, m.EveryTest, m.Seed = o.Versions, o.Focus, o.EveryTest, cmp.Or(o.Seed, m.Seed)
 	seconds := map[string]float64{}
 	for _, r := range m.Runs {
 		seconds[r.Name] = r.Seconds
@@ -47,6 +56,9 @@ func RebuildMutation(o MutationOptions, out io.Writer) error {
 			r.Error = why
 			continue
 		}
+		// Without a seed given or recorded, the first report's is the matrix's: the
+		// others must share it, one matrix being one seed.
+		m.Seed = cmp.Or(m.Seed, c.Seed)
 		r.Report = c
 	}
 	if err := writeMutation(o.ReportDir, m); err != nil {
