@@ -51,7 +51,7 @@ var (
 // references' registries, and their tests against the suites).
 var MutantCatches = func() matrix.Catches {
 	out := matrix.Catches{}
-	for _, c := range []matrix.Catches{peerproxyCatches, gatewayCatches, ipmodeCatches} {
+	for _, c := range []matrix.Catches{peerproxyCatches, gatewayCatches, ipmodeCatches, controllersCatches} {
 		maps.Copy(out, c)
 	}
 	return out

@@ -190,7 +190,7 @@ func TestReferencesPageListsEveryMutant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	family := map[string]string{"peer proxy": "peerproxy", "gateway": "gateway", "dataplane": "ipmode"}
+	family := map[string]string{"peer proxy": "peerproxy", "gateway": "gateway", "dataplane": "ipmode", "upstream controllers": "controllers"}
 	flaw := regexp.MustCompile("^`([^`]+)`")
 	rows := map[string]string{} // mutant's run name (family/flaw) → the row's last cell
 	for _, line := range strings.Split(string(page), "\n") {
