@@ -26,7 +26,9 @@ func TestMutantFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := len(peerproxy.Flaws()) + len(gateway.DefectNames()) + len(dataplane.ReferenceFlawed())
+	// The controllers family's one mutant is upstream's own configuration, the proxy inert
+	// as kubeadm leaves it: no registry holds it.
+	want := len(peerproxy.Flaws()) + len(gateway.DefectNames()) + len(dataplane.ReferenceFlawed()) + 1
 	mutants := 0
 	for _, r := range runs {
 		if _, err := framework.Select(suites.All(), r.Profiles); err != nil {
@@ -50,6 +52,10 @@ func TestMutantFamilies(t *testing.T) {
 			dp := dataplaneFlags{name: r.Mutant}
 			if _, err := dp.spec(&framework.Endpoint{}, binaries.Options{}); err != nil || r.Mutant == "reference" {
 				t.Errorf("%s: %v", r.Name, err)
+			}
+		case "controllers":
+			if r.Mutant != "kubeadm-peer-proxy" || !slices.Contains(r.Args, "--kubeadm-peer-proxy") {
+				t.Errorf("%s: args %v, want the proxy inert as kubeadm leaves it (--kubeadm-peer-proxy)", r.Name, r.Args)
 			}
 		default:
 			t.Errorf("%s: a family this test does not know; check its variants here", r.Name)
