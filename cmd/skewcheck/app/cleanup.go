@@ -103,7 +103,6 @@ func cleanupCluster(ctx context.Context, streams IOStreams, f cleanupFlags, dyn 
 	more, discErr := existing.ClusterScopedFixtures(disc)
 	if discErr != nil {
 		discErr = fmt.Errorf("%s (%s): %w; the skewed resources' cluster-scoped kinds were not looked in: run the command again when the cluster's discovery answers", host, src, discErr)
-		fmt.Fprintf(streams.ErrOut, "warning: %v\n", discErr)
 	}
 	return errors.Join(runCleanup(ctx, streams, f, dyn, host, now, more...), discErr)
 }

@@ -111,6 +111,7 @@ var mutantFamilies = []mutantFamily{
 			return []string{"--dataplane", v}
 		},
 	},
+	controllersFamily,
 }
 
 // mutationFamilies are the families of the mutation matrix, in its order: a night runs
@@ -153,7 +154,7 @@ func foreignReport(r *matrix.MutationRun, c *report.Conformance, seed int64, ver
 		}
 		ran = append(ran, e.Version)
 	}
-	if perServer && !slices.Equal(sorted(ran), sorted(servers)) {
+	if perServer && !slices.Equal(slices.Sorted(slices.Values(ran)), slices.Sorted(slices.Values(servers))) {
 		return fmt.Sprintf("its report's servers run %v, not the run's %v: it is another run's", ran, servers)
 	}
 	return ""
@@ -161,14 +162,8 @@ func foreignReport(r *matrix.MutationRun, c *report.Conformance, seed int64, ver
 
 // versionsOf is the --versions of a run's flags, a version per server; nil without one.
 func versionsOf(args []string) []string {
-	if i := slices.Index(args, "--versions"); i >= 0 && i+1 < len(args) {
-		return strings.Split(args[i+1], ",")
+	if v := argOf(args, "--versions"); v != "" {
+		return strings.Split(v, ",")
 	}
 	return nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }

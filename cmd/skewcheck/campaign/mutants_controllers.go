@@ -36,7 +36,3 @@ var controllersFamily = mutantFamily{
 		return ""
 	},
 }
-
-// The controllers family joins the matrix last, from its own file: it shares nothing
-// with the reference families' table but the type.
-func init() { mutantFamilies = append(mutantFamilies, controllersFamily) }

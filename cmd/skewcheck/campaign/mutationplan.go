@@ -129,8 +129,11 @@ func focusedBaselines(baseline matrix.MutationRun, baselineFocus string, mutants
 }
 
 // focusOf is the --focus of a run's flags, "" without one.
-func focusOf(args []string) string {
-	if i := slices.Index(args, "--focus"); i >= 0 && i+1 < len(args) {
+func focusOf(args []string) string { return argOf(args, "--focus") }
+
+// argOf is the value of flag in a run's flags (given as two words), "" without it.
+func argOf(args []string, flag string) string {
+	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
 		return args[i+1]
 	}
 	return ""
