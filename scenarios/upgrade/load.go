@@ -151,7 +151,13 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 			path += "&resourceVersion=" + rv
 		}
 		sent := l.since()
-		s := l.stream(ctx, e, path)
+		// The resume is recorded at the stream's first event, not at its end: a stream
+		// that resumed and is still open when the run ends has resumed.
+		var resumed func()
+		if broken {
+			resumed = func() { l.record(Event{Server: e.Name, Kind: "watch-resume", Status: 200}) }
+		}
+		s := l.stream(ctx, e, path, resumed)
 		if ctx.Err() != nil {
 			return
 		}
@@ -162,9 +168,6 @@ func (l *load) watch(ctx context.Context, e *framework.Endpoint) {
 			l.lastRV[e.Name] = ""
 			l.mu.Unlock()
 			l.record(Event{Server: e.Name, Kind: "watch-relist", Status: 410})
-		}
-		if s.events > 0 && broken {
-			l.record(Event{Server: e.Name, Kind: "watch-resume", Status: 200})
 		}
 		broken = broken && s.events == 0 || s.status != 200 || s.early
 		l.record(Event{Server: e.Name, Kind: "watch-end", Status: s.status, Sent: sent, Error: s.err, Early: s.early})
@@ -181,8 +184,8 @@ type streamEnd struct {
 	err            string
 }
 
-// stream reads one watch until it ends.
-func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) streamEnd {
+// stream reads one watch until it ends, calling first (when not nil) at its first event.
+func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string, first func()) streamEnd {
 	start := time.Now()
 	client, req, err := framework.StreamRequest(ctx, e, path)
 	if err != nil {
@@ -217,6 +220,9 @@ func (l *load) stream(ctx context.Context, e *framework.Endpoint, path string) s
 			continue
 		}
 		end.events++
+		if end.events == 1 && first != nil {
+			first()
+		}
 		l.mu.Lock()
 		l.lastRV[e.Name] = ev.Object.Metadata.ResourceVersion
 		if l.seen[e.Name] == nil {

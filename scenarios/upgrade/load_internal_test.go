@@ -62,3 +62,35 @@ func TestRoutineWatchTimeoutIsNoResume(t *testing.T) {
 		t.Errorf("the watch resumes from %q, want the last resourceVersion seen, 14", l.lastRV["a"])
 	}
 }
+
+// A stream that resumed after a break and is still open when the run ends has resumed:
+// the resume is recorded at its first event, not when it ends (it never does here).
+func TestResumeStillOpenAtTheEndIsRecorded(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var streams atomic.Int32
+	e := fakeEndpoint(t, "a", func(w http.ResponseWriter, r *http.Request) {
+		n := streams.Add(1)
+		if n == 1 { // the server goes away: no stream
+			http.Error(w, "restarting", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintf(w, `{"type":"ADDED","object":{"metadata":{"name":"cm","resourceVersion":"%d"}}}`+"\n", 10+n)
+		w.(http.Flusher).Flush()
+		time.Sleep(50 * time.Millisecond)
+		cancel() // the run ends while this stream is open
+		<-r.Context().Done()
+	})
+	l := newLoad(&framework.Target{Endpoints: []*framework.Endpoint{e}}, Options{Seed: 1}, time.Now())
+	l.watchTimeout = time.Minute
+	l.watch(ctx, e)
+	resumes := 0
+	for _, ev := range l.events {
+		if ev.Kind == "watch-resume" {
+			resumes++
+		}
+	}
+	if resumes != 1 {
+		t.Errorf("%d resumes recorded, want the open stream's one: %+v", resumes, l.events)
+	}
+}
