@@ -4,7 +4,7 @@
 // discovery suites with no help from the apiservers (their gate may be off or missing), and
 // improves on upstream where upstream is weak:
 //   - identity survives upgrade requests (exec, attach, port-forward, websockets);
-//   - the time to 503 for a frozen or unreachable peer is bounded (PeerTimeout, 2 s),
+//   - the time to 503 for a frozen or unreachable peer is bounded (PeerTimeout, 5 s),
 //     while a healthy peer that is slow to answer is waited for;
 //   - upgrades (exec, attach, port-forward over SPDY or websockets) go over HTTP/1.1;
 //   - an idempotent request is retried on another capable peer before answering 503;
@@ -60,7 +60,8 @@ type Config struct {
 	// PeerTimeout bounds how long an apiserver may stay silent before it counts as gone:
 	// connecting, the TLS handshake, and the answer to a liveness ping on an open HTTP/2
 	// connection. It is the time to 503 when a peer is frozen or cut off; a healthy server
-	// that is slow to answer (a long LIST, a slow write) is waited for. Default 2 s.
+	// that is slow to answer (a long LIST, a slow write) is waited for. Default
+	// DefaultPeerTimeout.
 	PeerTimeout time.Duration
 	// SyncEvery is how often local and peer discovery and leases are re-read. Default 1 s.
 	SyncEvery time.Duration
@@ -107,10 +108,15 @@ type Proxy struct {
 	breaker breaker
 }
 
+// DefaultPeerTimeout is Config.PeerTimeout's default: a frozen peer's 503 comes within
+// 5 s on a new connection and 7.5 s on a warm one, and a healthy server has 5 s to answer
+// a liveness ping, which a busy one on a loaded machine needed (transport.go).
+const DefaultPeerTimeout = 5 * time.Second
+
 // Start checks the configuration, registers the proxy and starts serving.
 func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if cfg.PeerTimeout == 0 {
-		cfg.PeerTimeout = 2 * time.Second
+		cfg.PeerTimeout = DefaultPeerTimeout
 	}
 	if cfg.SyncEvery == 0 {
 		cfg.SyncEvery = time.Second

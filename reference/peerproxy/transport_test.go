@@ -154,7 +154,7 @@ func TestServeHTTPFrozenPeerIs503WithinTheBound(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable {
 		t.Fatalf("answer %d %q, want 503", w.Code, w.Body)
 	}
-	// Up to timeout/2 of silence before the ping, timeout/2 for its answer, and slack for
+	// Up to timeout/2 of silence before the ping, timeout for its answer, and slack for
 	// a loaded machine.
 	if took > 3*timeout {
 		t.Errorf("503 after %v, want within about %v", took, timeout)

@@ -63,7 +63,7 @@ SIGTERM stops it gracefully: its lease is deleted so peers stop routing to it at
 	f.StringVar(&c.ControlKey, "control-key", "", "its key")
 	f.StringVar(&c.ServerName, "apiserver-server-name", "kubernetes.default.svc", "name the apiservers' serving certificates are verified against")
 	f.StringVar(&c.AdvertiseURL, "advertise-url", "", "URL peers use to reach the fronted apiserver (default --apiserver)")
-	f.DurationVar(&c.PeerTimeout, "peer-timeout", 2*time.Second, "bound on reaching a peer: the time to 503 for a frozen peer")
+	f.DurationVar(&c.PeerTimeout, "peer-timeout", peerproxy.DefaultPeerTimeout, "bound on reaching a peer: the time to 503 for a frozen peer")
 	f.StringVar(&c.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics here")
 	f.DurationVar(&c.LeaseDuration, "lease-duration", peerproxy.DefaultLeaseDuration, "how long peers keep answering 503 for this server's resources after the proxy itself is gone (a graceful stop ends it at once)")
 	cmd.AddCommand(pp, newReferenceIPModeCommand(streams), newReferenceGatewayCommand(streams))

@@ -13,6 +13,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/front"
 	"github.com/skewcheck/skewcheck/clusters/registry"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/reference/peerproxy"
 )
 
 // referenceFlags choose a reference implementation to put in front of a local cluster's
@@ -26,7 +27,7 @@ type referenceFlags struct {
 func (r *referenceFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.name, "reference", "", "put skewcheck's reference implementation in front of every apiserver: "+referenceHelp())
 	cmd.Flags().StringVar(&r.flaw, "reference-flaw", "", "with --reference: make every proxy deliberately wrong in one way, to see the suites fail (a mutant of skewcheck mutation): "+flawNames())
-	cmd.Flags().DurationVar(&r.peerTimeout, "peer-timeout", 2*time.Second, "with --reference: the bound on reaching a peer, the time to 503 for a frozen one")
+	cmd.Flags().DurationVar(&r.peerTimeout, "peer-timeout", peerproxy.DefaultPeerTimeout, "with --reference: the bound on reaching a peer, the time to 503 for a frozen one")
 }
 
 // referenceHelp lists the reference fronts with what each is.
