@@ -7,19 +7,26 @@
 package dataplanetest
 
 import (
+	"runtime"
 	"sync"
+	"weak"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/skewcheck/skewcheck/framework"
 )
 
-// Dataplane is a target's framework.Dataplane with what the tests do to it. For gives the
-// same value for the same framework.Dataplane, so that what it remembers (the NodePorts
-// handed out, CreateMarker's) holds across the tests of a run.
+// Dataplane is a target's framework.Dataplane with what the tests do to it. For gives
+// values sharing one state for the same framework.Dataplane, so that what it remembers (the
+// NodePorts handed out, CreateMarker's) holds across the tests of a run.
 type Dataplane struct {
 	*framework.Dataplane
+	*state
+}
 
+// state is what the toolkit remembers of one framework.Dataplane. It holds no reference
+// to it, so the record of a run's dataplane goes once the run does (For).
+type state struct {
 	csOnce sync.Once
 	cs     kubernetes.Interface
 	csErr  error
@@ -30,24 +37,22 @@ type Dataplane struct {
 	handedOut map[int]bool
 }
 
-var (
-	forMu sync.Mutex
-	forD  = map[*framework.Dataplane]*Dataplane{}
-)
+// states maps each framework.Dataplane, held weakly, to its state; an entry is deleted
+// once its dataplane is unreachable, so a process running many runs (the campaigns, the
+// tests) does not keep every run's.
+var states sync.Map // weak.Pointer[framework.Dataplane] -> *state
 
-// For is d with the toolkit, one value per d (nil for nil: a target without a dataplane).
+// For is d with the toolkit, sharing d's state (nil for nil: a target without a dataplane).
 func For(d *framework.Dataplane) *Dataplane {
 	if d == nil {
 		return nil
 	}
-	forMu.Lock()
-	defer forMu.Unlock()
-	if w, ok := forD[d]; ok {
-		return w
+	key := weak.Make(d)
+	st, loaded := states.LoadOrStore(key, &state{})
+	if !loaded {
+		runtime.AddCleanup(d, func(k weak.Pointer[framework.Dataplane]) { states.Delete(k) }, key)
 	}
-	w := &Dataplane{Dataplane: d}
-	forD[d] = w
-	return w
+	return &Dataplane{Dataplane: d, state: st.(*state)}
 }
 
 // clientset is the admin's client, made once: tests create many Services.
