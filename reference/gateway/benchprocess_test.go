@@ -20,7 +20,7 @@ const benchGatewayEnv = "SKEWCHECK_BENCH_GATEWAY_DEBUG"
 
 // TestBenchGatewayProcess is the gateway process of BenchmarkGateway: the reference
 // gateway as `reference gateway` runs it (from the environment clusters/gateway gives its
-// Shell), in this test binary rather than the CLI so the bench can read what the gateway
+// Shell, each variable to the Config field the CLI's Shell gives it as a flag), in this test binary rather than the CLI so the bench can read what the gateway
 // alone does: /mallocs (runtime.MemStats.Mallocs, for allocations per proxied request)
 // and net/http/pprof (CPU, heap, mutex and block profiles under the bench's load) on a
 // debug server of its own, whose address it writes to $SKEWCHECK_BENCH_GATEWAY_DEBUG.
@@ -51,7 +51,7 @@ func TestBenchGatewayProcess(t *testing.T) {
 	}
 	g, err := gateway.Start(gateway.Config{Listen: os.Getenv("SKEWCHECK_LISTEN"), ConfigDir: os.Getenv("SKEWCHECK_GATEWAY_CONFIG"),
 		ServingCert: os.Getenv("SKEWCHECK_SERVING_CERT"), ServingKey: os.Getenv("SKEWCHECK_SERVING_KEY"), ClientCA: os.Getenv("SKEWCHECK_CLIENT_CA"),
-		Log: os.Stderr})
+		DefaultServerName: os.Getenv("SKEWCHECK_SERVER_NAME"), Log: os.Stderr})
 	if err != nil {
 		t.Fatalf("starting the gateway: %v", err)
 	}
