@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -122,6 +123,10 @@ type Mutation struct {
 	// skipped, failed for another reason, or failed against the baseline too; and mutants
 	// that claim nothing.
 	Unmet []string `json:"unmet,omitempty"`
+	// OutsideFocus lists the claims left unchecked because Focus leaves out their test
+	// ("<mutant> claims <test>"): asked for, so no problem, but said wherever the matrix
+	// concludes, so a focused matrix is never read as a whole one.
+	OutsideFocus []string `json:"outsideFocus,omitempty"`
 }
 
 // Build fills the matrix from the runs' reports: a cell per test and run, and for each
@@ -131,7 +136,9 @@ type Mutation struct {
 // the test is claimed for the mutant and fails at the claim's assertion observing the
 // claim's value (Claim.Match), and the baseline run with the mutant's focus, when the
 // matrix has one, passed it too. Any other failure of a mutant is incidental. A claim
-// that did not hold is a problem. With a focus, tests no run ran are left out.
+// that did not hold is a problem. With a focus, tests no run ran are left out, but never
+// a claim silently: one the focus leaves out is listed in OutsideFocus, one it selects
+// (no run ran it all the same) is a problem.
 func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims Catches) {
 	baselines := map[string]*MutationRun{} // by family: the baseline of every test
 	focused := map[string]*MutationRun{}   // by mutant: the baseline of its focus
@@ -145,7 +152,7 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims C
 			baselines[r.Family] = r
 		}
 	}
-	m.Tests, m.Stale, m.Unmet = nil, nil, nil
+	m.Tests, m.Stale, m.Unmet, m.OutsideFocus = nil, nil, nil, nil
 	for _, t := range tests {
 		t.Cells, t.FailedBy, t.Evidence, t.Incidental = map[string]Cell{}, nil, nil, nil
 		ran := false
@@ -154,6 +161,7 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims C
 			ran = ran || t.Cells[r.Name] != CellNotRun
 		}
 		if m.Focus != "" && !ran {
+			m.unranClaims(t, claims)
 			continue
 		}
 		for _, r := range m.Runs {
@@ -233,6 +241,25 @@ func (m *Mutation) Build(tests []MutationTest, reasons MutationReasons, claims C
 			r.Reason = "its family's baseline left no report, so no failure can count"
 		default:
 			r.Reason = "every test it runs passes or skips, or fails against the baseline too"
+		}
+	}
+}
+
+// unranClaims accounts for the claims, by the matrix's mutants, on a test no run ran with
+// m.Focus set: outside the focus they are noted (OutsideFocus), inside it each is a
+// problem, since a claim no run checked proves nothing.
+func (m *Mutation) unranClaims(t MutationTest, claims Catches) {
+	focus, err := regexp.Compile(m.Focus)
+	selected := err != nil || focus.MatchString(t.Profile+" ["+t.ID+"] "+t.Description) // ginkgo's spec text
+	for _, r := range m.Runs {
+		want, claimed := claims[r.Name][t.ID]
+		switch {
+		case r.Baseline() || !claimed:
+		case selected:
+			m.Unmet = append(m.Unmet, fmt.Sprintf("mutant %s must fail %s at %s; no run ran it, though the focus %q selects it (their reports lack it, or skip it as not selected)",
+				r.Name, t.ID, want, m.Focus))
+		default:
+			m.OutsideFocus = append(m.OutsideFocus, r.Name+" claims "+t.ID)
 		}
 	}
 }
@@ -415,6 +442,9 @@ func (m *Mutation) Summary() string {
 	}
 	line := fmt.Sprintf("mutation matrix %s: %d tests, %d mutants; %d tests failed by at least one mutant, %d mutants caught; %s",
 		m.Date.Format("2006-01-02"), n.Tests, n.Mutants, n.TestsFailed, n.MutantsCaught, verdict)
+	if len(m.OutsideFocus) > 0 {
+		line += fmt.Sprintf("; %d claims outside the focus %q, not checked (mutation.md lists them)", len(m.OutsideFocus), m.Focus)
+	}
 	if b := m.BaselineFailures(); len(b) > 0 {
 		line = strings.Join(b, "; ") + "; " + line
 	}
@@ -461,6 +491,12 @@ func (m *Mutation) Markdown() string {
 		b.WriteString("\n## Problems\n\n")
 		for _, s := range p {
 			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	if len(m.OutsideFocus) > 0 {
+		fmt.Fprintf(&b, "\n## Claims outside the focus\n\nThe focus `%s` leaves out these claimed tests: no run ran them, so these claims were not checked.\n\n", m.Focus)
+		for _, c := range m.OutsideFocus {
+			fmt.Fprintf(&b, "- %s\n", c)
 		}
 	}
 	b.WriteString(catchesSection(m.Tests))

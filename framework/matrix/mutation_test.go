@@ -260,3 +260,35 @@ func TestClipKeepsCharactersWhole(t *testing.T) {
 		}
 	}
 }
+
+// With a focus, a claimed test no run ran is never a silence: outside the focus asked for,
+// the matrix says it was not checked (OutsideFocus, the closing line, mutation.md); inside
+// it, the claim is a problem.
+func TestMutationFocusNeverDropsAClaimSilently(t *testing.T) {
+	runs := func() []MutationRun {
+		return []MutationRun{
+			{Name: "a", Family: "a", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Passed, "T-2": report.Skipped}, report.NotSelected)},
+			{Name: "a/m1", Family: "a", Mutant: "m1", Profiles: []string{"p"}, Report: results("p", map[string]report.Result{"T-1": report.Failed, "T-2": report.Skipped}, report.NotSelected)},
+		}
+	}
+	claimsT2 := Catches{"a/m1": {"T-1": ClaimText("as the flaw"), "T-2": ClaimText("as the flaw")}}
+
+	outside := &Mutation{Focus: `\[T-1\]`, Runs: runs()}
+	outside.Build(matrixTests(), MutationReasons{}, claimsT2)
+	if len(outside.Problems()) != 0 || !slices.Equal(outside.OutsideFocus, []string{"a/m1 claims T-2"}) {
+		t.Errorf("focus on T-1: problems %v, outside the focus %q; want none, and a/m1's claim on T-2 named as outside it", outside.Problems(), outside.OutsideFocus)
+	}
+	if s := outside.Summary(); !strings.Contains(s, "1 claims outside the focus") {
+		t.Errorf("the closing line does not say a claim was left outside the focus: %s", s)
+	}
+	if md := outside.Markdown(); !strings.Contains(md, "## Claims outside the focus") || !strings.Contains(md, "- a/m1 claims T-2\n") {
+		t.Errorf("mutation.md does not list the claim on T-2 as outside the focus:\n%s", md)
+	}
+
+	inside := &Mutation{Focus: `\[T-[12]\]`, Runs: runs()}
+	inside.Build(matrixTests(), MutationReasons{}, claimsT2)
+	problems := strings.Join(inside.Problems(), "\n")
+	if !strings.Contains(problems, `mutant a/m1 must fail T-2 at "as the flaw" (text only); no run ran it`) || inside.OutsideFocus != nil {
+		t.Errorf("focus on T-1 and T-2, T-2 run by none: problems\n%s\noutside the focus %q; want the claim on T-2 a problem", problems, inside.OutsideFocus)
+	}
+}
