@@ -28,28 +28,37 @@ const leaseFresh = time.Minute
 // every provider's controller manager (the local provider's when asked for, kubeadm's on
 // kind, a real cluster's), whether or not the provider could have been asked for one.
 var ControllerManagers = framework.DeclareFeature("ControllerManager", func(t *framework.Target) string {
+	_, why := LeadingControllerManager(t)
+	return why
+}).Worded("a real kube-controller-manager")
+
+// LeadingControllerManager is the holder of kube-system/kube-controller-manager, read
+// through t's first endpoint, when a kube-controller-manager leads now; else why none does
+// (holder ""). A run that needs the controllers to act throughout (the rolling upgrade's
+// owners) asks it at the start and again at the end.
+func LeadingControllerManager(t *framework.Target) (holder, why string) {
 	if len(t.Endpoints) == 0 {
-		return "the target has no endpoint to read kube-system/" + leaderLease + " from"
+		return "", "the target has no endpoint to read kube-system/" + leaderLease + " from"
 	}
 	e := t.Endpoints[0]
 	cs, err := kubernetes.NewForConfig(e.Admin)
 	if err != nil {
-		return fmt.Sprintf("reading kube-system/%s through %s: %v", leaderLease, e.Name, err)
+		return "", fmt.Sprintf("reading kube-system/%s through %s: %v", leaderLease, e.Name, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	l, err := cs.CoordinationV1().Leases("kube-system").Get(ctx, leaderLease, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return "no kube-controller-manager runs against the target (no lease kube-system/" + leaderLease +
+		return "", "no kube-controller-manager runs against the target (no lease kube-system/" + leaderLease +
 			"): a local cluster runs one when asked (clusters.Spec.ControllerManager)"
 	case err != nil:
-		return fmt.Sprintf("reading the lease kube-system/%s through %s: %v", leaderLease, e.Name, err)
+		return "", fmt.Sprintf("reading the lease kube-system/%s through %s: %v", leaderLease, e.Name, err)
 	case l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" || l.Spec.RenewTime == nil:
-		return "no kube-controller-manager holds the lease kube-system/" + leaderLease
+		return "", "no kube-controller-manager holds the lease kube-system/" + leaderLease
 	case time.Since(l.Spec.RenewTime.Time) > leaseFresh:
-		return fmt.Sprintf("kube-controller-manager %s last renewed kube-system/%s %v ago: it does not lead now",
+		return "", fmt.Sprintf("kube-controller-manager %s last renewed kube-system/%s %v ago: it does not lead now",
 			*l.Spec.HolderIdentity, leaderLease, time.Since(l.Spec.RenewTime.Time).Round(time.Second))
 	}
-	return ""
-}).Worded("a real kube-controller-manager")
+	return *l.Spec.HolderIdentity, ""
+}

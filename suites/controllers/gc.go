@@ -10,33 +10,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/skewcheck/skewcheck/framework"
-	"github.com/skewcheck/skewcheck/framework/fixtures"
+	"github.com/skewcheck/skewcheck/scenarios/owners"
 )
 
 // dependentsPerOwner is enough to tell one wrong deletion from a policy applied.
 const dependentsPerOwner = 2
 
-// family is an owner of a skewed resource and its dependents.
-type family struct {
-	route      framework.Route
-	owner      ref
-	dependents []ref
-}
-
 // families makes one owner of each skewed resource, through a server that serves it, and
 // its dependents through a server that does not (ConfigMaps every server serves): all
 // removed when the test ends, whatever the controllers did.
-func families(ctx context.Context, env *framework.Env) []family {
+func families(ctx context.Context, env *framework.Env) []owners.Family {
 	ns := framework.TestNamespace()
-	var out []family
+	var out []owners.Family
 	for _, r := range skewedOwners(env, false) {
-		f := family{route: r, owner: createOwner(ctx, r, fixtures.UniqueName("ctrl-owner"), ns)}
-		remove(r.Peer, f.owner)
-		for range dependentsPerOwner {
-			d := createDependent(ctx, r.Entry, f.owner, fixtures.UniqueName("ctrl-dependent"), ns)
-			remove(r.Entry, d)
-			f.dependents = append(f.dependents, d)
+		f, err := owners.Make(ctx, r, ns, dependentsPerOwner)
+		if f.Owner.UID != "" {
+			remove(r.Peer, f.Owner)
 		}
+		for _, d := range f.Dependents {
+			remove(r.Entry, d)
+		}
+		Expect(err).NotTo(HaveOccurred())
 		out = append(out, f)
 	}
 	return out
@@ -45,11 +39,11 @@ func families(ctx context.Context, env *framework.Env) []family {
 // seenGone says, for each dependent, through which servers it was read as gone (404).
 type seenGone map[string][]string
 
-func (s seenGone) look(ctx context.Context, env *framework.Env, fs []family) {
+func (s seenGone) look(ctx context.Context, env *framework.Env, fs []owners.Family) {
 	for _, f := range fs {
-		for _, d := range f.dependents {
+		for _, d := range f.Dependents {
 			for _, e := range env.Target.Endpoints {
-				if status, _ := get(ctx, e, d); status == 404 && !slices.Contains(s[d.String()], e.Name) {
+				if status, _ := owners.Get(ctx, e, d); status == 404 && !slices.Contains(s[d.String()], e.Name) {
 					s[d.String()] = append(s[d.String()], e.Name)
 				}
 			}
@@ -77,8 +71,8 @@ func dependentsKept(ctx context.Context, env *framework.Env) {
 	})
 	env.Measure("wronglyCollected", float64(len(gone)))
 	for _, f := range fs {
-		status, _ := get(ctx, f.route.Peer, f.owner)
-		Expect(status).To(Equal(200), "the owner %s through %s, which serves it, after the hold", f.owner, f.route.Peer.Name)
+		status, _ := owners.Get(ctx, f.Route.Peer, f.Owner)
+		Expect(status).To(Equal(200), "the owner %s through %s, which serves it, after the hold", f.Owner, f.Route.Peer.Name)
 	}
 	Expect(gone.describe()).To(BeEmpty(), "dependents deleted while their owner stood (held %v, the collector's discovery sync is %v): the garbage collector found their owner absent",
 		gcHold, gcSyncPeriod)
@@ -99,7 +93,7 @@ func deleted(policy string) func(context.Context, *framework.Env) {
 	return func(ctx context.Context, env *framework.Env) {
 		fs := families(ctx, env)
 		for _, f := range fs {
-			deleteWith(ctx, f.route.Peer, f.owner, policy)
+			deleteWith(ctx, f.Route.Peer, f.Owner, policy)
 		}
 		var left, ownersLeft, stillOwned []string
 		gone := seenGone{}
@@ -108,17 +102,17 @@ func deleted(policy string) func(context.Context, *framework.Env) {
 			gone = seenGone{}
 			gone.look(ctx, env, fs)
 			for _, f := range fs {
-				if status, _ := get(ctx, f.route.Peer, f.owner); status != 404 {
-					ownersLeft = append(ownersLeft, f.owner.String())
+				if status, _ := owners.Get(ctx, f.Route.Peer, f.Owner); status != 404 {
+					ownersLeft = append(ownersLeft, f.Owner.String())
 				}
-				for _, d := range f.dependents {
+				for _, d := range f.Dependents {
 					for _, e := range env.Target.Endpoints {
-						status, u := get(ctx, e, d)
+						status, u := owners.Get(ctx, e, d)
 						if status != 200 {
 							continue
 						}
 						left = append(left, fmt.Sprintf("%s through %s", d, e.Name))
-						if slices.ContainsFunc(u.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return string(o.UID) == f.owner.UID }) {
+						if slices.ContainsFunc(u.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return string(o.UID) == f.Owner.UID }) {
 							stillOwned = append(stillOwned, fmt.Sprintf("%s through %s", d, e.Name))
 						}
 					}

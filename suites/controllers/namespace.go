@@ -13,6 +13,7 @@ import (
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
+	"github.com/skewcheck/skewcheck/scenarios/owners"
 )
 
 // discoveryFailure is the condition the namespace controller sets when its discovery of
@@ -33,7 +34,7 @@ func namespaceDeleted(ctx context.Context, env *framework.Env) {
 	ns := fixtures.UniqueName("ctrl-ns")
 	createNamespace(ctx, first, ns)
 	ginkgo.DeferCleanup(func(ctx context.Context) { deleteNamespace(ctx, first, ns) })
-	var objects []ref
+	var objects []owners.Ref
 	for _, r := range routes {
 		for range 2 {
 			o := createOwner(ctx, r, fixtures.UniqueName("ctrl-object"), ns)
@@ -67,7 +68,7 @@ func namespaceDeleted(ctx context.Context, env *framework.Env) {
 			if !e.Served.Has(o.GVR.Key()) {
 				continue
 			}
-			if status, _ := get(ctx, e, o); status == 200 {
+			if status, _ := owners.Get(ctx, e, o); status == 200 {
 				left = append(left, fmt.Sprintf("%s (read through %s)", o, e.Name))
 			}
 		}
@@ -98,7 +99,7 @@ func namespaceDeleted(ctx context.Context, env *framework.Env) {
 // createDependentless makes a ConfigMap in ns through e, an object every server serves,
 // so the namespace holds more than the skewed resources.
 func createDependentless(ctx context.Context, e *framework.Endpoint, ns string) {
-	create(ctx, e, configMaps, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"skewcheck": "namespaced"},
+	create(ctx, e, owners.ConfigMaps, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"skewcheck": "namespaced"},
 		"metadata": map[string]any{"name": fixtures.UniqueName("ctrl-cm"), "namespace": ns}})
 }
 
