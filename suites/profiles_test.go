@@ -1,6 +1,7 @@
 package suites_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -36,8 +37,7 @@ func TestProfilesAreOneListOfValidValues(t *testing.T) {
 	if len(suites.DefaultProfiles) == 0 || len(suites.PeerProfiles) == 0 || len(suites.SoakProfiles) == 0 {
 		t.Errorf("a derived list is empty: default %v, peers %v, soak %v", suites.DefaultProfiles, suites.PeerProfiles, suites.SoakProfiles)
 	}
-	if !suites.Any([]string{"no-such-profile", suites.DefaultProfiles[0]}, func(p framework.Profile) bool { return p.Default }) ||
-		suites.Any([]string{"no-such-profile"}, func(framework.Profile) bool { return true }) {
-		t.Error("Any does not say whether a named profile is one the predicate keeps")
+	if got := suites.Where([]string{"no-such-profile", "soak", "mvp"}, func(p framework.Profile) bool { return p.Soak || p.Default }); !slices.Equal(got, []string{"soak", "mvp"}) {
+		t.Errorf("Where: got %v, want the named profiles it keeps, in the order given", got)
 	}
 }

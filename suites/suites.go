@@ -52,13 +52,16 @@ func Names(keep func(framework.Profile) bool) []string {
 	return out
 }
 
-// Any says whether a profile of names (unknown names count for nothing) is one keep says
-// true of.
-func Any(names []string, keep func(framework.Profile) bool) bool {
-	return slices.ContainsFunc(names, func(n string) bool {
-		p, ok := Lookup(n)
-		return ok && keep(p)
-	})
+// Where are those of names whose profile keep says true of, in the order given (a name of
+// no profile is left out).
+func Where(names []string, keep func(framework.Profile) bool) []string {
+	var out []string
+	for _, n := range names {
+		if p, ok := Lookup(n); ok && keep(p) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // DefaultProfiles are what `skewcheck conformance` runs when not told otherwise: the Mixed

@@ -14,7 +14,6 @@ import (
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/internal/interrupt"
 	"github.com/skewcheck/skewcheck/suites"
-	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
 )
 
 func newConformanceCommand(streams IOStreams) *cobra.Command {
@@ -56,7 +55,7 @@ point at instead: one context per apiserver or proxy endpoint.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			applyVerbosity(cmd, streams, &f.run.Verbose)
 			if f.gateway.enabled() && !cmd.Flags().Changed("profiles") {
-				f.run.Profiles = []string{gatewaysuite.Profile}
+				f.run.Profiles = suites.Names(framework.Profile.NeedsGateway)
 			}
 			if f.list && !listsSelection(cmd, f) {
 				return printTests(streams.Out, suites.All(), f.output) // every profile, not only the default ones

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -71,15 +70,9 @@ func checkBeforeBringUp(f *conformanceFlags, tests []framework.Test) error {
 }
 
 // peerProfiles names the profiles of the selected tests that are about peers
-// (suites.PeerProfiles and SoakProfiles).
+// (framework.Profile.Peers: the soak profiles too).
 func peerProfiles(tests []framework.Test) []string {
-	var out []string
-	for _, t := range tests {
-		if (slices.Contains(suites.PeerProfiles, t.Profile) || slices.Contains(suites.SoakProfiles, t.Profile)) && !slices.Contains(out, t.Profile) {
-			out = append(out, t.Profile)
-		}
-	}
-	return out
+	return suites.Where(profilesOf(tests), func(p framework.Profile) bool { return p.Peers })
 }
 
 // settle completes the flags with what the run implies (the default skew and dataplane,

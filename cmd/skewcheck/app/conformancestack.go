@@ -11,6 +11,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/stack"
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/scenarios/faults"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // stackSpec is the stack the flags ask for, in one of three kinds: the apiservers of a
@@ -48,7 +49,7 @@ func (f *conformanceFlags) stackSpec(streams IOStreams) (stack.Spec, error) {
 	// Tests of network faults act on forwarders in front of each peer address: the
 	// cluster gets them when a selected test needs them (faults.PeerPath), whatever its
 	// profile is called.
-	peerPaths := needsFeature(f.run.Profiles, faults.PeerPath)
+	peerPaths := len(suites.Where(f.run.Profiles, func(p framework.Profile) bool { return p.NeedsFeature(faults.PeerPath) })) > 0
 	spec.Provider = f.provider.name
 	spec.Cluster = f.provider.spec(clusters.Spec{Name: "conformance", Servers: specs, Port: f.servers.port,
 		Binaries: f.binaries, Progress: streams.ErrOut, ConvergeTimeout: f.timeouts.Converge, PeerPaths: peerPaths})

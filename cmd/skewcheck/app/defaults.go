@@ -8,6 +8,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters"
 	"github.com/skewcheck/skewcheck/clusters/dataplane"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // applyDefaultSkew implies the default skew (clusters.SkewedPair) on the first two servers
@@ -43,7 +44,7 @@ func (f *serverFlags) applyDefaultSkew() string {
 // cluster: its Services would be programmed by its own kube-proxies, so its ipmode tests
 // skip, saying what is missing.
 func (f *conformanceFlags) applyDefaultDataplane() string {
-	if !needsFeature(f.run.Profiles, framework.FeatureDataplane) || f.dataplane.chosen() != "" ||
+	if len(suites.Where(f.run.Profiles, framework.Profile.NeedsDataplane)) == 0 || f.dataplane.chosen() != "" ||
 		!f.makesCluster() || lacks(f.provider.name, clusters.NodeProxiers) {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/skewcheck/skewcheck/clusters/front"
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
 	"github.com/skewcheck/skewcheck/framework"
+	"github.com/skewcheck/skewcheck/suites"
 )
 
 // gatewayFlags put an API gateway in front of a local cluster for the gateway profile:
@@ -71,8 +72,8 @@ func (g *gatewayFlags) validate(ctx context.Context, f *conformanceFlags) error 
 	case !f.makesCluster() || f.reference.name != "" || f.sidecar.Enabled() || f.dataplane.chosen() != "":
 		return fmt.Errorf("a gateway runs in front of the apiservers of a cluster skewcheck makes, on its own: it cannot go with --kubeconfig, --reference, --sidecar-command, --sidecar-image or --dataplane")
 	}
-	if p := profilesNotAllNeeding(f.run.Profiles, framework.FeatureGateway); len(p) > 0 {
-		return fmt.Errorf("with a gateway, the profiles are those whose every test is of a gateway (%s): %s tests the endpoints, which are then the apiservers behind the gateway", strings.Join(profilesAllNeeding(framework.FeatureGateway), ", "), strings.Join(p, ", "))
+	if p := suites.Names(func(p framework.Profile) bool { return slices.Contains(f.run.Profiles, p.Name) && !p.NeedsGateway() }); len(p) > 0 {
+		return fmt.Errorf("with a gateway, the profiles are those whose every test is of a gateway (%s): %s tests the endpoints, which are then the apiservers behind the gateway", strings.Join(suites.Names(framework.Profile.NeedsGateway), ", "), strings.Join(p, ", "))
 	}
 	if g.reference != "" {
 		ref, _ := clustersgateway.LookupReference(g.reference)

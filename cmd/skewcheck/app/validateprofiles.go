@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	clustersgateway "github.com/skewcheck/skewcheck/clusters/gateway"
@@ -22,8 +21,7 @@ func checkProfiles(f *conformanceFlags) error {
 	if f.list || f.gateway.enabled() {
 		return nil
 	}
-	gateways := profilesAllNeeding(framework.FeatureGateway)
-	if need := slices.DeleteFunc(slices.Clone(f.run.Profiles), func(p string) bool { return !slices.Contains(gateways, p) }); len(need) > 0 {
+	if need := suites.Where(f.run.Profiles, framework.Profile.NeedsGateway); len(need) > 0 {
 		return fmt.Errorf("--profiles %s tests an API gateway in front of the apiservers, and none is given: give --gateway %s (skewcheck's), or yours with --gateway-command or --gateway-image and --gateway-apply-command",
 			strings.Join(need, ","), strings.Join(clustersgateway.ReferenceNames(), " or --gateway "))
 	}

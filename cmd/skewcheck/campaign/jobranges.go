@@ -2,15 +2,13 @@ package campaign
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/skewcheck/skewcheck/clusters"
+	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/matrix"
 	"github.com/skewcheck/skewcheck/framework/report"
 	"github.com/skewcheck/skewcheck/suites"
-	"github.com/skewcheck/skewcheck/suites/gateway"
-	"github.com/skewcheck/skewcheck/suites/ipmode"
 )
 
 // A far end of the ranges is judged by the ranges, not by its exit code.
@@ -26,10 +24,10 @@ func rangeEndArgs(j matrix.Job, seed, dir string) []string {
 	args := append(append([]string{"conformance"}, serverArgs(clusters.OneWayPair(j.From, j.To))...),
 		"--profiles", j.Profiles, "--seed", seed, "--report-dir", dir)
 	profiles := strings.Split(j.Profiles, ",")
-	if slices.Contains(profiles, gateway.Profile) {
+	if len(suites.Where(profiles, framework.Profile.NeedsGateway)) > 0 {
 		args = append(args, "--gateway", "reference")
 	}
-	if slices.Contains(profiles, ipmode.Profile) {
+	if len(suites.Where(profiles, framework.Profile.NeedsDataplane)) > 0 {
 		args = append(args, "--dataplane", "reference")
 	}
 	return args

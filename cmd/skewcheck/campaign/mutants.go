@@ -12,18 +12,15 @@ import (
 	"github.com/skewcheck/skewcheck/reference/gateway"
 	"github.com/skewcheck/skewcheck/reference/peerproxy"
 	"github.com/skewcheck/skewcheck/suites"
-	gatewaysuite "github.com/skewcheck/skewcheck/suites/gateway"
-	ipmodesuite "github.com/skewcheck/skewcheck/suites/ipmode"
 )
 
 // mutantFamily is one reference implementation and its deliberately wrong variants (the
-// mutants): the profiles that must catch them, and the `skewcheck conformance` flags
-// that run the reference as shipped (the family's baseline) or one variant. The variants
-// come from the reference's own registry, the one its CLI flag selects from, so a flaw
-// added there joins the matrix with no edit here.
+// mutants), and the `skewcheck conformance` flags that run the reference as shipped (the
+// family's baseline) or one variant. The variants come from the reference's own registry,
+// the one its CLI flag selects from, so a flaw added there joins the matrix with no edit
+// here; the profiles that must catch them name the family (profiles).
 type mutantFamily struct {
-	name     string
-	profiles []string
+	name string
 	// cluster is the local cluster each run gets, from the older and newer version.
 	cluster  func(older, newer string) []string
 	variants func() []string
@@ -51,7 +48,6 @@ var mutantFamilies = []mutantFamily{
 		name:              "peerproxy",
 		ranWith:           reportVariant,
 		endpointPerServer: true,
-		profiles:          slices.Concat(suites.PeerProfiles, suites.SoakProfiles),
 		cluster: func(older, newer string) []string {
 			return append(serverArgs(clusters.HighlyAvailable(older, newer)), "--fault-hold", "20s")
 		},
@@ -70,9 +66,8 @@ var mutantFamilies = []mutantFamily{
 		},
 	},
 	{
-		name:     "gateway",
-		ranWith:  reportVariant,
-		profiles: []string{gatewaysuite.Profile},
+		name:    "gateway",
+		ranWith: reportVariant,
 		cluster: func(older, newer string) []string {
 			return []string{"--versions", older + "," + newer}
 		},
@@ -93,7 +88,6 @@ var mutantFamilies = []mutantFamily{
 			}
 			return c.Dataplane
 		},
-		profiles: []string{ipmodesuite.Profile},
 		cluster: func(older, newer string) []string {
 			return []string{"--versions", older + "," + newer}
 		},
@@ -113,6 +107,10 @@ var mutantFamilies = []mutantFamily{
 	},
 	controllersFamily,
 }
+
+// profiles are the profiles whose tests must catch the family's mutants, those that name
+// it (framework.Profile.MutationFamily), in suites.Profiles' order.
+func (f mutantFamily) profiles() []string { return suites.JudgedBy(f.name) }
 
 // mutationFamilies are the families of the mutation matrix, in its order: a night runs
 // each as a job of its own.

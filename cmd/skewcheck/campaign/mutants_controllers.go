@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"github.com/skewcheck/skewcheck/framework/report"
-	controllerssuite "github.com/skewcheck/skewcheck/suites/controllers"
 )
 
 // kubeadmPeerProxy is the controllers family's mutant: every server's proxy as kubeadm
@@ -17,8 +16,7 @@ const kubeadmPeerProxy = "kubeadm-peer-proxy"
 // is no reference here: the variant is upstream's own configuration, so the report's
 // variant is the inert servers the run found (report.ProxyState), not a flag echoed.
 var controllersFamily = mutantFamily{
-	name:     "controllers",
-	profiles: []string{controllerssuite.Profile},
+	name: "controllers",
 	cluster: func(older, newer string) []string {
 		return []string{"--versions", older + "," + newer, "--server-flag", "1=--runtime-config=batch/v1=false", "--controller-manager", "apiserver-1"}
 	},

@@ -67,8 +67,8 @@ func PlanMutation(o MutationOptions) ([]matrix.MutationRun, error) {
 			if v != "" && !keep.MatchString(fam.name+"/"+v) {
 				continue
 			}
-			r := matrix.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles,
-				Args: append(append(fam.cluster(o.Versions[0], o.Versions[1]), "--profiles", strings.Join(fam.profiles, ",")), fam.front(v)...)}
+			r := matrix.MutationRun{Name: fam.name, Family: fam.name, Mutant: v, Profiles: fam.profiles(),
+				Args: append(append(fam.cluster(o.Versions[0], o.Versions[1]), "--profiles", strings.Join(fam.profiles(), ",")), fam.front(v)...)}
 			if v != "" {
 				r.Name += "/" + v
 			}
