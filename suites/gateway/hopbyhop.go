@@ -16,7 +16,15 @@ import (
 // request it forwards (RFC 9110 section 7.6.1); a gateway that writes the impersonation
 // before that removal forwards the request with its own credentials and no impersonation,
 // so any client, anonymous included, acts with the gateway's rights.
+//
+// The first names every impersonation header a gateway sets for the profile's clients:
+// user, groups, UID, and the one extra kube-apiserver (1.32+) gives every credential
+// (credentialID, escaped as client-go and the reference escape an extra key). Only such a
+// naming takes the whole impersonation away; one that leaves a header of it (the second,
+// the third: a group, an extra) leaves an impersonation without a user, which kube-apiserver
+// itself refuses 400, and that 400 cannot be told from a gateway's refusal here.
 var connectionNamings = []string{
+	"Impersonate-User, Impersonate-Group, Impersonate-Uid, Impersonate-Extra-Authentication.kubernetes.io%2Fcredential-Id",
 	"Impersonate-User, Impersonate-Group, Impersonate-Uid, Impersonate-Extra-Scopes",
 	"impersonate-user",
 	"X-Remote-User, X-Remote-Group, X-Remote-Uid, X-Remote-Extra-Scopes",
