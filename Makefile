@@ -279,7 +279,8 @@ test: deps test-binaries
 # catches a 404 after a refresh), and the end-to-end tests' full tables (every mvp and
 # discovery test through kind's fronts and, compared, through a found cluster's three ways
 # in; the image dataplane on kind; every gateway test on the image; the gateway's defects of
-# identity, SNI, connections and refusals; every fault kind on containers).
+# identity, SNI, connections and refusals; every fault kind on containers), and the
+# gateway's 10-minute soak (TestGatewaySoak, its curve in REPORT_DIR/gateway-soak.txt).
 # docs/development.md lists what guards what. make conformance, make chaos and the nightly hold 60 s too.
 # Every native fuzz target of the references, each for FUZZTIME, one after another.
 FUZZTIME ?= 30s
@@ -308,7 +309,7 @@ soak: SHELL := /bin/bash
 soak: .SHELLFLAGS := -o pipefail -c
 soak: deps browser-deps test-binaries fuzz
 	$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	SKEWCHECK_TEST_HOLD=60s $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestKindObserveInertUpgrade|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile|TestMorningPagesInChromium' ./suites ./reference/peerproxy ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
+	SKEWCHECK_TEST_HOLD=60s SKEWCHECK_SOAK_CURVE=$(abspath $(REPORT_DIR))/gateway-soak.txt $(GO) test -json -count=1 -p 1 -timeout 90m -run 'IsConformant|TestUpstreamSoak|TestReferenceSoak|FlawedReference|TestSidecarImage|TestKindFronts|TestKindDataplanes|TestKindClusterAsItRuns|TestKindObserveInertUpgrade|TestContainersChaos|TestGatewayImage|TestDataplanes|TestGatewayProfile|TestMorningPagesInChromium|TestGatewaySoak' ./suites ./reference/peerproxy ./reference/gateway ./cmd/skewcheck 2>&1 | $(TESTSUMMARY)
 
 bench: test-binaries
 	$(GO) test -run '^$$' -bench BringUp -benchtime 3x -timeout 30m ./clusters/local

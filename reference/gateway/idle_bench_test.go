@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,10 +133,6 @@ type idleGateway struct {
 	out  *bufio.Reader
 }
 
-// stats is what the gateway process holds: descriptors, live Go heap after a GC,
-// resident memory, goroutines.
-type stats struct{ fds, heap, rss, goroutines int64 }
-
 func startIdleGateway(b *testing.B, dir, ca string, serving pki.Pair) *idleGateway {
 	conf := filepath.Join(dir, "config")
 	if err := os.MkdirAll(conf, 0o755); err != nil {
@@ -194,9 +189,9 @@ func (g *idleGateway) line(b *testing.B) string {
 
 func (g *idleGateway) stats(b *testing.B) stats {
 	fmt.Fprintln(g.in, "stats")
-	var s stats
-	if _, err := fmt.Sscanf(g.line(b), "fds %d heap %d rss %d goroutines %d", &s.fds, &s.heap, &s.rss, &s.goroutines); err != nil {
-		b.Fatalf("the gateway process's stats: %v", err)
+	s, err := parseStats(g.line(b))
+	if err != nil {
+		b.Fatal(err)
 	}
 	return s
 }
@@ -309,24 +304,6 @@ func TestIdleGatewayProcess(t *testing.T) {
 	fmt.Println("listening " + strings.TrimPrefix(g.URL(), "https://"))
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		runtime.GC() // twice: what sync.Pools keep survives one
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		fds, _ := os.ReadDir("/proc/self/fd")
-		fmt.Printf("fds %d heap %d rss %d goroutines %d\n", len(fds), m.HeapAlloc, residentBytes(), runtime.NumGoroutine())
+		fmt.Println(heldNow())
 	}
-}
-
-// residentBytes is the process's resident memory (VmRSS), 0 if unknown.
-func residentBytes() int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
 }
