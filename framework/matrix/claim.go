@@ -28,6 +28,9 @@ type Claim struct {
 	Observed string `json:"observed,omitempty"`
 	// Empty: the flaw makes the assertion observe an empty value (a UID not passed on).
 	Empty bool `json:"empty,omitempty"`
+	// AtLeast is the least count the flaw makes the assertion observe, a count compared
+	// alone ("<int>: 37", 404s told while a server was registered); 0: none.
+	AtLeast int `json:"atLeast,omitempty"`
 }
 
 // ClaimText claims a failure of the assertion alone, whatever it observed: text only.
@@ -42,9 +45,14 @@ func ClaimValue(assertion, part string) Claim { return Claim{Assertion: assertio
 // ClaimEmpty claims the assertion failed observing an empty value.
 func ClaimEmpty(assertion string) Claim { return Claim{Assertion: assertion, Empty: true} }
 
+// ClaimCount claims the assertion failed observing a count of at least n.
+func ClaimCount(assertion string, n int) Claim { return Claim{Assertion: assertion, AtLeast: n} }
+
 // TextOnly says whether the claim names no observed value: any failure of its assertion
 // counts, which is weaker evidence, and listed as such.
-func (c Claim) TextOnly() bool { return c.Status == 0 && c.Observed == "" && !c.Empty }
+func (c Claim) TextOnly() bool {
+	return c.Status == 0 && c.Observed == "" && !c.Empty && c.AtLeast == 0
+}
 
 // Value is the observed value the claim names, in words: "HTTP 200", "skewcheck-admin",
 // "empty", or "text only".
@@ -54,6 +62,8 @@ func (c Claim) Value() string {
 		return "HTTP " + strconv.Itoa(c.Status)
 	case c.Empty:
 		return "empty"
+	case c.AtLeast > 0:
+		return "a count of " + strconv.Itoa(c.AtLeast) + " or more"
 	case c.Observed != "":
 		return c.Observed
 	}
@@ -110,6 +120,14 @@ func (c Claim) Match(failure string) (Evidence, string) {
 		if !anyValue(actual, func(v string) bool { return v == "" }) {
 			return Evidence{}, fmt.Sprintf("it failed at the assertion observing %s, not an empty value", ev.Actual)
 		}
+	case c.AtLeast > 0:
+		n, found := observedCount(actual)
+		if !found {
+			return Evidence{}, fmt.Sprintf("it failed at the assertion observing no count: %s", ev.Actual)
+		}
+		if n < c.AtLeast {
+			return Evidence{}, fmt.Sprintf("it failed at the assertion observing %d, fewer than %d: %s", n, c.AtLeast, ev.Actual)
+		}
 	default:
 		if !slices.ContainsFunc(actual, func(l string) bool { return strings.Contains(l, c.Observed) }) {
 			return Evidence{}, fmt.Sprintf("it failed at the assertion observing %s, without %q", ev.Actual, c.Observed)
@@ -161,6 +179,20 @@ func observedStatus(actual []string) (int, bool) {
 				n, _ := strconv.Atoi(m[1])
 				return n, true
 			}
+		}
+	}
+	return 0, false
+}
+
+// intValue is gomega's print of an integer compared alone ("<int>: 37").
+var intValue = regexp.MustCompile(`^<u?int(8|16|32|64)?>: (-?\d+)$`)
+
+// observedCount is the integer the actual value shows, the first line that is one.
+func observedCount(actual []string) (int, bool) {
+	for _, l := range actual {
+		if m := intValue.FindStringSubmatch(l); m != nil {
+			n, err := strconv.Atoi(m[2])
+			return n, err == nil
 		}
 	}
 	return 0, false

@@ -44,6 +44,10 @@ const (
 	// A status compared with BeNumerically: the expected bound is 500 too.
 	serverError = "failed: secrets, which no policy matches, answered with a server error: GET /api/v1/secrets via gateway: HTTP 500 application/json (1ms) {}\n" +
 		"Expected\n    <int>: 500\nto be <\n    <int>: 500 (at x.go:1)"
+	// A count compared alone (BeZero): the 404s told while the server was registered.
+	spurious = "failed: a crash of apiserver-2: 37 requests got 404 although the only server serving the GVR is still registered (answers by status: map[200:3 404:37])\n" +
+		"Expected\n    <int>: 37\nto be zero-valued (at x.go:1)"
+	noCount     = "failed: a crash of apiserver-2: no 503 within 5s (answers by status: map[404:37])\nExpected\n    <float64>: -1\nto be >=\n    <int>: 0 (at x.go:1)"
 	emptyAudit  = "failed: apiserver-1 should have audited request skewcheck-09 once\nExpected\n    <[]framework.AuditEvent | len:0, cap:0>: nil\nto have length 1 (at x.go:23)"
 	noError     = "failed: an UpstreamCluster with a resource r/* was applied; it must be refused\nExpected an error to have occurred.  Got:\n    <nil>: nil (at x.go:68)"
 	asAnonymous = "failed: get as the allowed user through peerproxy-apiserver-1\nExpected HTTP 200, got:\n" +
@@ -80,6 +84,9 @@ func TestClaimMatch(t *testing.T) {
 		{"a status under BeNumerically", ClaimStatus("answered with a server error", 500), serverError, "HTTP 500", ""},
 		{"an empty list, by its type", ClaimValue("should have audited request", "len:0"), emptyAudit, "len:0", ""},
 		{"no error", ClaimValue("was applied; it must be refused", "nil"), noError, "nil", ""},
+		{"a count observed", ClaimCount("although the only server serving the GVR is still registered", 1), spurious, "a count of 1 or more", ""},
+		{"a count too small", ClaimCount("although the only server serving the GVR is still registered", 40), spurious, "", "observing 37, fewer than 40"},
+		{"no count observed", ClaimCount("no 503 within", 1), noCount, "", "observing no count"},
 		{"the user a peer saw, in the Status", ClaimValue("get as the allowed user through", `User \"system:anonymous\" cannot`), asAnonymous, `User \"system:anonymous\" cannot`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,12 +118,13 @@ func TestClaimWords(t *testing.T) {
 		ClaimStatus("x", 200):   `"x" observing HTTP 200`,
 		ClaimValue("x", "user"): `"x" observing user`,
 		ClaimEmpty("x"):         `"x" observing empty`,
+		ClaimCount("x", 1):      `"x" observing a count of 1 or more`,
 	} {
 		if got := c.String(); got != want {
 			t.Errorf("%#v: %q, want %q", c, got, want)
 		}
 	}
-	if !ClaimText("x").TextOnly() || ClaimStatus("x", 200).TextOnly() || ClaimEmpty("x").TextOnly() {
+	if !ClaimText("x").TextOnly() || ClaimStatus("x", 200).TextOnly() || ClaimEmpty("x").TextOnly() || ClaimCount("x", 1).TextOnly() {
 		t.Error("only a claim naming no value is text only")
 	}
 }

@@ -93,14 +93,14 @@ func Registering(ctx context.Context, env Env) Outcome {
 		return o
 	}
 	first := tl.waitFor(ctx, 200, started, env.Bound)
-	if first < 0 {
-		o.Violations = append(o.Violations, fmt.Sprintf("no 200 within %v of the peer starting", env.Bound))
-	}
 	o.Window = first - started
 	time.Sleep(env.Observe)
 	cancel()
 	points := tl.Points()
 	o.Seen = Summary(points)
+	if first < 0 {
+		o.Violations = append(o.Violations, noRecovery("the peer starting", env.Bound, points))
+	}
 	v, spurious := judgeRegistering(points, absence.AbsentUntil(), first)
 	o.Violations, o.Spurious404 = append(o.Violations, v...), spurious
 	return o
@@ -130,6 +130,17 @@ func judgeRegistering(points []Point, absent, first float64) (violations []strin
 		}
 	}
 	return violations, spurious404
+}
+
+// noRecovery is the violation of a race whose path never answered 200 again within bound
+// of what: it names the last answer, what clients were still told then (404: the peer not
+// taken back; 503: not reachable; 0: no answer), as the chaos scenarios' Unrecovered does.
+func noRecovery(what string, bound time.Duration, points []Point) string {
+	last := 0
+	if len(points) > 0 {
+		last = points[len(points)-1].Status
+	}
+	return fmt.Sprintf("no 200 within %v of %s (the last answer: %d)", bound, what, last)
 }
 
 func sum(c map[int]int) int {
@@ -277,7 +288,7 @@ func LeaseDeleted(ctx context.Context, env Env) Outcome {
 	o.Spurious404 = Counts(tl.Points(), deleted, tl.Since())[404]
 	switch {
 	case back < 0:
-		o.Violations = append(o.Violations, fmt.Sprintf("no 200 within %v of deleting the lease", env.Bound))
+		o.Violations = append(o.Violations, noRecovery("deleting the lease", env.Bound, tl.Points()))
 	case back-deleted > leaseRecreated.Seconds():
 		o.Violations = append(o.Violations, fmt.Sprintf("200 again only %.1fs after the lease was deleted; the peer re-creates it within %v", back-deleted, leaseRecreated))
 	}

@@ -3,6 +3,7 @@ package races
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // points are answers one tenth of a second apart, from t=0.1.
@@ -39,6 +40,23 @@ func TestJudgeRegistering(t *testing.T) {
 		got := strings.Join(v, "; ")
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) || spurious != tc.spurious {
 			t.Errorf("%s: violations %q, spurious %d; want %q, %d", tc.name, got, spurious, tc.want, tc.spurious)
+		}
+	}
+}
+
+// A race that never answered 200 again says what clients were still told, the value the
+// mutation matrix's claims observe (a peer not taken back: 404).
+func TestNoRecoveryNamesTheLastAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		points []Point
+		want   string
+	}{
+		{points(200, 503, 404, 404), "no 200 within 1m30s of the peer starting (the last answer: 404)"},
+		{points(200, 503), "no 200 within 1m30s of the peer starting (the last answer: 503)"},
+		{nil, "no 200 within 1m30s of the peer starting (the last answer: 0)"},
+	} {
+		if got := noRecovery("the peer starting", 90*time.Second, tc.points); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.points, got, tc.want)
 		}
 	}
 }
