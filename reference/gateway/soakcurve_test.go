@@ -17,23 +17,55 @@ type soakSample struct {
 	marks []string // what happened since the sample before: "restart apiserver-1", ...
 }
 
-// soakAllowance is how much a measure may grow from the second third of the soak to the
-// last before it counts as growth: share of the second third's median, plus a constant.
-// The shares (20%) absorb what the moment of a sample decides: how many of the load's
-// requests, watches and slow connections are open then, and whether an upstream was being
-// restarted. The constants cover that for the small figures: 50 goroutines is a dozen
-// requests in flight at 3 to 4 goroutines each (client connection, handler, upstream
-// stream) beyond the other third's median; 20 descriptors a churned client connection per
-// client still closing; 4 MB a few LIST bodies and HTTP/2 buffers in flight. A leak of one
-// goroutine, descriptor or kilobyte per request, per client connection or per watch (the
-// soak makes thousands of requests and hundreds of connections and watches in a third)
-// exceeds them many times over.
+// soakAllowance is how much a measure may grow before it counts as held: a share of what
+// it is compared with, plus a constant for each measure.
 type soakAllowance struct {
 	share                 float64
 	goroutines, fds, heap int64
 }
 
+// soakAllowed is the growth allowed from the second third of the soak to the last. The
+// share (20%) absorbs what the moment of a sample decides: how many of the load's
+// requests, watches and slow connections are open then (the 12 slow connections alone
+// come and go), and whether an upstream was being restarted. The constants cover that
+// for the small figures: 50 goroutines is a dozen requests in flight at 3 to 4
+// goroutines each (client connection, handler, upstream stream) beyond the other third's
+// median; 20 descriptors a churned client connection per client still closing; 4 MB a
+// few LIST bodies and HTTP/2 buffers in flight. A leak of one goroutine, descriptor or
+// kilobyte per request, per client connection or per watch (a third of a 10-minute soak
+// makes tens of thousands of requests and hundreds of connections and watches) exceeds
+// them many times over.
 var soakAllowed = soakAllowance{share: 0.20, goroutines: 50, fds: 20, heap: 4 << 20}
+
+// soakLeftAllowed is what the gateway may hold after the load beyond what it held before
+// it, once the load's clients have closed their connections: a health check in flight,
+// an upstream connection dialed again after a restart (a couple of goroutines and one
+// descriptor each). The idle gateway holds 16 goroutines and 16 descriptors; a leak per
+// request or connection leaves hundreds.
+var soakLeftAllowed = soakAllowance{share: 0.20, goroutines: 20, fds: 10, heap: 4 << 20}
+
+// soakMeasure is one of what the soak watches grow.
+type soakMeasure struct {
+	name  string
+	of    func(stats) int64
+	extra func(soakAllowance) int64
+	unit  func(int64) string
+}
+
+var soakMeasures = []soakMeasure{
+	{"goroutines", func(s stats) int64 { return s.goroutines }, func(a soakAllowance) int64 { return a.goroutines }, count},
+	{"live heap", func(s stats) int64 { return s.heap }, func(a soakAllowance) int64 { return a.heap }, megabytes},
+	{"open descriptors", func(s stats) int64 { return s.fds }, func(a soakAllowance) int64 { return a.fds }, count},
+}
+
+// beyond says how m went from was to is when that is beyond allowed, "" when within it.
+func (m soakMeasure) beyond(was, is int64, allowed soakAllowance) string {
+	bound := was + int64(float64(was)*allowed.share) + m.extra(allowed)
+	if is <= bound {
+		return ""
+	}
+	return fmt.Sprintf("%s from %s to %s, beyond the %s allowed (+%.0f%% and +%s)", m.name, m.unit(was), m.unit(is), m.unit(bound), 100*allowed.share, m.unit(m.extra(allowed)))
+}
 
 // soakGrowth says which measures grew: the median of the last third of the samples
 // against the second third's (the first third is the warm-up: pools, caches and
@@ -46,25 +78,25 @@ func soakGrowth(samples []soakSample, allowed soakAllowance) ([]string, error) {
 	n := len(samples) / 3
 	second, last := samples[n:2*n], samples[len(samples)-n:]
 	var grew []string
-	for _, m := range []struct {
-		name  string
-		of    func(stats) int64
-		extra int64
-		unit  func(int64) string
-	}{
-		{"goroutines", func(s stats) int64 { return s.goroutines }, allowed.goroutines, count},
-		{"live heap", func(s stats) int64 { return s.heap }, allowed.heap, megabytes},
-		{"open descriptors", func(s stats) int64 { return s.fds }, allowed.fds, count},
-	} {
-		was, is := medianOf(second, m.of), medianOf(last, m.of)
-		bound := was + int64(float64(was)*allowed.share) + m.extra
-		if is > bound {
-			grew = append(grew, fmt.Sprintf("%s grew from %s (median of the second third, %v-%v) to %s (last third, %v-%v), beyond the %s allowed (+%.0f%% and +%s)",
-				m.name, m.unit(was), second[0].at.Round(time.Second), second[len(second)-1].at.Round(time.Second),
-				m.unit(is), last[0].at.Round(time.Second), last[len(last)-1].at.Round(time.Second), m.unit(bound), 100*allowed.share, m.unit(m.extra)))
+	for _, m := range soakMeasures {
+		if b := m.beyond(medianOf(second, m.of), medianOf(last, m.of), allowed); b != "" {
+			grew = append(grew, fmt.Sprintf("%s grew under load: %s (the medians of the second third, %v-%v, and the last, %v-%v)", m.name, b,
+				second[0].at.Round(time.Second), second[len(second)-1].at.Round(time.Second), last[0].at.Round(time.Second), last[len(last)-1].at.Round(time.Second)))
 		}
 	}
 	return grew, nil
+}
+
+// soakLeft says which measures the gateway still holds more of after the load than
+// before it, beyond allowed.
+func soakLeft(before, after stats, allowed soakAllowance) []string {
+	var left []string
+	for _, m := range soakMeasures {
+		if b := m.beyond(m.of(before), m.of(after), allowed); b != "" {
+			left = append(left, fmt.Sprintf("%s held after the load: %s (before it and once its connections had closed)", m.name, b))
+		}
+	}
+	return left
 }
 
 func medianOf(samples []soakSample, of func(stats) int64) int64 {
@@ -105,7 +137,7 @@ func soakCurve(samples []soakSample, rows int) string {
 	return b.String()
 }
 
-func TestSoakGrowthLevelOffAndGrowth(t *testing.T) {
+func TestSoakGrowthLevelsOffOrGrows(t *testing.T) {
 	curve := func(grow func(i int) stats) []soakSample {
 		var out []soakSample
 		for i := range 30 {
@@ -123,10 +155,21 @@ func TestSoakGrowthLevelOffAndGrowth(t *testing.T) {
 		return stats{goroutines: 200 + int64(i)*30, heap: 10 << 20, fds: 60 + int64(i)*6}
 	})
 	grew, err := soakGrowth(leak, soakAllowed)
-	if err != nil || len(grew) != 2 || !strings.HasPrefix(grew[0], "goroutines grew from 650 ") || !strings.HasPrefix(grew[1], "open descriptors grew") {
+	if err != nil || len(grew) != 2 || !strings.HasPrefix(grew[0], "goroutines grew under load: goroutines from 650 to 950,") || !strings.HasPrefix(grew[1], "open descriptors grew") {
 		t.Errorf("a curve that grows: %q, %v", grew, err)
 	}
 	if _, err := soakGrowth(level[:5], soakAllowed); err == nil {
 		t.Error("5 samples were judged")
+	}
+}
+
+func TestSoakLeftAfterTheLoad(t *testing.T) {
+	before := stats{goroutines: 16, fds: 16, heap: 4 << 20}
+	if left := soakLeft(before, stats{goroutines: 22, fds: 20, heap: 5 << 20}, soakLeftAllowed); len(left) > 0 {
+		t.Errorf("an upstream connection dialed again: %q", left)
+	}
+	left := soakLeft(before, stats{goroutines: 314, fds: 19, heap: 5 << 20}, soakLeftAllowed)
+	if len(left) != 1 || !strings.HasPrefix(left[0], "goroutines held after the load: goroutines from 16 to 314, beyond the 39 allowed") {
+		t.Errorf("goroutines left behind by a leak: %q", left)
 	}
 }

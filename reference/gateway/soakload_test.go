@@ -223,14 +223,14 @@ func (l *soakLoad) do(ctx context.Context, c *http.Client, method, path string, 
 		}
 		return
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	answer, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	switch {
 	case err != nil && ctx.Err() != nil:
 	case err != nil:
 		l.fail(method+" "+path, err)
-	case resp.StatusCode != http.StatusOK:
-		l.fail(method+" "+path, fmt.Errorf("HTTP %d", resp.StatusCode))
+	case resp.StatusCode != http.StatusOK: // who answered it, for the log: the gateway's body says
+		l.fail(method+" "+path, fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, answer))
 	default:
 		done.Add(1)
 	}
