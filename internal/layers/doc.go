@@ -18,7 +18,8 @@
 // packages' own imports, not their tests' (a reference's tests run the suites against it).
 //
 // Beside the imports it checks names: cmd compares with no registered name
-// (names_test.go); every capability, a test's feature, a fault's or a provider's, is a
+// (names_test.go) and decides by no profile, neither its name nor its package's constant
+// or value (profiles_test.go); every capability, a test's feature, a fault's or a provider's, is a
 // value of framework's one vocabulary, declared once, and no package starts a vocabulary
 // of its own (capabilities_test.go); and docs/development.md's Layout names every package
 // the module has, and none it no longer has (layout_test.go).

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,30 +85,14 @@ func nameComparisons(file string, src any, names map[string]string) ([]string, e
 }
 
 func TestCmdComparesNoRegisteredName(t *testing.T) {
-	root, err := run(".", "go", "list", "-m", "-f", "{{.Dir}}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(root), "cmd", "*", "*", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, _ := filepath.Glob(filepath.Join(strings.TrimSpace(root), "cmd", "*", "*.go"))
-	files = append(files, more...)
 	names := registeredNames()
 	var found []string
-	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
-		}
+	for _, file := range cmdFiles(t) {
 		got, err := nameComparisons(file, nil, names)
 		if err != nil {
 			t.Fatal(err)
 		}
 		found = append(found, got...)
-	}
-	if len(files) < 10 {
-		t.Fatalf("read only %d files of cmd/: the glob no longer finds the CLI", len(files))
 	}
 	sort.Strings(found)
 	for _, f := range found {
