@@ -14,13 +14,15 @@ const minReadsOutside = 5
 
 // Judge asserts what a run's events show against its steps and faults: every answer
 // (Classify), enough traffic to stand on, no acknowledged write lost, and every watch
-// resumed after each restart of its server. The events' Lost must be set (Run and Observe
-// set it from the list of the load's objects at the end).
+// resumed after each restart of its server, and every dependent of the owners carried
+// through still there while its owner stands. The events' Lost, and the owners' families,
+// must be set (Run and Observe set them from what they read at the end).
 func Judge(r *Result) {
 	r.classify()
 	r.judgeTraffic()
 	r.judgeLost()
 	r.judgeResumes()
+	r.judgeOwners()
 }
 
 // Classify counts r.Events against r.Steps and r.Faults and in every period, and violates

@@ -35,7 +35,10 @@ type ObserveOptions struct {
 	Converge time.Duration
 	// Namespace is where the load writes (the run's own on a cluster skewcheck does not own).
 	Namespace string
-	Progress  io.Writer
+	// Owners is Options.Owners, in Namespace only (namespaced owners: nothing of the
+	// cluster's is touched): the cluster's own kube-controller-manager must lead.
+	Owners   bool
+	Progress io.Writer
 }
 
 // Observe runs the rolling upgrade's load through every apiserver of c and infers the
@@ -68,6 +71,11 @@ func Observe(ctx context.Context, c clusters.Cluster, o ObserveOptions) (*Result
 	r.From, r.Initial = oldest(target), initial(target)
 	w.l = newLoad(target, Options{Seed: o.Seed, Interval: o.Interval, Namespace: o.Namespace}, r.Started)
 	w.l.track(ctx)
+	if o.Owners {
+		if w.own, err = carry(ctx, target, o.Namespace, true, 0, func(f string, a ...any) { w.progress(f, a...) }); err != nil {
+			return nil, err
+		}
+	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	w.l.start(loadCtx, &wg)
@@ -78,6 +86,7 @@ func Observe(ctx context.Context, c clusters.Cluster, o ObserveOptions) (*Result
 	wg.Wait()
 	w.finish()
 	r.Duration = w.l.since()
+	r.Owners = w.own.end(context.WithoutCancel(ctx), target)
 	w.l.check(context.WithoutCancel(ctx), r)
 	return r, nil
 }
@@ -125,6 +134,7 @@ type watcher struct {
 	holders IdentityHolders // nil: the cluster reads no identity leases
 	l       *load
 	r       *Result
+	own     *carrier // nil: no owners carried
 	servers map[string]*serverState
 	// upSince is when every server was last seen back with a step not yet converged.
 	upSince float64
@@ -297,6 +307,7 @@ func (w *watcher) converge(ctx context.Context, t float64) float64 {
 	}
 	if err := w.target.Refresh(ctx); err == nil {
 		w.l.track(ctx)
+		w.own.add(ctx, w.target, t)
 	}
 	w.progress("%.1fs: %s: %s\n", t, what, strings.Join(w.versions(), ", "))
 	return t

@@ -37,6 +37,9 @@ func (r *Result) Table() string {
 			fmt.Fprintf(&b, "  kept %s\n", line)
 		}
 	}
+	for _, line := range r.ownersText() {
+		fmt.Fprintln(&b, line)
+	}
 	for _, g := range r.Gaps {
 		fmt.Fprintf(&b, "readiness gap, not a restart: %s unready %.1fs to %.1fs: %s\n", g.Server, g.Start, g.End, g.Why)
 	}

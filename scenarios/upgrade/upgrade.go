@@ -46,6 +46,14 @@ type Options struct {
 	FaultFor time.Duration
 	// Namespace is where the load writes and watches its configmaps (default: default).
 	Namespace string
+	// Owners carries owners of the resources only some servers serve, and ConfigMaps they
+	// own, through the upgrade (made at the start and after each step, for each resource
+	// skewed then that has none yet), for a real kube-controller-manager's garbage
+	// collector, and checks at the end that every dependent whose owner stands is still
+	// there (Result.Owners). A kube-controller-manager must lead: Run asks the cluster for
+	// one (Cluster.ControllerManager, behind the load balancer when unset) and RunOn refuses
+	// a cluster without one.
+	Owners bool
 }
 
 // FaultSpan is one fault injected during the upgrade, in seconds since the start.
@@ -127,6 +135,9 @@ type Counts struct {
 	UnavailableOutside, UnavailableInside int
 	WatchResumes                          int
 	WatchesNotResumed                     []string
+	// Dependents are those of the owners carried through (Options.Owners); DependentsLost
+	// those gone at the end while their owner stood (each a violation).
+	Dependents, DependentsLost int
 	// FailedOutside and FailedInside count every answer that was not the load's success (a
 	// read not 200, a write not 201, no answer, a watch cut short), 404s and 503s included, outside every window (each a violation) and
 	// inside one; Disallowed are those inside that no upgrade gives there (each a
@@ -160,6 +171,9 @@ type Result struct {
 	ServedBy map[string][]string `json:"servedBy,omitempty"`
 	// Kept are objects written along the way and read back after every later hop.
 	Kept []Kept `json:"kept,omitempty"`
+	// Owners are the owners and dependents carried through for the garbage collector
+	// (Options.Owners), and what the end found of them; nil when none were asked for.
+	Owners *Owners `json:"owners,omitempty"`
 	// Failures are the answers that were not the load's success, by kind, request, server,
 	// GVR and window, each with whether an upgrade may give it there.
 	Failures []Failure `json:"failures,omitempty"`
@@ -182,6 +196,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o, err := o.withPath()
 	if err != nil {
 		return nil, err
+	}
+	if o.Owners && o.Cluster.ControllerManager == nil {
+		// Behind the balancer, as many clusters connect it: its discovery and its reads of an
+		// owner may reach different servers, which is where a server that does not proxy
+		// costs dependents (docs/controllers.md). Connected to the one server lacking a
+		// resource, its discovery lacks it too, and it deletes nothing either way.
+		o.Cluster.ControllerManager = &clusters.ControllerManagerSpec{Connect: clusters.ConnectLoadBalancer}
 	}
 	c, err := makeCluster(ctx, o)
 	if err != nil {
@@ -237,6 +258,12 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 	l.track(ctx)
 	progress := func(format string, a ...any) { fmt.Fprintf(o.Progress, format, a...) }
 	keep(ctx, r, target.Endpoints[0], 0, progress)
+	var own *carrier
+	if o.Owners {
+		if own, err = carry(ctx, target, o.Namespace, false, l.since(), progress); err != nil {
+			return nil, err
+		}
+	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	l.start(loadCtx, &wg)
@@ -294,6 +321,7 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 			if err := target.Refresh(ctx); err == nil {
 				l.track(ctx)
 				keep(ctx, r, target.Endpoint(s.Name()), len(r.Hops)+1, progress)
+				own.add(ctx, target, l.since())
 			}
 			fmt.Fprintf(o.Progress, "hop %d/%d: step %d/%d done in %.1fs\n", h+1, len(o.Path)-1, i+1, len(members), step.End-step.Start)
 			sleep(ctx, o.Settle)
@@ -311,6 +339,7 @@ func RunOn(ctx context.Context, c clusters.Cluster, o Options) (*Result, error) 
 	r.To = r.Path[len(r.Path)-1]
 	halt()
 	r.Duration = l.since()
+	r.Owners = own.end(ctx, target)
 	l.check(ctx, r)
 	return r, nil
 }

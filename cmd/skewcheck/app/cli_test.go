@@ -209,6 +209,7 @@ func TestRefusedBeforeBringUp(t *testing.T) {
 		{"a watch polling backwards", []string{"observe", "--kubeconfig", "x", "--poll", "-1s"}, "--poll -1s: give a positive duration"},
 		{"a gateway whose requests never wait for a stream", []string{"reference", "gateway", "--listen", "127.0.0.1:1", "--config-dir", "x", "--stream-wait", "0s"}, "--stream-wait 0s, --idle-timeout 1m30s: give positive durations"},
 		{"a controller manager on a provider without one", []string{"conformance", "--provider", "kind", "--controller-manager", "own-node", "--profiles", "controllers"}, "--controller-manager is not supported with --provider kind yet"},
+		{"owners through an upgrade on a provider without a controller manager", []string{"upgrade", "--provider", "kind", "--owners"}, "--controller-manager is not supported with --provider kind yet"},
 		{"a Job watching backwards", []string{"certify", "--kubeconfig", "x", "--observe", "-5m"}, "--observe -5m0s: say how long at most to watch"},
 		{"a Job watching until without watching", []string{"certify", "--kubeconfig", "x", "--observe-until", "v1.36.3"}, "--observe-until goes with --observe"},
 		{"a Job watching and testing", []string{"certify", "--kubeconfig", "x", "--observe", "5m", "--profiles", "mvp"}, "--observe watches an upgrade and runs no profile"},

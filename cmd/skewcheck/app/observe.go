@@ -43,6 +43,9 @@ Asserted as skewcheck upgrade asserts: every failed answer outside the steps and
 --window, and any inside one that no upgrade gives there, is a violation; every hop has
 acknowledged writes and every server enough successful reads outside the windows; every
 acknowledged write there at the end; every watch resumed after its server's restart.
+With --owners, owners of the namespaced resources only some servers serve and configmaps
+they own are made in its namespace for the cluster's own kube-controller-manager (it must
+lead): every dependent whose owner stands must be there at the end.
 Writes upgrade.json and timeline.svg (the steps named by the versions seen); removes its
 namespace at the end. Exit 1 on a violation; 2 when nothing could be judged (no restart
 confirmed, a server never came back, --until not reached).`,
@@ -112,6 +115,8 @@ confirmed, a server never came back, --until not reached).`,
 	fl.DurationVar(&f.o.Settle, "settle", 8*time.Second, "load after the last step before --until ends the watch")
 	fl.DurationVar(&f.o.Window, "window", 5*time.Second, "declared convergence window after each step")
 	fl.DurationVar(&f.o.Poll, "poll", 250*time.Millisecond, "how often each apiserver is asked /readyz and /version")
+	fl.BoolVar(&f.o.Owners, "owners", false, "carry owners of the resources only some servers serve, and configmaps they own, in the run's namespace through the upgrade for the cluster's "+
+		"kube-controller-manager (it must lead), and fail when a dependent is gone at the end while its owner stands")
 	fl.StringVar(&f.reportDir, "report-dir", "_reports/observe", "where upgrade.json and timeline.svg go")
 	return cmd
 }

@@ -48,6 +48,12 @@ watch), in every step (with its window), every hop's mixed window and outside th
 GVR), lost writes, watch resumes, relists and other failures; and every failed answer by
 kind, server and GVR. Each hop lists the GVRs no server serves after
 it (a downgrade takes them away; reads of them are 404 from then on).
+With --owners, an owner of every resource only some servers serve (made through one that
+serves it, at the start and after each step for what a step brings) and two configmaps it
+owns (made through one that does not) are carried through for the garbage collector of a
+real kube-controller-manager (--controller-manager, load-balancer unless given): at the end
+every dependent whose owner still stands must be there, through every server, and the
+controller manager must still lead.
 With --fault, a process fault hits the next server during every step (its span counts as a
 window too, and is drawn on that server's row). Writes upgrade.json (counts, hops, steps,
 periods, events) and timeline.svg; exit 1 on a violation.`,
@@ -65,6 +71,11 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 				return err
 			}
 			o.Path = p
+			if o.Owners && prov.controllerManager == "" {
+				// As upgrade.Run asks for it: behind the balancer, where its discovery and its
+				// reads of an owner may reach different servers.
+				prov.controllerManager = clusters.ConnectLoadBalancer
+			}
 			if err := prov.require(); err != nil {
 				return err
 			}
@@ -92,6 +103,8 @@ periods, events) and timeline.svg; exit 1 on a violation.`,
 	f.DurationVar(&o.Window, "window", 5*time.Second, "declared convergence window after each step (which already waits for convergence)")
 	f.StringVar(&o.Fault, "fault", "", "a process fault (crash, stop, freeze) that hits the next server during every step")
 	f.DurationVar(&o.FaultFor, "fault-for", 5*time.Second, "how long each fault lasts before it is healed")
+	f.BoolVar(&o.Owners, "owners", false, "carry owners of the resources only some servers serve, and configmaps they own, through the upgrade for a real kube-controller-manager's "+
+		"garbage collector (--controller-manager, load-balancer unless given), and fail when a dependent is gone at the end while its owner stands")
 	f.StringVar(&reportDir, "report-dir", "_reports/upgrade", "where upgrade.json and timeline.svg go")
 	prov.add(cmd)
 	addBinaryFlags(cmd, &bin)
