@@ -86,7 +86,7 @@ func carryOwnersThroughAnUpgrade(t *testing.T, inert bool) *upgrade.Result {
 		for _, l := range strings.Split(string(b), "\n") {
 			switch added, _, _ := strings.Cut(l, "removed:"); {
 			case strings.Contains(l, "syncing garbage collector"):
-				view = append(view, fmt.Sprintf("%.31s discovery sync adds batch/v1 jobs: %v, mutatingadmissionpolicies: %v",
+				view = append(view, fmt.Sprintf("%.21s discovery sync adds batch/v1 jobs: %v, mutatingadmissionpolicies: %v",
 					l, strings.Contains(added, "batch/v1, Resource=jobs"), strings.Contains(added, "Resource=mutatingadmissionpolicies")))
 			case strings.Contains(l, `"Deleting item"`):
 				view = append(view, fmt.Sprintf("%.400s", l))
