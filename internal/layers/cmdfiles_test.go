@@ -2,6 +2,7 @@ package layers
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -29,4 +30,19 @@ func cmdFiles(t *testing.T) []string {
 		t.Fatalf("read only %d files of cmd/: the glob no longer finds the CLI", len(out))
 	}
 	return out
+}
+
+// inCmd is what find finds in the files of cmdFiles, sorted.
+func inCmd(t *testing.T, find func(file string) ([]string, error)) []string {
+	t.Helper()
+	var found []string
+	for _, file := range cmdFiles(t) {
+		got, err := find(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, got...)
+	}
+	sort.Strings(found)
+	return found
 }

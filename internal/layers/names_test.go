@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,16 +85,7 @@ func nameComparisons(file string, src any, names map[string]string) ([]string, e
 
 func TestCmdComparesNoRegisteredName(t *testing.T) {
 	names := registeredNames()
-	var found []string
-	for _, file := range cmdFiles(t) {
-		got, err := nameComparisons(file, nil, names)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found = append(found, got...)
-	}
-	sort.Strings(found)
-	for _, f := range found {
+	for _, f := range inCmd(t, func(file string) ([]string, error) { return nameComparisons(file, nil, names) }) {
 		t.Error(f + ": ask the registry instead")
 	}
 }

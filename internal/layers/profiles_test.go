@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,16 +79,7 @@ func TestCmdDecidesNoProfileByName(t *testing.T) {
 	for _, p := range suites.Profiles {
 		names[p.Name] = true
 	}
-	var found []string
-	for _, file := range cmdFiles(t) {
-		got, err := profileDecisions(file, nil, names)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found = append(found, got...)
-	}
-	sort.Strings(found)
-	for _, f := range found {
+	for _, f := range inCmd(t, func(file string) ([]string, error) { return profileDecisions(file, nil, names) }) {
 		t.Error(f + ": ask the profile's value instead (suites.Lookup, suites.Where, or a list suites derives)")
 	}
 }
