@@ -34,13 +34,15 @@ var MutationReasons = matrix.MutationReasons{
 
 // A claim's forms (matrix.Claim): the failing assertion, by a fragment of its description,
 // and what the flaw makes it observe: an HTTP status (seesStatus), a part of the value
-// (sees: a user name, a content type), an empty value (seesEmpty), or nothing named
+// (sees: a user name, a content type), an empty value (seesEmpty), a count of at least
+// some number (seesCount), or nothing named
 // (textOnly: any failure of the assertion counts, and docs/mutation.md lists it as such).
 var (
 	textOnly   = matrix.ClaimText
 	seesStatus = matrix.ClaimStatus
 	sees       = matrix.ClaimValue
 	seesEmpty  = matrix.ClaimEmpty
+	seesCount  = matrix.ClaimCount
 )
 
 // MutantCatches are every mutant's claims: the tests its flaw must make fail, each with
