@@ -138,7 +138,7 @@ func TestServeHTTPWaitsForASlowHealthyPeer(t *testing.T) {
 }
 
 // A peer that freezes while the proxy holds a warm HTTP/2 connection to it is given up
-// within about the peer timeout: the connection's unanswered ping drops it, and the
+// within about 1.5 times the peer timeout: the connection's unanswered ping drops it, and the
 // answer is 503.
 func TestServeHTTPFrozenPeerIs503WithinTheBound(t *testing.T) {
 	const timeout = 400 * time.Millisecond

@@ -44,7 +44,7 @@ func jobsRoute(t *testing.T, target *framework.Target) framework.Route {
 
 // TestFaultsOnTheReference measures faults where the outcome is known: a crash and a
 // refused peer path give 503 at once and no spurious 404; a frozen peer gives 503 within
-// the reference's bound; writes acknowledged before are not lost; after healing, 200.
+// the reference's bound (1.5 times its peer timeout); writes acknowledged before are not lost; after healing, 200.
 func TestFaultsOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
@@ -61,8 +61,11 @@ func TestFaultsOnTheReference(t *testing.T) {
 		if o.Error != "" || o.Skipped != "" {
 			t.Fatalf("%s: %s%s", o.Fault, o.Error, o.Skipped)
 		}
-		if o.TimeTo503 < 0 || o.TimeTo503 > 3 {
-			t.Errorf("%s: time to 503 %.2fs, want within the 2s bound (plus a poll)", o.Fault, o.TimeTo503)
+		// The reference's bound with localtest's 2 s peer timeout: 3 s on a warm HTTP/2
+		// connection (a ping after 1 s of silence, 2 s for its answer:
+		// reference/peerproxy/transport.go), plus a poll and a little for a loaded machine.
+		if o.TimeTo503 < 0 || o.TimeTo503 > 3+opts.Interval.Seconds()+0.3 {
+			t.Errorf("%s: time to 503 %.2fs, want within the reference's 3 s bound (plus a poll)", o.Fault, o.TimeTo503)
 		}
 		if o.Spurious404 != 0 || o.LostWrites != 0 {
 			t.Errorf("%s: %d spurious 404s, %d lost writes", o.Fault, o.Spurious404, o.LostWrites)
