@@ -44,7 +44,8 @@ func jobsRoute(t *testing.T, target *framework.Target) framework.Route {
 
 // TestFaultsOnTheReference measures faults where the outcome is known: a crash and a
 // refused peer path give 503 at once and no spurious 404; a frozen peer gives 503 within
-// the reference's bound (1.5 times its peer timeout); writes acknowledged before are not lost; after healing, 200.
+// the reference's bound (1.5 times its peer timeout); writes acknowledged before are not
+// lost; after healing, 200.
 func TestFaultsOnTheReference(t *testing.T) {
 	integration.Require(t)
 	ctx := context.Background()
