@@ -72,5 +72,5 @@ func BenchReportAgainst(b *testing.B, f, direct BenchFigures) {
 	}
 	b.ReportMetric(float64((f.P50-direct.P50).Microseconds())/1000, "p50-added-ms")
 	b.ReportMetric(float64((f.P99-direct.P99).Microseconds())/1000, "p99-added-ms")
-	b.ReportMetric(100*f.Rate/direct.Rate, "rate-%-of-direct")
+	BenchReportRateAgainst(b, f.Rate, direct.Rate, "rate")
 }

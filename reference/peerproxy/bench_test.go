@@ -17,7 +17,9 @@ import (
 // proxied requests through upstream's proxy (apiserver-1, which has batch/v1 off, forwards
 // to apiserver-2) and through the reference in front of apiserver-1, with apiserver-2
 // asked directly as the baseline, with 1, 200 and 1000 clients at once (the load generator
-// the gateway's bench shares), each against direct; then the time to 503 once the peer is frozen.
+// the gateway's bench shares), each against direct; watch events/s (a watch of 1000 jobs
+// started with their ADDED events, framework.BenchmarkWatchEvents); then the time to 503
+// once the peer is frozen.
 // Run: make bench.
 func BenchmarkProxied(b *testing.B) {
 	integration.Require(b)
@@ -50,6 +52,21 @@ func BenchmarkProxied(b *testing.B) {
 				})
 			}
 		}
+	}
+	// Watch: a proxied stream's events, the same watch through each path.
+	framework.BenchObjects(ctx, b, entries["direct"], "/apis/batch/v1/namespaces/default/jobs", framework.BenchWatchObjects, func(i int) string {
+		return fmt.Sprintf(`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"watched-%d","labels":{"bench":"watch"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}}}`, i)
+	})
+	var directEvents float64
+	for _, via := range []string{"direct", "upstream", "reference"} {
+		b.Run("WATCH/"+via, func(b *testing.B) {
+			rate := framework.BenchmarkWatchEvents(ctx, b, entries[via], "/apis/batch/v1/namespaces/default/jobs?labelSelector=bench%3Dwatch", framework.BenchWatchObjects)
+			if via == "direct" {
+				directEvents = rate
+			} else {
+				framework.BenchReportRateAgainst(b, rate, directEvents, "events")
+			}
+		})
 	}
 	peer := upstream.Endpoints[1].Node
 	for _, via := range []string{"reference", "upstream"} {
