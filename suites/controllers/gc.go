@@ -33,6 +33,11 @@ func families(ctx context.Context, env *framework.Env) []owners.Family {
 		Expect(err).NotTo(HaveOccurred())
 		out = append(out, f)
 	}
+	if len(out) > 0 {
+		// The collector must hold every dependent before an owner is deleted (an Orphan
+		// deletion frees only those it holds).
+		Expect(owners.AwaitCollectorCaughtUp(ctx, out[0].Route.Entry, ns, gcBound)).To(Succeed())
+	}
 	return out
 }
 
