@@ -63,9 +63,9 @@ func readWatchEvents(ctx context.Context, e *Endpoint, path string, want int) er
 	return nil
 }
 
-// BenchObjects creates n objects in collection through e, 20 at a time, each of
+// benchObjects creates n objects in collection through e, 20 at a time, each of
 // body(i), for a benchmark to read back; it fails b on any answer but 201.
-func BenchObjects(ctx context.Context, b *testing.B, e *Endpoint, collection string, n int, body func(i int) string) {
+func benchObjects(ctx context.Context, b *testing.B, e *Endpoint, collection string, n int, body func(i int) string) {
 	b.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan Response, n)
@@ -89,6 +89,25 @@ func BenchObjects(ctx context.Context, b *testing.B, e *Endpoint, collection str
 	close(errs)
 	for r := range errs {
 		b.Fatalf("creating the benchmark's %d objects in %s: %s", n, collection, r)
+	}
+}
+
+// BenchWatches is the fronts' watch benchmark: it makes BenchWatchObjects objects in
+// collection through endpoints[vias[0]], direct (each body(i) labelled bench=watch), then
+// runs BenchmarkWatchEvents on their watch as sub-benchmark WATCH/<via> for each of vias
+// in turn, every one after the first reported against it.
+func BenchWatches(ctx context.Context, b *testing.B, endpoints map[string]*Endpoint, vias []string, collection string, body func(i int) string) {
+	benchObjects(ctx, b, endpoints[vias[0]], collection, BenchWatchObjects, body)
+	var direct float64
+	for i, via := range vias {
+		b.Run("WATCH/"+via, func(b *testing.B) {
+			rate := BenchmarkWatchEvents(ctx, b, endpoints[via], collection+"?labelSelector=bench%3Dwatch", BenchWatchObjects)
+			if i == 0 {
+				direct = rate
+			} else {
+				BenchReportRateAgainst(b, rate, direct, "events")
+			}
+		})
 	}
 }
 

@@ -78,20 +78,9 @@ func BenchmarkGateway(b *testing.B) {
 		}
 	}
 	// Watch: a stream's events through the gateway against direct, the same watch.
-	framework.BenchObjects(ctx, b, entries["direct"], "/api/v1/namespaces/default/configmaps", framework.BenchWatchObjects, func(i int) string {
+	framework.BenchWatches(ctx, b, entries, []string{"direct", "gateway"}, "/api/v1/namespaces/default/configmaps", func(i int) string {
 		return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"watched-%d","labels":{"bench":"watch"}}}`, i)
 	})
-	var directEvents float64
-	for _, via := range []string{"direct", "gateway"} {
-		b.Run("WATCH/"+via, func(b *testing.B) {
-			rate := framework.BenchmarkWatchEvents(ctx, b, entries[via], "/api/v1/namespaces/default/configmaps?labelSelector=bench%3Dwatch", framework.BenchWatchObjects)
-			if via == "direct" {
-				directEvents = rate
-			} else {
-				framework.BenchReportRateAgainst(b, rate, directEvents, "events")
-			}
-		})
-	}
 	b.Run("Connections200Clients", func(b *testing.B) {
 		var addrs []string
 		for _, s := range c.Servers {

@@ -54,20 +54,9 @@ func BenchmarkProxied(b *testing.B) {
 		}
 	}
 	// Watch: a proxied stream's events, the same watch through each path.
-	framework.BenchObjects(ctx, b, entries["direct"], "/apis/batch/v1/namespaces/default/jobs", framework.BenchWatchObjects, func(i int) string {
+	framework.BenchWatches(ctx, b, entries, []string{"direct", "upstream", "reference"}, "/apis/batch/v1/namespaces/default/jobs", func(i int) string {
 		return fmt.Sprintf(`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"watched-%d","labels":{"bench":"watch"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}}}`, i)
 	})
-	var directEvents float64
-	for _, via := range []string{"direct", "upstream", "reference"} {
-		b.Run("WATCH/"+via, func(b *testing.B) {
-			rate := framework.BenchmarkWatchEvents(ctx, b, entries[via], "/apis/batch/v1/namespaces/default/jobs?labelSelector=bench%3Dwatch", framework.BenchWatchObjects)
-			if via == "direct" {
-				directEvents = rate
-			} else {
-				framework.BenchReportRateAgainst(b, rate, directEvents, "events")
-			}
-		})
-	}
 	peer := upstream.Endpoints[1].Node
 	for _, via := range []string{"reference", "upstream"} {
 		b.Run("TimeTo503Frozen/"+via, func(b *testing.B) {
