@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/skewcheck/skewcheck/framework"
 	"github.com/skewcheck/skewcheck/framework/fixtures"
@@ -25,16 +26,14 @@ func AwaitCollectorCaughtUp(ctx context.Context, e *framework.Endpoint, namespac
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(bound)
-	for {
-		status, _ := Get(ctx, e, probe)
-		if status == 404 {
-			return nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			_ = Remove(context.WithoutCancel(ctx), e, probe)
-			return fmt.Errorf("the garbage collector did not collect %s, owned by a ConfigMap that never existed, within %s (last read %d): is a kube-controller-manager running with its garbage collector?", probe, bound, status)
-		}
-		time.Sleep(200 * time.Millisecond)
+	status := 0
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, bound, true, func(ctx context.Context) (bool, error) {
+		status, _ = Get(ctx, e, probe)
+		return status == 404, nil
+	})
+	if err != nil {
+		_ = Remove(context.WithoutCancel(ctx), e, probe)
+		return fmt.Errorf("the garbage collector did not collect %s, owned by a ConfigMap that never existed, within %s (last read %d): is a kube-controller-manager running with its garbage collector?", probe, bound, status)
 	}
+	return nil
 }

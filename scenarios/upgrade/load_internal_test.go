@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/skewcheck/skewcheck/framework"
@@ -77,20 +78,29 @@ func TestResumeStillOpenAtTheEndIsRecorded(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"metadata":{"name":"cm","resourceVersion":"%d"}}}`+"\n", 10+n)
 		w.(http.Flusher).Flush()
-		time.Sleep(50 * time.Millisecond)
-		cancel() // the run ends while this stream is open
-		<-r.Context().Done()
+		<-r.Context().Done() // open until the run ends
 	})
 	l := newLoad(&framework.Target{Endpoints: []*framework.Endpoint{e}}, Options{Seed: 1}, time.Now())
 	l.watchTimeout = time.Minute
-	l.watch(ctx, e)
-	resumes := 0
-	for _, ev := range l.events {
-		if ev.Kind == "watch-resume" {
-			resumes++
+	resumes := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		n := 0
+		for _, ev := range l.events {
+			if ev.Kind == "watch-resume" {
+				n++
+			}
 		}
+		return n
 	}
-	if resumes != 1 {
-		t.Errorf("%d resumes recorded, want the open stream's one: %+v", resumes, l.events)
+	// The run ends while the resumed stream is open: once its resume is recorded, or
+	// after 10 s without one.
+	go func() {
+		defer cancel()
+		wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) { return resumes() > 0, nil })
+	}()
+	l.watch(ctx, e)
+	if n := resumes(); n != 1 {
+		t.Errorf("%d resumes recorded, want the open stream's one: %+v", n, l.events)
 	}
 }
